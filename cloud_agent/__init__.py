@@ -1,0 +1,1 @@
+"""The cloud side: a gRPC reasoner that plans hard queries and asks the device to act."""

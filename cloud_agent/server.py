@@ -1,0 +1,55 @@
+"""Server plumbing shared by every gRPC server of the project: health, reflection, options.
+
+Every server binds to 127.0.0.1 unless told otherwise, serves gRPC health checking and
+server reflection, and uses the same message-size and keepalive options (documented in
+docs/operations.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from edgeloop.v1 import agent_pb2 as pb
+
+MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+# Clients may ping every 20 s even without calls in flight; the server's default policy
+# (5 min, no pings without calls) answers such clients with ENHANCE_YOUR_CALM.
+SERVER_OPTIONS: list[tuple[str, int]] = [
+    ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+    ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+    ("grpc.keepalive_time_ms", 30_000),
+    ("grpc.keepalive_timeout_ms", 10_000),
+    ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.max_pings_without_data", 0),
+]
+CLIENT_OPTIONS: list[tuple[str, int]] = [
+    ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+    ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+    ("grpc.keepalive_time_ms", 20_000),
+    ("grpc.keepalive_timeout_ms", 10_000),
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.max_pings_without_data", 0),
+]
+
+
+def service_full_name(service: str) -> str:
+    """The fully qualified name of one of the protocol's services."""
+    return pb.DESCRIPTOR.services_by_name[service].full_name
+
+
+def add_common_services(server: grpc.aio.Server, service_names: Iterable[str]) -> health.HealthServicer:
+    """Add health checking and reflection for ``service_names``; mark them all SERVING."""
+    names = list(service_names)
+    health_servicer = health.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    for name in [*names, ""]:
+        health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    reflection.enable_server_reflection(
+        [*names, health.SERVICE_NAME, reflection.SERVICE_NAME], server
+    )
+    return health_servicer

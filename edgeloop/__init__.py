@@ -1,0 +1,1 @@
+"""Generated protobuf/gRPC code for the edgeloop protocol. Never edit by hand."""

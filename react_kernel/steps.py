@@ -1,0 +1,68 @@
+"""ReactStep helpers: build steps and convert tool arguments between dicts and Structs.
+
+The kernel has no step class of its own: a step is the protocol's ``ReactStep`` message,
+so what the loop records is exactly what goes on the wire and into memory.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+from google.protobuf import json_format
+from google.protobuf.struct_pb2 import Struct
+
+from edgeloop.v1 import agent_pb2 as pb
+
+ReactStep = pb.ReactStep
+StepType = pb.StepType
+Origin = pb.Origin
+ObservationStatus = pb.ObservationStatus
+StopReason = pb.StopReason
+
+THOUGHT = pb.STEP_TYPE_THOUGHT
+ACTION = pb.STEP_TYPE_ACTION
+OBSERVATION = pb.STEP_TYPE_OBSERVATION
+FINAL_ANSWER = pb.STEP_TYPE_FINAL_ANSWER
+ERROR = pb.STEP_TYPE_ERROR
+APPROVAL_REQUEST = pb.STEP_TYPE_APPROVAL_REQUEST
+
+
+def new_act_id() -> str:
+    """A fresh, unique act id (uuid4 hex) for an ACTION and its OBSERVATION."""
+    return uuid.uuid4().hex
+
+
+def to_struct(values: Mapping[str, Any] | None) -> Struct:
+    """Convert a JSON-like dict to a protobuf Struct (numbers become doubles)."""
+    struct = Struct()
+    if values:
+        struct.update(json.loads(json.dumps(values, default=str)))
+    return struct
+
+
+def from_struct(struct: Struct) -> dict[str, Any]:
+    """Convert a Struct back to a dict; integral doubles come back as ints."""
+    return _integralise(json_format.MessageToDict(struct))
+
+
+def _integralise(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        return int(value)
+    if isinstance(value, dict):
+        return {k: _integralise(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_integralise(v) for v in value]
+    return value
+
+
+def step_to_json(step: ReactStep) -> str:
+    """One step in protobuf's JSON mapping, on one line (the CLI's ``--json`` format)."""
+    return json.dumps(json_format.MessageToDict(step), ensure_ascii=False, separators=(",", ":"))
+
+
+def step_from_json(text: str) -> ReactStep:
+    """Parse a step from protobuf's JSON mapping."""
+    return json_format.Parse(text, ReactStep())

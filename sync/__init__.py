@@ -1,0 +1,1 @@
+"""Memory: SQLite store, CRDT document and the gRPC sync that merges offline edits."""
