@@ -253,9 +253,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
 
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-
     import onnx
+    from onnxruntime.quantization import QuantType, quantize_dynamic
 
     src = source_dir()
     out: Path = args.out.resolve()
@@ -285,9 +284,7 @@ def main(argv: list[str] | None = None) -> int:
         # quant_pre_process leaves scratch files in the working directory: run it in tmp.
         with contextlib.chdir(tmp):
             quant_pre_process(str(fp32.resolve()), str(pre), skip_symbolic_shape=False)
-        quantize_dynamic(
-            str(pre), str(int8), per_channel=True, weight_type=QuantType.QInt8
-        )
+        quantize_dynamic(str(pre), str(int8), per_channel=True, weight_type=QuantType.QInt8)
 
     ref = reference_embeddings(src, sentences)
     emb32 = onnx_embed_one_by_one(fp32, tokenizer, sentences)
