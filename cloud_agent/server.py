@@ -42,7 +42,9 @@ def service_full_name(service: str) -> str:
     return pb.DESCRIPTOR.services_by_name[service].full_name
 
 
-def add_common_services(server: grpc.aio.Server, service_names: Iterable[str]) -> health.HealthServicer:
+def add_common_services(
+    server: grpc.aio.Server, service_names: Iterable[str]
+) -> health.HealthServicer:
     """Add health checking and reflection for ``service_names``; mark them all SERVING."""
     names = list(service_names)
     health_servicer = health.HealthServicer()

@@ -45,7 +45,8 @@ def to_struct(values: Mapping[str, Any] | None) -> Struct:
 
 def from_struct(struct: Struct) -> dict[str, Any]:
     """Convert a Struct back to a dict; integral doubles come back as ints."""
-    return _integralise(json_format.MessageToDict(struct))
+    values: dict[str, Any] = _integralise(json_format.MessageToDict(struct))
+    return values
 
 
 def _integralise(value: Any) -> Any:

@@ -63,7 +63,8 @@ def check() -> int:
         problems = [f"missing: {p}" for p in sorted(expected - actual)]
         problems += [f"unexpected: {p}" for p in sorted(actual - expected)]
         for rel in sorted(expected & actual):
-            if not filecmp.cmp(fresh / GENERATED_PACKAGE / rel, ROOT / GENERATED_PACKAGE / rel, False):
+            generated, committed = fresh / GENERATED_PACKAGE / rel, ROOT / GENERATED_PACKAGE / rel
+            if not filecmp.cmp(generated, committed, shallow=False):
                 problems.append(f"differs: {rel}")
     if problems:
         print("gen-check: generated code is out of date or was edited by hand:", file=sys.stderr)

@@ -1,0 +1,34 @@
+// A Node.js client that loads agent.proto at run time and streams Reason.
+// Usage: node reason_client.mjs HOST:PORT "QUERY" -> prints one JSON step per line.
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import grpc from "@grpc/grpc-js";
+import protoLoader from "@grpc/proto-loader";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const protoRoot = path.resolve(here, "../../proto");
+const [target, query] = process.argv.slice(2);
+
+const definition = protoLoader.loadSync("edgeloop/v1/agent.proto", {
+  includeDirs: [protoRoot],
+  keepCase: false,
+  enums: String,
+  defaults: false,
+  longs: String,
+});
+const pkg = grpc.loadPackageDefinition(definition).edgeloop.v1;
+const client = new pkg.CloudReasonerService(target, grpc.credentials.createInsecure());
+const deadline = new Date(Date.now() + 20000);
+const call = client.Reason(
+  { sessionId: "node-" + Date.now(), query, deviceId: "node-client" },
+  { deadline },
+);
+call.on("data", (response) => {
+  const step = response.step;
+  console.log(JSON.stringify({ stepType: step.stepType, content: step.content, tool: step.tool }));
+});
+call.on("error", (err) => {
+  console.error(`error: ${err.code} ${err.details}`);
+  process.exit(1);
+});
+call.on("end", () => client.close());
