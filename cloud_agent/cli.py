@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 import typer
 
@@ -34,10 +35,8 @@ def serve(
         finally:
             await server.stop(grace=2)
 
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(run())
-    except KeyboardInterrupt:
-        pass
 
 
 @app.command("eval")

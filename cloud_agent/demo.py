@@ -30,7 +30,8 @@ async def run_demo() -> None:
         async with grpc.aio.insecure_channel(target, options=CLIENT_OPTIONS) as channel:
             health = health_pb2_grpc.HealthStub(channel)
             status = await health.Check(health_pb2.HealthCheckRequest(service=""))
-            console.print(f"health: {health_pb2.HealthCheckResponse.ServingStatus.Name(status.status)}")
+            serving = health_pb2.HealthCheckResponse.ServingStatus.Name(status.status)
+            console.print(f"health: {serving}")
             stub = pb_grpc.CloudReasonerServiceStub(channel)
             request = pb.ReasonRequest(session_id=uuid.uuid4().hex, query="hello from the edge")
             async for response in stub.Reason(request, timeout=10):

@@ -18,15 +18,22 @@ from react_kernel.steps import new_act_id, to_struct
 
 def _foundation_steps(request: pb.ReasonRequest) -> list[pb.ReactStep]:
     act_id = new_act_id()
-    base = {"session_id": request.session_id, "turn_id": request.turn_id, "origin": pb.ORIGIN_CLOUD}
     return [
-        pb.ReactStep(step_type=pb.STEP_TYPE_THOUGHT, content=f"Received: {request.query}", **base),
+        pb.ReactStep(
+            step_type=pb.STEP_TYPE_THOUGHT,
+            content=f"Received: {request.query}",
+            session_id=request.session_id,
+            turn_id=request.turn_id,
+            origin=pb.ORIGIN_CLOUD,
+        ),
         pb.ReactStep(
             step_type=pb.STEP_TYPE_ACTION,
             act_id=act_id,
             tool="echo",
             arguments=to_struct({"text": request.query}),
-            **base,
+            session_id=request.session_id,
+            turn_id=request.turn_id,
+            origin=pb.ORIGIN_CLOUD,
         ),
         pb.ReactStep(
             step_type=pb.STEP_TYPE_OBSERVATION,
@@ -35,17 +42,27 @@ def _foundation_steps(request: pb.ReasonRequest) -> list[pb.ReactStep]:
             status=pb.OBSERVATION_STATUS_OK,
             observation=to_struct({"text": request.query}),
             content=request.query,
-            **base,
+            session_id=request.session_id,
+            turn_id=request.turn_id,
+            origin=pb.ORIGIN_CLOUD,
         ),
-        pb.ReactStep(step_type=pb.STEP_TYPE_FINAL_ANSWER, content=request.query, **base),
+        pb.ReactStep(
+            step_type=pb.STEP_TYPE_FINAL_ANSWER,
+            content=request.query,
+            session_id=request.session_id,
+            turn_id=request.turn_id,
+            origin=pb.ORIGIN_CLOUD,
+        ),
     ]
 
 
 class CloudReasonerServicer(pb_grpc.CloudReasonerServiceServicer):
     """Thin adapter from gRPC to the reasoner."""
 
-    async def Reason(  # noqa: N802 - gRPC method name
-        self, request: pb.ReasonRequest, context: grpc.aio.ServicerContext
+    async def Reason(
+        self,
+        request: pb.ReasonRequest,
+        context: grpc.aio.ServicerContext[pb.ReasonRequest, pb.ReasonResponse],
     ) -> AsyncIterator[pb.ReasonResponse]:
         if not request.query.strip():
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "query must not be empty")
@@ -57,7 +74,7 @@ class CloudReasonerServicer(pb_grpc.CloudReasonerServiceServicer):
 
 
 async def start_server(host: str = "127.0.0.1", port: int = 50051) -> tuple[grpc.aio.Server, int]:
-    """Start the cloud reasoner on ``host:port`` (port 0 picks a free one); return it and its port."""
+    """Start the cloud reasoner on ``host:port`` (port 0: a free one); return it and its port."""
     server = grpc.aio.server(options=SERVER_OPTIONS)
     pb_grpc.add_CloudReasonerServiceServicer_to_server(CloudReasonerServicer(), server)
     add_common_services(server, [service_full_name("CloudReasonerService")])
