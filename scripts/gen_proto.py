@@ -60,17 +60,18 @@ def check() -> int:
         generate(fresh)
         expected = _tree(fresh / GENERATED_PACKAGE)
         actual = _tree(ROOT / GENERATED_PACKAGE)
-        problems = [f"missing: {p}" for p in sorted(expected - actual)]
-        problems += [f"unexpected: {p}" for p in sorted(actual - expected)]
+        prefix = GENERATED_PACKAGE
+        problems = [f"missing: {prefix}/{p}" for p in sorted(expected - actual)]
+        problems += [f"unexpected: {prefix}/{p}" for p in sorted(actual - expected)]
         for rel in sorted(expected & actual):
             generated, committed = fresh / GENERATED_PACKAGE / rel, ROOT / GENERATED_PACKAGE / rel
             if not filecmp.cmp(generated, committed, shallow=False):
-                problems.append(f"differs: {rel}")
+                problems.append(f"differs: {prefix}/{rel}")
     if problems:
         print("gen-check: generated code is out of date or was edited by hand:", file=sys.stderr)
         for line in problems:
-            print(f"  {GENERATED_PACKAGE}/{line}", file=sys.stderr)
-        print("run `python dev.py gen` and commit the result", file=sys.stderr)
+            print(f"  {line}", file=sys.stderr)
+        print("run `python3.11 dev.py gen` and commit the result", file=sys.stderr)
         return 1
     print("gen-check: generated code matches proto/")
     return 0
