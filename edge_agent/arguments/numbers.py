@@ -1,0 +1,254 @@
+"""Numbers as people say them: "three and a half", "a dozen", "twenty-five", "1,500".
+
+``find_numbers`` walks a token list and returns each number span with its value;
+``normalise_numbers`` rewrites the text with digits so the other extractors (units,
+durations, arithmetic) only ever see digits. The walk is a small state machine over
+English number words (units, tens, scales, "and", "point", fractions), not a regex,
+so it composes: "one hundred and twenty five point five" is 125.5.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+SMALL: dict[str, int] = {
+    "zero": 0, "oh": 0, "nil": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
+    "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
+    "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17,
+    "eighteen": 18, "nineteen": 19,
+}  # fmt: skip
+TENS: dict[str, int] = {
+    "twenty": 20, "thirty": 30, "forty": 40, "fourty": 40, "fifty": 50, "sixty": 60,
+    "seventy": 70, "eighty": 80, "ninety": 90,
+}  # fmt: skip
+SCALES: dict[str, int] = {"thousand": 1000, "million": 1_000_000, "billion": 1_000_000_000}
+# Words that multiply what came before them ("three quarters", "two dozen").
+MULTIPLIERS: dict[str, float] = {
+    "dozen": 12, "dozens": 12, "quarters": 0.25, "quarter": 0.25, "thirds": 1 / 3,
+    "third": 1 / 3, "halves": 0.5,
+}  # fmt: skip
+FRACTIONS: dict[str, float] = {"half": 0.5, "quarter": 0.25, "third": 1 / 3}
+# Common misspellings of number words.
+TYPOS: dict[str, str] = {
+    "fourty": "forty", "ninty": "ninety", "tweleve": "twelve", "twelv": "twelve",
+    "thre": "three", "tree": "three", "fiften": "fifteen", "twnty": "twenty",
+    "hundered": "hundred", "hundert": "hundred", "thousend": "thousand", "seven": "seven",
+}  # fmt: skip
+
+_DIGITS = re.compile(r"^[+-]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?$|^[+-]?\.\d+$")
+
+
+@dataclass(frozen=True)
+class NumberSpan:
+    """A number found in a token list: tokens ``[start, end)`` mean ``value``."""
+
+    start: int
+    end: int
+    value: float
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-case word tokens; digits split from letters ("20min" -> "20 min")."""
+    text = text.lower().replace("’", "'")
+    text = re.sub(r"(?<=[a-z])-(?=[a-z])", " ", text)  # twenty-five, forty-two
+    text = re.sub(r"(\d)([a-z°%$€£])", r"\1 \2", text)
+    text = re.sub(r"([a-z°$€£])(\d)", r"\1 \2", text)
+    text = re.sub(r"(\d)\s*-\s*(?=[a-z])", r"\1 ", text)  # 20-minute
+    text = re.sub(r"([?!;:()\[\]\"/^*+=×÷%])", r" \1 ", text)
+    text = re.sub(r",(?!\d{3})", " , ", text)
+    text = re.sub(r"(?<!\d)\.|\.(?!\d)", " . ", text)
+    return text.split()
+
+
+def _word(token: str) -> str:
+    return TYPOS.get(token, token)
+
+
+def _is_number_word(token: str) -> bool:
+    word = _word(token)
+    return word in SMALL or word in TENS or word in SCALES or word == "hundred"
+
+
+def _digit_value(token: str) -> float | None:
+    if _DIGITS.match(token):
+        return float(token.replace(",", ""))
+    return None
+
+
+def find_numbers(tokens: list[str]) -> list[NumberSpan]:
+    """Every number span in ``tokens``, left to right, non-overlapping."""
+    spans: list[NumberSpan] = []
+    i = 0
+    while i < len(tokens):
+        span = _read_number(tokens, i)
+        if span is None:
+            i += 1
+        else:
+            spans.append(span)
+            i = span.end
+    return spans
+
+
+def _starts_number(tokens: list[str], i: int) -> bool:
+    token = _word(tokens[i])
+    nxt = _word(tokens[i + 1]) if i + 1 < len(tokens) else ""
+    if _digit_value(token) is not None or _is_number_word(token):
+        return token != "oh" or _is_number_word(nxt)
+    if token in ("a", "an", "one"):
+        return nxt in ("hundred", "thousand", "million", "dozen", "couple", "half") or (
+            nxt in ("quarter", "third")
+            and (i + 2 >= len(tokens) or tokens[i + 2] != "of")
+            and token != "one"
+        )
+    if token == "half" and nxt in ("a", "an") and i + 2 < len(tokens):
+        return _word(tokens[i + 2]) == "dozen"
+    return token in ("point", "couple") and (
+        token == "couple" or (i + 1 < len(tokens) and _word(tokens[i + 1]) in SMALL)
+    )
+
+
+def _read_number(tokens: list[str], start: int) -> NumberSpan | None:
+    if not _starts_number(tokens, start):
+        return None
+    total = 0.0
+    current = 0.0
+    seen = False
+    i = start
+    n = len(tokens)
+
+    def word(k: int) -> str:
+        return _word(tokens[k]) if k < n else ""
+
+    # "half a dozen"
+    if word(i) == "half" and word(i + 1) in ("a", "an") and word(i + 2) == "dozen":
+        return NumberSpan(start, i + 3, 6.0)
+    # "a couple (of)" -> 2
+    if word(i) in ("a", "couple") and (word(i) == "couple" or word(i + 1) == "couple"):
+        end = i + (1 if word(i) == "couple" else 2)
+        if word(end) == "of":
+            end += 1
+        return NumberSpan(start, end, 2.0)
+    # "a half" / "a quarter" alone
+    if word(i) in ("a", "an") and word(i + 1) in FRACTIONS:
+        return NumberSpan(start, i + 2, FRACTIONS[word(i + 1)])
+    if word(i) in ("a", "an", "one") and word(i + 1) in ("hundred", "thousand", "million", "dozen"):
+        current = 1.0
+        seen = True
+        i += 1
+    while i < n:
+        w = word(i)
+        digit = _digit_value(w)
+        if digit is not None:
+            if seen:
+                break
+            current = digit
+            seen = True
+            i += 1
+            continue
+        if w in SMALL or w in TENS:
+            value: float = SMALL.get(w, TENS.get(w, 0))
+            fresh = not seen or (current == 0 and total > 0)
+            after_hundred = seen and current >= 100 and current % 100 == 0
+            after_tens = (
+                seen and w in SMALL and 0 < value < 10 and current % 100 >= 20 and current % 10 == 0
+            )
+            if fresh:
+                current = value
+            elif after_hundred or after_tens:
+                current += value
+            else:
+                break
+            seen = True
+            i += 1
+            continue
+        if w == "hundred":
+            if not seen:
+                break
+            if current % 1 == 0 and 0 < current < 100:
+                current *= 100
+                i += 1
+                continue
+            break
+        if w in SCALES:
+            if not seen:
+                break
+            total += (current or 1) * SCALES[w]
+            current = 0
+            i += 1
+            continue
+        if w in ("dozen", "dozens") and seen:
+            current *= 12
+            i += 1
+            continue
+        if w in ("quarters", "thirds", "halves") and seen and current < 20:
+            current *= MULTIPLIERS[w]
+            i += 1
+            continue
+        if (w == "point" and word(i + 1) in SMALL | {"oh": 0}) or (
+            w == "point" and _digit_value(word(i + 1)) is not None and "." not in word(i + 1)
+        ):
+            digits = ""
+            k = i + 1
+            while k < n and ((word(k) in SMALL and SMALL[word(k)] < 10) or word(k) == "oh"):
+                digits += str(SMALL.get(word(k), 0))
+                k += 1
+            if not digits and k < n and _digit_value(word(k)) is not None:
+                digits = word(k)
+                k += 1
+            current = (total + current) + float("0." + digits)
+            total = 0
+            seen = True
+            i = k
+            break
+        if w == "and" and seen:
+            nxt, after = word(i + 1), word(i + 2)
+            if nxt in ("a", "an", "one") and after in FRACTIONS:
+                current += FRACTIONS[after]
+                i += 3
+                break
+            if nxt in FRACTIONS:
+                current += FRACTIONS[nxt]
+                i += 2
+                break
+            if (nxt in SMALL or nxt in TENS) and (total > 0 or current >= 100):
+                i += 1
+                continue
+            break
+        break
+    if not seen:
+        return None
+    return NumberSpan(start, i, total + current)
+
+
+def format_number(value: float) -> str:
+    """Digits for a value: ints without a decimal point, others with up to 10 places."""
+    if float(value).is_integer():
+        return str(int(value))
+    return f"{value:.10f}".rstrip("0").rstrip(".")
+
+
+def normalise_numbers(text: str) -> str:
+    """The text, tokenized, with every number span written as digits.
+
+    >>> normalise_numbers("Three and a half kilos")
+    '3.5 kilos'
+    """
+    tokens = tokenize(text)
+    out: list[str] = []
+    i = 0
+    for span in find_numbers(tokens):
+        out.extend(tokens[i : span.start])
+        out.append(format_number(span.value))
+        i = span.end
+    out.extend(tokens[i:])
+    return " ".join(out)
+
+
+def parse_number(text: str) -> float | None:
+    """The value of ``text`` when it is exactly one number ("twenty five"), else None."""
+    tokens = tokenize(text)
+    spans = find_numbers(tokens)
+    if len(spans) == 1 and spans[0].start == 0 and spans[0].end == len(tokens):
+        return spans[0].value
+    return None

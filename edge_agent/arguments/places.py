@@ -1,0 +1,42 @@
+"""Cities and days for the weather and the world clock.
+
+A query must name exactly one known city (typos allowed, see ``edge_agent.cities``):
+"weather in Paris and Berlin" names two and is the cloud's. Weather also needs a day the
+cache holds; "today" is the default, and a day it does not hold ("next week", "on
+Friday", "yesterday") sends the query to the cloud rather than answering for today.
+"""
+
+from __future__ import annotations
+
+import re
+
+from edge_agent.cities import find_cities
+
+_TOMORROW = re.compile(
+    r"\b(?:tomorrow|tomorow|tommorow|tommorrow|tmrw|tmr|tmrow|2morrow|2moro|tomoz|"
+    r"tomorrows|tomorrow's|tommorow's|the next day|mañana)\b",
+    re.IGNORECASE,
+)
+_OTHER_DAYS = re.compile(
+    r"\b(?:yesterday|next week|this week|last week|weekend|monday|tuesday|wednesday|"
+    r"thursday|friday|saturday|sunday|day after tomorrow|in \d+ days|in (?:two|three|four|"
+    r"five|six|seven|a few) days|next month|last month|this month|january|february|march|"
+    r"april|june|july|august|september|october|november|december|tonight's|last night|"
+    r"last year|next year|this year|this season|10 day|ten day|7 day|seven day|5 day|"
+    r"five day|14 day|fortnight|historically|usually|average|typically|normally|"
+    r"climate|in winter|in summer|in spring|in autumn|in fall|rest of the week)\b",
+    re.IGNORECASE,
+)
+
+
+def one_city(text: str) -> str | None:
+    """The single city ``text`` names, or None for none or several."""
+    names = {city for _pos, city in find_cities(text)}
+    return next(iter(names)) if len(names) == 1 else None
+
+
+def weather_day(text: str) -> str | None:
+    """``today`` or ``tomorrow``; None for any other day (the cache holds only these)."""
+    if _OTHER_DAYS.search(text):
+        return None
+    return "tomorrow" if _TOMORROW.search(text) else "today"

@@ -1,0 +1,190 @@
+"""The built-in device tools, as kernel ToolSpecs.
+
+Every tool here runs on the device, answers one query with one call, and declares its
+input and observation JSON Schemas plus a business-rule validator. Tools that change the
+world (device_control, set_timer, add_note) are marked ``side_effects`` and carry an
+idempotency key, so a retried ACTION never sets two timers or writes a note twice.
+Unlocking a door needs a human's approval (``requires_approval``).
+
+>>> registry = builtin_tools(memory)            # doctest: +SKIP
+>>> registry.get("calculator").func({"expression": "2 + 2"})  # doctest: +SKIP
+{'value': 4, 'expression': '2 + 2'}
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from edge_agent.tools import calculator, clock, devices, notes, timers, units, weather
+from edge_agent.tools.memory import ToolMemory
+
+if TYPE_CHECKING:
+    from react_kernel import ToolRegistry, ToolSpec
+
+__all__ = [
+    "SIDE_EFFECT_TOOLS",
+    "TOOL_NAMES",
+    "ToolMemory",
+    "builtin_specs",
+    "builtin_tools",
+    "input_schemas",
+    "requires_approval",
+]
+
+TOOL_NAMES: tuple[str, ...] = (
+    "calculator",
+    "unit_convert",
+    "get_weather",
+    "device_control",
+    "set_timer",
+    "add_note",
+    "search_notes",
+    "world_clock",
+)
+SIDE_EFFECT_TOOLS: frozenset[str] = frozenset({"device_control", "set_timer", "add_note"})
+
+
+def input_schemas() -> dict[str, dict[str, Any]]:
+    """Each tool's input JSON Schema, without building the tools (for argument checks)."""
+    return {
+        "calculator": calculator.INPUT_SCHEMA,
+        "unit_convert": units.INPUT_SCHEMA,
+        "get_weather": weather.input_schema(),
+        "device_control": devices.INPUT_SCHEMA,
+        "set_timer": timers.INPUT_SCHEMA,
+        "add_note": notes.ADD_INPUT_SCHEMA,
+        "search_notes": notes.SEARCH_INPUT_SCHEMA,
+        "world_clock": clock.input_schema(),
+    }
+
+
+def requires_approval(tool: str, args: dict[str, Any]) -> bool:
+    """True when this call needs a human's yes first (unlocking a door)."""
+    return tool == "device_control" and devices.is_sensitive(args)
+
+
+def idempotency_key(tool: str) -> Callable[[str, dict[str, Any]], str]:
+    """Key = tool + session + canonical arguments: a retry in the same session is a no-op."""
+
+    def key(session_id: str, args: dict[str, Any]) -> str:
+        canonical = json.dumps(args, sort_keys=True, separators=(",", ":"), default=str)
+        return hashlib.sha256(f"{tool}|{session_id}|{canonical}".encode()).hexdigest()
+
+    return key
+
+
+def builtin_specs(
+    memory: ToolMemory, *, now: Callable[[], datetime] | None = None
+) -> list[ToolSpec]:
+    """The ToolSpecs of the built-in tools, bound to ``memory``."""
+    from react_kernel import ToolSpec
+
+    schemas = input_schemas()
+
+    def spec(
+        name: str,
+        description: str,
+        output_schema: dict[str, Any],
+        func: Callable[[dict[str, Any]], dict[str, Any]],
+        validator: Callable[[dict[str, Any]], str | None],
+        confidence: float,
+        needs_approval: bool = False,
+    ) -> ToolSpec:
+        side_effects = name in SIDE_EFFECT_TOOLS
+        return ToolSpec(
+            name=name,
+            description=description,
+            input_schema=schemas[name],
+            output_schema=output_schema,
+            func=func,
+            validator=validator,
+            timeout_s=2.0,
+            max_calls=None,
+            side_effects=side_effects,
+            idempotency_key=idempotency_key(name) if side_effects else None,
+            needs_approval=needs_approval,
+            executor="edge",
+            confidence=confidence,
+        )
+
+    return [
+        spec(
+            "calculator",
+            "Evaluate arithmetic: + - * / ^, parentheses, percentages ('15% of 80').",
+            calculator.OUTPUT_SCHEMA,
+            calculator.run,
+            calculator.validate,
+            0.99,
+        ),
+        spec(
+            "unit_convert",
+            "Convert a value between units (length, mass, volume, temperature, speed, time).",
+            units.OUTPUT_SCHEMA,
+            units.run,
+            units.validate,
+            0.98,
+        ),
+        spec(
+            "get_weather",
+            "Today's or tomorrow's forecast for a city (temperature in °C and condition).",
+            weather.OUTPUT_SCHEMA,
+            weather.run,
+            weather.validate,
+            0.95,
+        ),
+        spec(
+            "device_control",
+            "Switch, set, lock or open a home device (light, ac, heater, fan, tv, speaker, "
+            "door_lock, thermostat, blinds), optionally in a room.",
+            devices.OUTPUT_SCHEMA,
+            devices.make_run(memory),
+            devices.validate,
+            0.95,
+        ),
+        spec(
+            "set_timer",
+            "Start a countdown timer of a number of seconds.",
+            timers.OUTPUT_SCHEMA,
+            timers.make_run(memory),
+            timers.validate,
+            0.97,
+        ),
+        spec(
+            "add_note",
+            "Save a note in the device's memory.",
+            notes.ADD_OUTPUT_SCHEMA,
+            notes.make_add(memory),
+            notes.validate_add,
+            0.95,
+        ),
+        spec(
+            "search_notes",
+            "Find saved notes and past answers in the device's memory.",
+            notes.SEARCH_OUTPUT_SCHEMA,
+            notes.make_search(memory),
+            notes.validate_search,
+            0.9,
+        ),
+        spec(
+            "world_clock",
+            "The local time in a city.",
+            clock.OUTPUT_SCHEMA,
+            clock.make_run(now),
+            clock.validate,
+            0.98,
+        ),
+    ]
+
+
+def builtin_tools(memory: ToolMemory, *, now: Callable[[], datetime] | None = None) -> ToolRegistry:
+    """A ToolRegistry holding every built-in device tool, bound to ``memory``."""
+    from react_kernel import ToolRegistry
+
+    registry = ToolRegistry()
+    for spec in builtin_specs(memory, now=now):
+        registry.register(spec)
+    return registry

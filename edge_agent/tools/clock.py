@@ -1,0 +1,66 @@
+"""The world_clock tool: the local time in a city, from the IANA time zone database."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from edge_agent.cities import cities
+
+
+def input_schema() -> dict[str, Any]:
+    """A city from the gazetteer."""
+    return {
+        "type": "object",
+        "properties": {"city": {"type": "string", "enum": sorted(cities())}},
+        "required": ["city"],
+        "additionalProperties": False,
+    }
+
+
+OUTPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "city": {"type": "string"},
+        "time": {"type": "string", "pattern": "^[0-2][0-9]:[0-5][0-9]$"},
+        "timezone": {"type": "string"},
+        "date": {"type": "string"},
+        "utc_offset": {"type": "string"},
+    },
+    "required": ["time", "timezone"],
+}
+
+
+def make_run(
+    now: Callable[[], datetime] | None = None,
+) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """The tool function; ``now`` (UTC) is injectable so that tests get a fixed clock."""
+    clock = now or (lambda: datetime.now(UTC))
+
+    def run(args: dict[str, Any]) -> dict[str, Any]:
+        city = str(args["city"]).strip().lower()
+        zone = cities().get(city)
+        if zone is None:
+            raise ValueError(f"unknown city {city!r}")
+        local = clock().astimezone(ZoneInfo(zone))
+        offset = local.strftime("%z")
+        return {
+            "city": city,
+            "time": local.strftime("%H:%M"),
+            "timezone": zone,
+            "date": local.date().isoformat(),
+            "utc_offset": f"{offset[:3]}:{offset[3:]}",
+        }
+
+    return run
+
+
+def validate(observation: dict[str, Any]) -> str | None:
+    """Business rule: the time zone is a real IANA zone."""
+    try:
+        ZoneInfo(str(observation.get("timezone")))
+    except (KeyError, ValueError):
+        return f"unknown time zone {observation.get('timezone')!r}"
+    return None

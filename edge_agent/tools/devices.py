@@ -1,0 +1,134 @@
+"""The device_control tool: switch, set, lock and open the home's devices.
+
+Device state lives in the memory store (``set_device_state``), so it survives restarts and
+syncs with the user's other replicas. Which actions a device accepts, and the range of
+its value, are business rules checked before anything changes (``check_arguments``), and
+the argument extractor runs the same check so an impossible request goes to the cloud
+instead of failing on the device.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from edge_agent.tools.memory import ToolMemory
+
+DEVICES = ("light", "ac", "heater", "fan", "tv", "speaker", "door_lock", "thermostat", "blinds")
+ACTIONS = ("on", "off", "set", "lock", "unlock", "open", "close")
+
+# Actions each device accepts.
+DEVICE_ACTIONS: dict[str, frozenset[str]] = {
+    "light": frozenset({"on", "off", "set"}),
+    "ac": frozenset({"on", "off", "set"}),
+    "heater": frozenset({"on", "off", "set"}),
+    "fan": frozenset({"on", "off", "set"}),
+    "tv": frozenset({"on", "off", "set"}),
+    "speaker": frozenset({"on", "off", "set"}),
+    "door_lock": frozenset({"lock", "unlock"}),
+    "thermostat": frozenset({"on", "off", "set"}),
+    "blinds": frozenset({"open", "close", "set"}),
+}
+# What ``set`` sets and its allowed range (inclusive).
+SET_RANGES: dict[str, tuple[str, float, float]] = {
+    "light": ("brightness %", 0, 100),
+    "ac": ("temperature °C", 10, 32),
+    "heater": ("temperature °C", 5, 35),
+    "fan": ("speed %", 0, 100),
+    "tv": ("volume %", 0, 100),
+    "speaker": ("volume %", 0, 100),
+    "thermostat": ("temperature °C", 5, 35),
+    "blinds": ("position %", 0, 100),
+}
+# Actions that change something a burglar would want changed: a human approves them.
+SENSITIVE: frozenset[tuple[str, str]] = frozenset({("door_lock", "unlock")})
+
+INPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "device": {"type": "string", "enum": list(DEVICES)},
+        "action": {"type": "string", "enum": list(ACTIONS)},
+        "room": {"type": "string", "minLength": 1, "maxLength": 40},
+        "value": {"type": "number"},
+    },
+    "required": ["device", "action"],
+    "additionalProperties": False,
+}
+OUTPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "device": {"type": "string", "enum": list(DEVICES)},
+        "room": {"type": ["string", "null"]},
+        "state": {"type": "string"},
+        "value": {"type": ["number", "null"]},
+    },
+    "required": ["device", "state"],
+}
+
+
+def check_arguments(args: dict[str, Any]) -> str | None:
+    """Why these arguments break a business rule, or None when they are fine."""
+    device, action = args.get("device"), args.get("action")
+    if device not in DEVICE_ACTIONS:
+        return f"unknown device {device!r}"
+    if action not in DEVICE_ACTIONS[device]:
+        return f"a {device} cannot {action}"
+    value = args.get("value")
+    if action == "set":
+        if value is None:
+            return f"setting the {device} needs a value"
+        what, low, high = SET_RANGES[device]
+        if not low <= float(value) <= high:
+            return f"{device} {what} must be between {low:g} and {high:g}"
+    return None
+
+
+def is_sensitive(args: dict[str, Any]) -> bool:
+    """True for actions that need a human's approval (unlocking a door)."""
+    return (args.get("device"), args.get("action")) in SENSITIVE
+
+
+def _state_word(action: str, value: float | None) -> str:
+    return {
+        "on": "on",
+        "off": "off",
+        "lock": "locked",
+        "unlock": "unlocked",
+        "open": "open",
+        "close": "closed",
+    }.get(action, f"set to {value:g}" if value is not None else "set")
+
+
+def make_run(memory: ToolMemory) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """The tool function, writing device state to ``memory``."""
+
+    def run(args: dict[str, Any]) -> dict[str, Any]:
+        problem = check_arguments(args)
+        if problem:
+            raise ValueError(problem)
+        device, action = str(args["device"]), str(args["action"])
+        room = str(args["room"]).strip().lower() if args.get("room") else None
+        value = float(args["value"]) if args.get("value") is not None else None
+        previous = memory.get_device_state(device, room) or {}
+        state = dict(previous)
+        state["state"] = _state_word(action, value)
+        if action == "set":
+            state["value"] = value
+            if device != "blinds":
+                state["power"] = "on"
+        elif action in ("on", "off"):
+            state["power"] = action
+        memory.set_device_state(device, room, state)
+        result_value = value if action == "set" else None
+        if result_value is not None and result_value.is_integer():
+            result_value = int(result_value)
+        return {"device": device, "room": room, "state": state["state"], "value": result_value}
+
+    return run
+
+
+def validate(observation: dict[str, Any]) -> str | None:
+    """Business rule: the device reports a state."""
+    if not observation.get("state"):
+        return "device reported no state"
+    return None

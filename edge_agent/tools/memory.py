@@ -1,0 +1,25 @@
+"""What the device tools need from the memory store, as a Protocol.
+
+The tools depend on these few methods of ``sync.store.MemoryStore`` rather than on the
+class, so they stay testable and the edge package does not import the sync service.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+
+class ToolMemory(Protocol):
+    """The memory store methods that notes, timers and device control use."""
+
+    def add_note(self, text: str, *, source_act_id: str | None = None) -> str: ...
+
+    def search(self, query: str, limit: int = 5) -> list[Any]: ...
+
+    def add_timer(self, seconds: int, label: str = "") -> dict[str, Any]: ...
+
+    def set_device_state(
+        self, device: str, room: str | None, state: dict[str, Any]
+    ) -> dict[str, Any]: ...
+
+    def get_device_state(self, device: str, room: str | None) -> dict[str, Any] | None: ...
