@@ -1,0 +1,117 @@
+"""The cloud reasoner's configuration: one dataclass, from a TOML file and CLI overrides.
+
+Example ``cloud.toml``::
+
+    host = "0.0.0.0"
+    port = 50051
+    backends = ["openai", "planner"]    # ordered fallback list
+    tokens_file = "tokens.json"
+    tls_cert = "server.pem"
+    tls_key = "server.key"
+    metrics_port = 9464
+    rate_per_s = 5.0
+    rate_burst = 10
+
+    [openai]
+    base_url = "http://127.0.0.1:8000/v1"
+    model = "qwen2.5-7b-instruct"
+    api_key_env = "OPENAI_API_KEY"      # or api_key = "..." (prefer the environment)
+    timeout_s = 30
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+KNOWN_BACKENDS = ("planner", "openai")
+
+
+@dataclass(frozen=True)
+class OpenAIConfig:
+    """An OpenAI-compatible chat-completions endpoint."""
+
+    base_url: str = "http://127.0.0.1:8000/v1"
+    model: str = ""
+    api_key: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    timeout_s: float = 30.0
+    max_retries: int = 2
+    temperature: float = 0.0
+    max_tokens: int = 512
+
+    def resolved_api_key(self) -> str | None:
+        """The API key: from the environment variable first, then the config file."""
+        return os.environ.get(self.api_key_env) or self.api_key
+
+
+@dataclass(frozen=True)
+class CloudConfig:
+    """Everything ``cloud-agent serve`` can be told; the defaults are zero-config localhost."""
+
+    host: str = "127.0.0.1"
+    port: int = 50051
+    backends: tuple[str, ...] = ("planner",)
+    openai: OpenAIConfig = field(default_factory=OpenAIConfig)
+    tokens_file: str | None = None
+    tls_cert: str | None = None
+    tls_key: str | None = None
+    metrics_port: int | None = None
+    rate_per_s: float = 0.0
+    rate_burst: int = 20
+    max_query_chars: int = 4000
+    max_steps: int = 24
+    session_timeout_s: float = 120.0
+    device_tool_timeout_s: float = 30.0
+    memory_dir: str | None = None
+    breaker_failures: int = 3
+    breaker_reset_s: float = 30.0
+    grace_s: float = 5.0
+
+    def __post_init__(self) -> None:
+        unknown = [name for name in self.backends if name not in KNOWN_BACKENDS]
+        if unknown or not self.backends:
+            raise ValueError(
+                f"unknown backend(s) {unknown or '(none given)'}; choose from {KNOWN_BACKENDS}"
+            )
+        if "openai" in self.backends and not self.openai.model:
+            raise ValueError("the openai backend needs a model name (--openai-model)")
+        if (self.tls_cert is None) != (self.tls_key is None):
+            raise ValueError("TLS needs both a certificate and a key")
+
+    @classmethod
+    def load(cls, path: str | Path | None = None, **overrides: Any) -> CloudConfig:
+        """Read a TOML file (optional), then apply overrides whose value is not None."""
+        data: dict[str, Any] = {}
+        if path is not None:
+            try:
+                data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+            except (OSError, tomllib.TOMLDecodeError) as exc:
+                raise ValueError(f"cannot read config file {path}: {exc}") from exc
+        openai_data = dict(data.pop("openai", {}) or {})
+        for key in [k for k in overrides if k.startswith("openai_")]:
+            value = overrides.pop(key)
+            if value is not None:
+                openai_data[key.removeprefix("openai_")] = value
+        data.update({k: v for k, v in overrides.items() if v is not None})
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"unknown config keys: {', '.join(unknown)}")
+        openai_known = {f.name for f in fields(OpenAIConfig)}
+        bad = sorted(set(openai_data) - openai_known)
+        if bad:
+            raise ValueError(f"unknown [openai] config keys: {', '.join(bad)}")
+        if "backends" in data:
+            backends = data["backends"]
+            if isinstance(backends, str):
+                backends = [b.strip() for b in backends.split(",") if b.strip()]
+            data["backends"] = tuple(backends)
+        return cls(openai=OpenAIConfig(**openai_data), **data)
+
+    def with_port(self, port: int) -> CloudConfig:
+        """A copy bound to another port."""
+        return replace(self, port=port)

@@ -1,0 +1,273 @@
+"""Read one clause: which tool it asks for and which entities it names.
+
+A clause is read with the edge's own argument extractors (``edge_agent.arguments``) and
+gazetteer (``edge_agent.cities``), so that the cloud and the device fill arguments the same
+way; the planner adds what a single-tool device reader does not need: cue words for the
+tool of a fragment, the entities a fragment carries over ("... and Berlin"), and the
+references back to an earlier result ("add 3 to that").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from edge_agent.cities import find_cities
+
+WEATHER = "get_weather"
+CLOCK = "world_clock"
+CALCULATOR = "calculator"
+CONVERT = "unit_convert"
+DEVICE = "device_control"
+TIMER = "set_timer"
+ADD_NOTE = "add_note"
+SEARCH_NOTES = "search_notes"
+
+_NOTE_SEARCH = re.compile(
+    r"\b(?:search|find|look\s*up|check|look\s+(?:in|through|at)|any|what(?:\s+is)?\s+in|read)"
+    r"\b.*\bnotes?\b|\bnotes?\s+(?:about|on|for|regarding|mentioning)\b|\bwhat\s+did\s+i\s+note\b"
+)
+_NOTE_ADD = re.compile(
+    r"\b(?:add(?:\s+a)?\s+(?:note|one)|make\s+a\s+note|take\s+a\s+note|note\s+(?:that|down|to)|"
+    r"jot(?:\s+down)?|write\s+down|remind\s+me\s+to|remember\s+(?:that|to)|note:|"
+    r"put\s+(?:a\s+note|in\s+my\s+notes)|save\s+a\s+note|new\s+note)\b"
+)
+_TIMER = re.compile(r"\b(?:timer|countdown|remind\s+me\s+in)\b")
+_CONVERT = re.compile(
+    r"\b(?:convert|conversion|how\s+many|in\s+(?:metric|imperial))\b|\b(?:tell\s+me\s+)?that\s+in\b"
+    r"|\bwhat\s+is\s+[\d.]+\s*[a-z°]+\s+in\b|\b[\d.]+\s*[a-z°]+\s+(?:in|to|into)\s+[a-z°]+"
+)
+_CALC = re.compile(
+    r"\d\s*(?:[-+*/x×÷^%])\s*[\d(]|\b(?:times|multipl\w*|divide\w*|divided|plus|minus|"
+    r"percent|square\s+root|sqrt|subtract\w*|sum|product|squared|cubed|double|half\s+of|"
+    r"triple|calculate|compute)\b|\badd\s+[\d.]+\b|\b\d+\s*%\s*of\b"
+)
+_DEVICE_WORDS: tuple[tuple[str, str], ...] = (
+    (r"\b(?:front\s+door|back\s+door|door\s*lock|doors?|locks?)\b", "door_lock"),
+    (r"\b(?:thermostat)\b", "thermostat"),
+    (r"\b(?:lights?|lamps?|lighting)\b", "light"),
+    (r"\b(?:a/?c|air\s*con\w*|aircon)\b", "ac"),
+    (r"\b(?:heater|heating|radiator)\b", "heater"),
+    (r"\b(?:fans?)\b", "fan"),
+    (r"\b(?:tv|television|telly)\b", "tv"),
+    (r"\b(?:speakers?|music|stereo)\b", "speaker"),
+    (r"\b(?:blinds|shades|curtains|shutters)\b", "blinds"),
+)
+_DEVICE_VERB = re.compile(
+    r"\b(?:turn|switch|lock|unlock|open|close|shut|dim|brighten|kill|set|put|start|stop|"
+    r"power|raise|lower)\b|\b(?:on|off)\b"
+)
+_WEATHER = re.compile(
+    r"\b(?:weather|forecast|temperature|rain\w*|sunn\w*|sun|snow\w*|hot|hotter|hottest|cold|"
+    r"colder|coldest|warm\w*|cool|cooler|coolest|umbrella|humid\w*|wind\w*|fog\w*|cloud\w*|"
+    r"chilly|freezing|jacket|coat|storm\w*|degrees\s+outside|nice\s+out)\b"
+)
+_CLOCK = re.compile(
+    r"\b(?:what\s+time|time\s+(?:in|is|at|there|now|difference|zone)|the\s+time|local\s+time|"
+    r"clock|later|earlier|o'clock|ahead|behind|time)\b"
+)
+_REFERS_BACK = re.compile(
+    r"\b(?:that|it|the\s+result|the\s+answer|this|them|the\s+total|the\s+sum)\b"
+)
+_ROOMS = (
+    "living room",
+    "dining room",
+    "bedroom",
+    "kitchen",
+    "bathroom",
+    "office",
+    "garage",
+    "hallway",
+    "hall",
+    "basement",
+    "attic",
+    "nursery",
+    "study",
+    "porch",
+    "garden",
+    "lounge",
+    "kids room",
+    "guest room",
+    "master bedroom",
+)
+
+
+@dataclass
+class Clause:
+    """What one clause says: its tool cue and the entities a plan can carry over."""
+
+    text: str
+    tool: str | None = None
+    cities: list[str] = field(default_factory=list)
+    days: list[str] = field(default_factory=list)
+    device: str | None = None
+    action: str | None = None
+    room: str | None = None
+    value: float | None = None
+    refers_back: bool = False
+    args: dict[str, Any] | None = None
+
+    @property
+    def has_entity(self) -> bool:
+        """Whether the clause names something a carried-over tool can act on."""
+        return bool(self.cities or self.days or self.device or self.room)
+
+
+Extractor = Callable[[str, str], dict[str, Any] | None]
+
+
+def _edge_extractor() -> Extractor | None:
+    try:
+        from edge_agent.arguments import extract_arguments
+    except ImportError:
+        return None
+    return extract_arguments  # type: ignore[no-any-return]
+
+
+def _edge_reader(tool: str) -> Callable[[str], dict[str, Any] | None] | None:
+    """The edge's own reader of one tool's arguments (before ``extract_arguments`` exists)."""
+    try:
+        if tool == CONVERT:
+            from edge_agent.arguments.units import unit_arguments
+
+            return unit_arguments  # type: ignore[return-value]
+        if tool == DEVICE:
+            from edge_agent.arguments.devices import device_arguments
+
+            return device_arguments
+        if tool == TIMER:
+            from edge_agent.arguments.durations import parse_duration
+
+            def timer(text: str) -> dict[str, Any] | None:
+                seconds = parse_duration(text)
+                return {"seconds": seconds} if seconds else None
+
+            return timer
+    except ImportError:
+        return None
+    return None
+
+
+def find_days(text: str) -> list[str]:
+    """'today' and 'tomorrow' in the order the text names them ('tonight', 'now' = today)."""
+    days = []
+    for match in re.finditer(r"\b(today|tonight|now|currently|tomorrow)\b", text):
+        day = "tomorrow" if match.group(1) == "tomorrow" else "today"
+        if day not in days:
+            days.append(day)
+    return days
+
+
+def find_device(text: str) -> str | None:
+    """The first device the text names, by position."""
+    best: tuple[int, str] | None = None
+    for pattern, device in _DEVICE_WORDS:
+        match = re.search(pattern, text)
+        if match and (best is None or match.start() < best[0]):
+            best = (match.start(), device)
+    if best is None and re.search(r"\bvolume\b", text):
+        return "speaker"
+    if best is None and re.search(r"\bbrightness\b", text):
+        return "light"
+    return best[1] if best else None
+
+
+def find_action(text: str, device: str | None) -> str | None:
+    """The device action a clause asks for (on, off, set, lock, unlock, open, close)."""
+    if re.search(r"\bunlock\b", text):
+        return "unlock"
+    if re.search(r"\block\b", text):
+        return "lock"
+    if re.search(
+        r"\b(?:set|dim|brighten|turn\s+(?:it\s+|the\s+\w+\s+)?(?:up|down|to))\b.*\d", text
+    ):
+        return "set"
+    if re.search(r"\b(?:to|at)\s+\d", text) and re.search(r"\b(?:volume|brightness)\b", text):
+        return "set"
+    if re.search(r"\b(?:open|raise)\b", text):
+        return "open"
+    if re.search(r"\b(?:close|shut|lower|draw)\b", text):
+        return "lock" if device == "door_lock" else "close"
+    if re.search(r"\b(?:off|kill|stop|power\s+down|disable)\b", text):
+        return "off"
+    if re.search(r"\b(?:on|start|power\s+up|enable)\b", text):
+        return "on"
+    return None
+
+
+def find_room(text: str) -> str | None:
+    """The room a clause names, if any."""
+    for room in _ROOMS:
+        if re.search(rf"\b{room}\b", text):
+            return "bedroom" if room == "master bedroom" else room
+    return None
+
+
+def find_value(text: str) -> float | None:
+    """The first number in a clause."""
+    match = re.search(r"(?<![\w.])(-?\d+(?:\.\d+)?)", text)
+    return float(match.group(1)) if match else None
+
+
+def tool_cue(text: str) -> str | None:
+    """The tool a clause's wording points at, strongest cues first; None when none does."""
+    if _NOTE_SEARCH.search(text):
+        return SEARCH_NOTES
+    if _NOTE_ADD.search(text):
+        return ADD_NOTE
+    if _TIMER.search(text):
+        return TIMER
+    if find_device(text) and _DEVICE_VERB.search(text):
+        return DEVICE
+    if _CONVERT.search(text) and _mentions_unit(text):
+        return CONVERT
+    if _CALC.search(text):
+        return CALCULATOR
+    if _WEATHER.search(text):
+        return WEATHER
+    if _CLOCK.search(text):
+        return CLOCK
+    return None
+
+
+_UNIT_WORD = re.compile(
+    r"\b(?:mm|cm|m|km|kms|in|inch\w*|ft|feet|foot|yd|yards?|mi|miles?|mg|g|grams?|kg|kilos?|"
+    r"kilograms?|oz|ounces?|lbs?|pounds?|ml|l|liters?|litres?|gal|gallons?|c|f|k|celsius|"
+    r"fahrenheit|kelvin|centigrade|degrees|kph|km/h|kmh|mph|s|seconds?|minutes?|h|hours?|"
+    r"meters?|metres?|kilometers?|kilometres?|centimeters?|centimetres?|millimeters?|"
+    r"millimetres?|milligrams?|kilogram|milliliters?|millilitres?)\b"
+)
+
+
+def _mentions_unit(text: str) -> bool:
+    return len(_UNIT_WORD.findall(text)) >= 1
+
+
+def read_clause(text: str, extractor: Extractor | None = None) -> Clause:
+    """Read the tool cue and entities of one normalised clause."""
+    clause = Clause(text=text)
+    clause.tool = tool_cue(text)
+    clause.cities = [city for _, city in find_cities(text)]
+    clause.days = find_days(text)
+    clause.device = find_device(text)
+    clause.action = find_action(text, clause.device)
+    clause.room = find_room(text)
+    clause.value = find_value(text)
+    clause.refers_back = bool(_REFERS_BACK.search(text))
+    if clause.tool in (WEATHER, CLOCK) and clause.device and not clause.cities:
+        clause.tool = DEVICE if clause.action else clause.tool
+    return clause
+
+
+def edge_arguments(tool: str, text: str, extractor: Extractor | None) -> dict[str, Any] | None:
+    """The edge extractor's arguments for ``tool`` from ``text`` (None when it cannot)."""
+    extract = extractor if extractor is not None else _edge_extractor()
+    try:
+        if extract is not None:
+            return extract(tool, text)
+        reader = _edge_reader(tool)
+        return reader(text) if reader is not None else None
+    except Exception:  # a reader's bug must not sink the plan: fall back to our own reading
+        return None

@@ -1,0 +1,350 @@
+"""Turn a compound query into a plan: the tool calls to make, in order, and how to answer.
+
+    >>> plan = make_plan("Is Tokyo warmer than Seoul today?")
+    >>> [(c.tool, c.args["city"]) for c in plan.calls], plan.compare
+    ([('get_weather', 'tokyo'), ('get_weather', 'seoul')], 'warmer')
+
+A plan is a pure function of the query, so a planner that picks up a session midway (after
+a backend fallback, or a resume) rebuilds the same plan and continues where it stands.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from cloud_agent.planner import interpret as it
+from cloud_agent.planner.clauses import normalise, open_knowledge_cues, split_clauses
+
+PREV = "{prev}"
+_NEEDS_CITY = (it.WEATHER, it.CLOCK)
+
+
+@dataclass
+class PlannedCall:
+    """One tool call of a plan; a calculator ``expression`` may use ``{prev}``, the value
+    of the call just before it (a conversion feeding a calculation)."""
+
+    tool: str
+    args: dict[str, Any]
+
+
+@dataclass
+class Plan:
+    """The calls to make, or why the planner declines, and how to compare the results."""
+
+    query: str
+    calls: list[PlannedCall] = field(default_factory=list)
+    refusal: str | None = None
+    compare: str | None = None
+
+
+def make_plan(query: str, extractor: it.Extractor | None = None) -> Plan:
+    """Plan ``query``: clauses read, carried over, and turned into tool calls."""
+    text = normalise(query)
+    clauses = _merge([it.read_clause(piece, extractor) for piece in split_clauses(text)], extractor)
+    plan = Plan(query=query)
+    _carry_tools(clauses)
+    refusal = _refusal(text, clauses)
+    if refusal:
+        plan.refusal = refusal
+        return plan
+    previous: it.Clause | None = None
+    for clause in clauses:
+        plan.calls.extend(_calls(clause, previous, clauses, text, extractor))
+        previous = clause
+    if not plan.calls:
+        plan.refusal = _OPEN_MESSAGE
+        return plan
+    plan.compare = _comparison(text, plan.calls)
+    return plan
+
+
+_OPEN_MESSAGE = (
+    "I can't answer that with the tools I have (weather, world clock, calculator, unit "
+    "conversion, devices, timers and notes): it needs open knowledge or writing, which only "
+    "an LLM backend can give. I won't guess."
+)
+
+
+def _refusal(text: str, clauses: list[it.Clause]) -> str | None:
+    if not clauses:
+        return _OPEN_MESSAGE
+    for clause in clauses:
+        cues = open_knowledge_cues(clause.text)
+        if cues and clause.tool not in (it.ADD_NOTE, it.SEARCH_NOTES, it.TIMER, it.DEVICE):
+            return _OPEN_MESSAGE
+        if clause.tool is None:
+            return _OPEN_MESSAGE
+    return None
+
+
+def _carry_tools(clauses: list[it.Clause]) -> None:
+    """A fragment with an entity but no tool of its own takes the tool before it."""
+    previous: it.Clause | None = None
+    for clause in clauses:
+        if (
+            previous is not None
+            and previous.tool == it.DEVICE
+            and clause.tool in (None, it.DEVICE)
+            and (clause.refers_back or (clause.device == "speaker" and "volume" in clause.text))
+            and it.find_action(clause.text, previous.device)
+        ):
+            # "turn on the heater and | set it to 23", "turn on the tv and | the volume to 40"
+            clause.tool, clause.device = it.DEVICE, previous.device
+        if clause.tool is None and previous is not None and previous.tool and clause.has_entity:
+            clause.tool = previous.tool
+            if clause.tool == it.DEVICE:
+                clause.device = clause.device or previous.device
+                clause.action = clause.action or previous.action
+        previous = clause
+
+
+def _merge(clauses: list[it.Clause], extractor: it.Extractor | None) -> list[it.Clause]:
+    """Repair cuts that split one request: join fragments that carry nothing on their own."""
+    changed = True
+    while changed and len(clauses) > 1:
+        changed = False
+        for i, clause in enumerate(clauses):
+            nxt = clauses[i + 1] if i + 1 < len(clauses) else None
+            prev = clauses[i - 1] if i > 0 else None
+            lacks_city = clause.tool in _NEEDS_CITY and not clause.cities and not clause.refers_back
+            # "which city is colder tomorrow, | moscow or stockholm"
+            if lacks_city and nxt is not None and nxt.tool is None and nxt.cities:
+                clauses[i : i + 2] = [it.read_clause(f"{clause.text} {nxt.text}", extractor)]
+                changed = True
+                break
+            if clause.tool is not None:
+                continue
+            # "in london, | will tomorrow be warmer than today"
+            if (
+                clause.cities
+                and nxt is not None
+                and nxt.tool in _NEEDS_CITY
+                and not nxt.cities
+                and (prev is None or prev.tool is None)
+            ):
+                merged = it.read_clause(f"{nxt.text} in {' and '.join(clause.cities)}", extractor)
+                merged.days = nxt.days or clause.days
+                clauses[i : i + 2] = [merged]
+                changed = True
+                break
+            # "add a note to buy eggs | milk": a cut inside free text.
+            if (
+                not clause.has_entity
+                and not open_knowledge_cues(clause.text)
+                and prev is not None
+                and prev.tool in (it.ADD_NOTE, it.SEARCH_NOTES)
+            ):
+                joined = it.read_clause(f"{prev.text} and {clause.text}", extractor)
+                joined.tool = prev.tool
+                clauses[i - 1 : i + 1] = [joined]
+                changed = True
+                break
+    return clauses
+
+
+def _carried_days(clause: it.Clause, clauses: list[it.Clause]) -> list[str]:
+    """A clause without a day takes the day of the next clause of its tool, else the last."""
+    if clause.days:
+        return clause.days
+    index = clauses.index(clause)
+    same = [c for c in clauses if c.tool == clause.tool or (c.tool is None and c.cities)]
+    later = [c for c in clauses[index + 1 :] if c in same and c.days]
+    if later and all(
+        c.tool in (clause.tool, None) for c in clauses[index + 1 : clauses.index(later[0]) + 1]
+    ):
+        return later[0].days[:1]
+    earlier = [c for c in clauses[:index] if c in same and c.days]
+    if earlier:
+        return earlier[-1].days[-1:]
+    return ["today"]
+
+
+def _calls(
+    clause: it.Clause,
+    previous: it.Clause | None,
+    clauses: list[it.Clause],
+    text: str,
+    extractor: it.Extractor | None,
+) -> list[PlannedCall]:
+    tool = clause.tool
+    if tool is None and previous is not None:
+        # Carry-over: "weather in Paris | and Berlin", "turn off the tv | and the speaker".
+        tool = clause.tool = previous.tool
+        if tool == it.DEVICE:
+            clause.device = clause.device or previous.device
+            clause.action = clause.action or previous.action
+    if tool is None:
+        return []
+    if tool in _NEEDS_CITY:
+        cities = clause.cities
+        if not cities and previous is not None and (clause.refers_back or "there" in clause.text):
+            cities = previous.cities
+        if not cities and previous is not None and previous.tool in _NEEDS_CITY:
+            cities = previous.cities  # "weather in melbourne today | and tomorrow"
+        clause.cities = cities
+        if tool == it.CLOCK:
+            return [PlannedCall(it.CLOCK, {"city": city}) for city in cities]
+        days = _carried_days(clause, clauses)
+        if len(cities) > 1 and len(days) == len(cities):
+            pairs = list(zip(cities, days, strict=True))
+        else:
+            pairs = [(city, day) for city in cities for day in days]
+        return [PlannedCall(it.WEATHER, {"city": c, "day": d}) for c, d in pairs]
+    if tool == it.DEVICE:
+        return _device_call(clause, previous, extractor)
+    if tool == it.CONVERT:
+        return _convert_call(clause, text, extractor)
+    if tool == it.CALCULATOR:
+        return [PlannedCall(it.CALCULATOR, {"expression": _expression(clause, previous)})]
+    args = it.edge_arguments(tool, clause.text, extractor) or _own_arguments(tool, clause.text)
+    if args and tool == it.ADD_NOTE and _NOTE_PREFIX.match(str(args.get("text", ""))):
+        args = _own_arguments(tool, str(args["text"])) or args  # "remind me to buy milk"
+    return [PlannedCall(tool, args)] if args else []
+
+
+def _device_call(
+    clause: it.Clause, previous: it.Clause | None, extractor: it.Extractor | None
+) -> list[PlannedCall]:
+    args = it.edge_arguments(it.DEVICE, clause.text, extractor) or {}
+    device = clause.device or args.get("device")
+    if device is None and previous is not None and previous.tool == it.DEVICE:
+        device = previous.device  # "turn on the heater and | set it to 23"
+    if device is None and re.search(r"\bvolume\b", clause.text) and previous is not None:
+        device = previous.device
+    action = clause.action or args.get("action")
+    if action is None and previous is not None and previous.tool == it.DEVICE:
+        action = previous.action
+    if device is None or action is None:
+        return []
+    clause.device, clause.action = device, action
+    out: dict[str, Any] = {"device": device, "action": action}
+    room = clause.room or args.get("room")
+    if room:
+        out["room"] = room
+    if action == "set":
+        value = args.get("value", clause.value)
+        if value is not None:
+            out["value"] = value
+    return [PlannedCall(it.DEVICE, out)]
+
+
+_QUANTITY = re.compile(r"(-?\d+(?:\.\d+)?)\s*(°?\s*[a-z]+(?:/[a-z]+)?)")
+
+
+def _convert_call(
+    clause: it.Clause, text: str, extractor: it.Extractor | None
+) -> list[PlannedCall]:
+    args = it.edge_arguments(it.CONVERT, clause.text, extractor)
+    if args and args.get("value") is not None:
+        return [PlannedCall(it.CONVERT, args)]
+    # "note that the fence is 12 feet | and tell me that in meters": the quantity is earlier.
+    before = text[: text.find(clause.text)] if clause.text in text else text
+    target = re.search(r"\b(?:in|to|into)\s+([a-z°]+)", clause.text)
+    for match in reversed(list(_QUANTITY.finditer(before))):
+        if target is None:
+            break
+        probe = f"convert {match.group(1)} {match.group(2)} to {target.group(1)}"
+        args = it.edge_arguments(it.CONVERT, probe, extractor)
+        if args and args.get("value") is not None:
+            return [PlannedCall(it.CONVERT, args)]
+    return []
+
+
+_OPS: tuple[tuple[str, str], ...] = (
+    (r"\b(?:times|multipl\w*(?:\s+by)?)\s*(?:it\s+|that\s+|them\s+)?(?:by\s+)?(-?[\d.]+)", "*"),
+    (r"\bdivide\w*\s*(?:it\s+|that\s+|them\s+)?by\s+(-?[\d.]+)", "/"),
+    (r"\b(?:add|plus)\s+(-?[\d.]+)", "+"),
+    (r"\b(?:subtract|minus|take\s+away)\s+(-?[\d.]+)", "-"),
+    (r"\b(?:to\s+the\s+power\s+of|power\s+of)\s+(-?[\d.]+)", "^"),
+)
+
+
+def _expression(clause: it.Clause, previous: it.Clause | None) -> str:
+    """The calculator expression; ``{prev}`` when the clause works on an earlier result."""
+    body = clause.text
+    uses_prev = previous is not None and clause.refers_back
+    if uses_prev:
+        for pattern, op in _OPS:
+            match = re.search(pattern, body)
+            if match:
+                return f"{PREV} {op} {match.group(1)}"
+        if re.search(r"\bdouble\b", body):
+            return f"{PREV} * 2"
+        if re.search(r"\bhalf\b", body):
+            return f"{PREV} / 2"
+        if re.search(r"\bsquared\b", body):
+            return f"{PREV} ^ 2"
+    expr = body
+    for words, symbol in (
+        (r"\bdivided\s+by\b|\bover\b", "/"),
+        (r"\bmultiplied\s+by\b|\btimes\b|\bx\b", "*"),
+        (r"\bplus\b", "+"),
+        (r"\bminus\b", "-"),
+        (r"\bpercent\b", "%"),
+        (r"\bsquared\b", "^2"),
+        (r"\bsquare\s+root\s+of\b", "sqrt"),
+    ):
+        expr = re.sub(words, f" {symbol} ", expr)
+    expr = re.sub(r"[^0-9.+\-*/^%()sqrtof ]", " ", expr)
+    tokens = re.findall(r"sqrt|of|\d+(?:\.\d+)?|[-+*/^%()]", expr)
+    while tokens and tokens[0] in ("of", "+", "*", "/", "^", "%"):
+        tokens.pop(0)
+    return " ".join(tokens) or "0"
+
+
+_NOTE_PREFIX = re.compile(
+    r"^.*?\b(?:add(?:\s+a)?\s+note(?:\s+(?:to|that|saying|says|:))?|add\s+one\s+saying|"
+    r"make\s+a\s+note(?:\s+(?:to|that))?|note\s+(?:that|down|to)|note:|jot(?:\s+down)?|"
+    r"write\s+down|remind\s+me\s+to|remember\s+(?:that|to)|save\s+a\s+note(?:\s+to)?|"
+    r"new\s+note(?:\s+to)?)\s*"
+)
+_SEARCH_PREFIX = re.compile(
+    r"^.*?\bnotes?\s+(?:for|about|on|regarding|mentioning)\s+|^.*?\bnote\s+about\s+"
+)
+
+
+def _own_arguments(tool: str, text: str) -> dict[str, Any] | None:
+    if tool == it.ADD_NOTE:
+        note = _NOTE_PREFIX.sub("", text).strip(" :,.")
+        note = re.sub(r"^(?:to|that|saying)\s+", "", note)
+        return {"text": note} if note else None
+    if tool == it.SEARCH_NOTES:
+        query = _SEARCH_PREFIX.sub("", text).strip(" :,.")
+        query = re.sub(r"^(?:the|my)\s+", "", query)
+        return {"query": query} if query else None
+    if tool == it.TIMER:
+        try:
+            from edge_agent.arguments.durations import parse_duration
+        except ImportError:
+            return None
+        seconds = parse_duration(text)
+        return {"seconds": seconds} if seconds else None
+    return None
+
+
+def _comparison(text: str, calls: list[PlannedCall]) -> str | None:
+    weather = sum(1 for c in calls if c.tool == it.WEATHER)
+    clock = sum(1 for c in calls if c.tool == it.CLOCK)
+    if weather >= 2:
+        for pattern, kind in (
+            (r"\b(?:warmer|hotter|warmest|hottest)\b", "warmer"),
+            (r"\b(?:colder|cooler|chillier|coldest|coolest)\b", "colder"),
+            (r"\bsunn\w*\b", "sunny"),
+            (r"\brain\w*\b", "rainy"),
+            (r"\bsnow\w*\b", "snowy"),
+            (r"\b(?:compare|or|difference|which|where)\b", "summary"),
+        ):
+            if re.search(pattern, text):
+                return kind
+    if clock >= 2:
+        for pattern, kind in (
+            (r"\b(?:later|ahead)\b", "later"),
+            (r"\b(?:earlier|behind)\b", "earlier"),
+            (r"\bdifference\b", "difference"),
+        ):
+            if re.search(pattern, text):
+                return kind
+    return None

@@ -1,0 +1,324 @@
+"""The edge's link to the cloud reasoner: one ``Converse`` stream per hard query.
+
+The cloud plans and the device acts: the link yields the cloud's steps as they arrive, runs
+each device ACTION through ``run_device_tool`` and streams the OBSERVATION back, redacted
+of personal data. Every call has a deadline; UNAVAILABLE before the first step is retried
+with backoff; a circuit breaker stops hammering a cloud that is down. When the cloud cannot
+be reached the link raises :class:`CloudUnavailableError` and the edge goes offline
+(answers what it can, keeps the query pending, resolves it on reconnect).
+
+    CloudLinkError
+    ├── CloudUnavailableError      the cloud cannot be reached (breaker open, UNAVAILABLE
+    │   │                          after retries, deadline passed before any step)
+    │   └── CloudStreamBrokenError the cloud died or timed out in the middle of a stream
+    └── CloudRequestError          the cloud refused the request (auth, limits, rate)
+
+Example:
+    >>> link = CloudLink("127.0.0.1:50051", deadline_s=10)        # doctest: +SKIP
+    >>> for step in link.run("weather in Paris and Berlin", session_id="s1",
+    ...                      trace_id="t1", history=[], run_device_tool=run_here):
+    ...     print(step.step_type, step.content)
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import random
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from edgeloop.v1 import agent_pb2 as pb
+from edgeloop.v1 import agent_pb2_grpc as pb_grpc
+from react_kernel.steps import from_struct, to_struct
+
+log = logging.getLogger(__name__)
+
+TRACE_ID_KEY = "x-trace-id"
+RETRY_AFTER_KEY = "retry-after-ms"
+DEVICE_TOOLS = ("device_control", "set_timer", "add_note", "search_notes")
+MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+CHANNEL_OPTIONS: list[tuple[str, int]] = [
+    ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+    ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+    ("grpc.keepalive_time_ms", 20_000),
+    ("grpc.keepalive_timeout_ms", 10_000),
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.max_pings_without_data", 0),
+    # Reconnect quickly after an outage: the edge retries on its own schedule.
+    ("grpc.initial_reconnect_backoff_ms", 200),
+    ("grpc.max_reconnect_backoff_ms", 2_000),
+]
+_UNREACHABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+_BROKEN = (*_UNREACHABLE, grpc.StatusCode.CANCELLED, grpc.StatusCode.INTERNAL)
+
+
+class CloudLinkError(Exception):
+    """Base class of the cloud link's errors."""
+
+
+class CloudUnavailableError(CloudLinkError):
+    """The cloud cannot be reached: the edge should go offline and keep the query pending."""
+
+
+class CloudStreamBrokenError(CloudUnavailableError):
+    """The cloud stopped answering in the middle of a stream; the session did not finish."""
+
+
+class CloudRequestError(CloudLinkError):
+    """The cloud refused the request (bad token, limits, rate); retrying as is will not help."""
+
+    def __init__(self, code: grpc.StatusCode, message: str, retry_after_s: float | None = None):
+        super().__init__(f"{code.name}: {message}")
+        self.code = code
+        self.retry_after_s = retry_after_s
+
+
+DeviceToolRunner = Callable[[pb.ReactStep], pb.ReactStep]
+
+
+def _default_breaker(failure_threshold: int, reset_timeout_s: float) -> Any:
+    from react_kernel import CircuitBreaker
+
+    return CircuitBreaker(failure_threshold, reset_timeout_s)
+
+
+def _default_redactor(step: pb.ReactStep) -> pb.ReactStep:
+    """Redact personal data from an observation before it leaves the device."""
+    from react_kernel import redact_pii, redact_struct
+
+    clean = pb.ReactStep()
+    clean.CopyFrom(step)
+    clean.content = redact_pii(step.content)
+    if step.HasField("observation"):
+        clean.observation.CopyFrom(to_struct(redact_struct(from_struct(step.observation))))
+    return clean
+
+
+class _Requests:
+    """The request side of a Converse stream: a queue the link feeds, closed exactly once."""
+
+    _END = object()
+
+    def __init__(self, first: pb.ConverseRequest) -> None:
+        self._queue: queue.Queue[object] = queue.Queue()
+        self._queue.put(first)
+
+    def send(self, request: pb.ConverseRequest) -> None:
+        self._queue.put(request)
+
+    def close(self) -> None:
+        self._queue.put(self._END)
+
+    def __iter__(self) -> Iterator[pb.ConverseRequest]:
+        while True:
+            item = self._queue.get()
+            if item is self._END:
+                return
+            assert isinstance(item, pb.ConverseRequest)
+            yield item
+
+
+class CloudLink:
+    """A resilient ``Converse`` client for the edge agent (sync; safe to share across threads).
+
+    Args:
+        target: ``HOST:PORT`` of the cloud reasoner.
+        token: per-device bearer token, sent as ``authorization: Bearer ...``.
+        tls_root: PEM file of the CA (or self-signed certificate) to trust; enables TLS.
+        deadline_s: deadline of each call, the whole stream included.
+        device_id: this device's id (sent in the request and the metadata).
+        retries: extra attempts on UNAVAILABLE before the first step.
+        backoff_s: base of the exponential backoff between attempts (with jitter).
+        breaker: a ``react_kernel.CircuitBreaker``; one is made when None.
+        redactor: applied to every observation sent to the cloud (``redact_pii`` by default).
+        use_tls: force TLS with the system's roots even without ``tls_root``.
+    """
+
+    def __init__(
+        self,
+        target: str,
+        *,
+        token: str | None = None,
+        tls_root: str | None = None,
+        deadline_s: float = 30.0,
+        device_id: str = "edge",
+        retries: int = 2,
+        backoff_s: float = 0.2,
+        breaker: Any = None,
+        redactor: Callable[[pb.ReactStep], pb.ReactStep] | None = None,
+        use_tls: bool = False,
+        health_timeout_s: float = 1.0,
+    ) -> None:
+        self.target = target
+        self.deadline_s = deadline_s
+        self.device_id = device_id
+        self.retries = max(0, retries)
+        self.backoff_s = backoff_s
+        self.breaker = breaker if breaker is not None else _default_breaker(3, 10.0)
+        self.health_timeout_s = health_timeout_s
+        self.last_receipt: pb.DecisionReceipt | None = None
+        self._token = token
+        self._redactor = redactor or _default_redactor
+        self._lock = threading.Lock()
+        if tls_root or use_tls:
+            from pathlib import Path
+
+            roots = Path(tls_root).read_bytes() if tls_root else None
+            credentials = grpc.ssl_channel_credentials(root_certificates=roots)
+            self._channel = grpc.secure_channel(target, credentials, options=CHANNEL_OPTIONS)
+        else:
+            self._channel = grpc.insecure_channel(target, options=CHANNEL_OPTIONS)
+        self._stub = pb_grpc.CloudReasonerServiceStub(self._channel)
+        self._health = health_pb2_grpc.HealthStub(self._channel)
+
+    def __enter__(self) -> CloudLink:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the channel; calls in flight end with CANCELLED."""
+        self._channel.close()
+
+    def _metadata(self, trace_id: str) -> list[tuple[str, str]]:
+        metadata = [("x-device-id", self.device_id), (TRACE_ID_KEY, trace_id)]
+        if self._token:
+            metadata.append(("authorization", f"Bearer {self._token}"))
+        return metadata
+
+    def healthy(self) -> bool:
+        """True when the cloud answers its health check with SERVING (used on reconnect)."""
+        try:
+            response = self._health.Check(
+                health_pb2.HealthCheckRequest(service=""),
+                timeout=self.health_timeout_s,
+                metadata=self._metadata("health"),
+            )
+        except grpc.RpcError:
+            return False
+        serving = response.status == health_pb2.HealthCheckResponse.SERVING
+        if serving and self.breaker.state != "closed":
+            # The cloud is back: let the next call through without waiting for the reset.
+            self.breaker.record_success()
+        return serving
+
+    def run(
+        self,
+        query: str,
+        *,
+        session_id: str,
+        trace_id: str,
+        history: Sequence[pb.ReactStep] = (),
+        run_device_tool: DeviceToolRunner,
+        device_tools: Sequence[str] = DEVICE_TOOLS,
+        turn_id: int = 0,
+    ) -> Iterator[pb.ReactStep]:
+        """Stream the cloud's steps for ``query``; device ACTIONs run through ``run_device_tool``.
+
+        Yields every step of the cloud (device ACTIONs included) and the OBSERVATION that
+        the device produced for each. Raises CloudUnavailableError (offline), its subclass
+        CloudStreamBrokenError (the stream died midway) or CloudRequestError (refused).
+        """
+        start = pb.ReasonRequest(
+            session_id=session_id,
+            query=query,
+            device_id=self.device_id,
+            history=list(history),
+            device_tools=list(device_tools),
+            turn_id=turn_id,
+        )
+        self.last_receipt = None
+        attempt = 0
+        while True:
+            if not self.breaker.allow():
+                raise CloudUnavailableError(f"cloud {self.target} circuit breaker is open")
+            received = False
+            try:
+                for step in self._converse(start, trace_id, run_device_tool):
+                    received = True
+                    yield step
+            except grpc.RpcError as error:
+                code = error.code() if callable(getattr(error, "code", None)) else None
+                details = error.details() if callable(getattr(error, "details", None)) else ""
+                if received:
+                    if code in _BROKEN:
+                        self.breaker.record_failure()
+                        raise CloudStreamBrokenError(
+                            f"the cloud stream broke mid-session ({code}): {details}"
+                        ) from None
+                    raise self._request_error(error) from None
+                if code in _UNREACHABLE:
+                    self.breaker.record_failure()
+                    if code == grpc.StatusCode.UNAVAILABLE and attempt < self.retries:
+                        attempt += 1
+                        delay = self.backoff_s * (2 ** (attempt - 1))
+                        time.sleep(delay * (0.5 + random.random()))
+                        continue
+                    raise CloudUnavailableError(
+                        f"cloud {self.target} unreachable ({code.name}): {details}"
+                    ) from None
+                raise self._request_error(error) from None
+            self.breaker.record_success()
+            return
+
+    @staticmethod
+    def _request_error(error: grpc.RpcError) -> CloudRequestError:
+        code = error.code()  # type: ignore[attr-defined]
+        retry_after = None
+        for key, value in error.trailing_metadata() or ():  # type: ignore[attr-defined]
+            if key == RETRY_AFTER_KEY:
+                retry_after = float(value) / 1000.0
+        return CloudRequestError(code, error.details() or "", retry_after)  # type: ignore[attr-defined]
+
+    def _converse(
+        self, start: pb.ReasonRequest, trace_id: str, run_device_tool: DeviceToolRunner
+    ) -> Iterator[pb.ReactStep]:
+        requests = _Requests(pb.ConverseRequest(start=start))
+        call = self._stub.Converse(
+            iter(requests), timeout=self.deadline_s, metadata=self._metadata(trace_id)
+        )
+        try:
+            for response in call:
+                kind = response.WhichOneof("event")
+                if kind == "step":
+                    yield response.step
+                elif kind == "device_action":
+                    action = response.device_action
+                    yield action
+                    observation = self._run_device_tool(action, run_device_tool)
+                    requests.send(pb.ConverseRequest(observation=self._redactor(observation)))
+                    yield observation
+                elif kind == "receipt":
+                    self.last_receipt = response.receipt
+        finally:
+            requests.close()
+            call.cancel()
+
+    @staticmethod
+    def _run_device_tool(action: pb.ReactStep, run: DeviceToolRunner) -> pb.ReactStep:
+        try:
+            observation = run(action)
+        except Exception as exc:  # the cloud must get an answer, never silence
+            log.warning("device tool %s failed: %s", action.tool, exc)
+            observation = pb.ReactStep(
+                step_type=pb.STEP_TYPE_OBSERVATION,
+                status=pb.OBSERVATION_STATUS_ERROR,
+                content=f"device tool {action.tool} failed: {exc}",
+            )
+        observation.session_id = observation.session_id or action.session_id
+        observation.turn_id = observation.turn_id or action.turn_id
+        observation.act_id = action.act_id
+        observation.tool = observation.tool or action.tool
+        observation.trace_id = observation.trace_id or action.trace_id
+        if observation.step_type != pb.STEP_TYPE_OBSERVATION:
+            observation.step_type = pb.STEP_TYPE_OBSERVATION
+        if observation.origin == pb.ORIGIN_UNSPECIFIED:
+            observation.origin = pb.ORIGIN_EDGE
+        return observation
