@@ -1,0 +1,311 @@
+"""The CRDT document that mirrors memory, so that replicas can merge offline edits.
+
+Layout (a standard Yjs document; any Yjs implementation can read it):
+
+- one root ``Map`` per record kind (``notes``, ``steps``, ``sessions``...);
+- a record lives under the key ``"<record id>|<node id>"``: each replica writes only
+  its own key for a record, so concurrent edits never overwrite each other inside Yjs
+  (a bare ``Map`` would keep the edit of the greater Yjs client id and drop the other);
+- the value is ONE JSON string (pycrdt turns numbers into floats, so no raw numbers):
+  ``{"h": <hlc>, "v": {...record...}}`` for a live record, ``{"h": <hlc>, "x": 1}`` for a
+  tombstone ("forget this");
+- the record's value is the entry with the greatest ``(hlc, node id)``; a tombstone wins
+  over every older edit;
+- writing a record removes every other entry of that record the replica has seen, and
+  after merging a remote update a replica removes the entries that lost; with garbage
+  collection on, the removed content disappears from the document. A replica that
+  removed entries while merging also bumps its own entry in the ``_sys`` map, so that its
+  state vector moves and the sync exchange runs one more round to ship those deletions:
+  equal state vectors then mean identical documents;
+- only Maps are ever written (never a Map and an Array in one transaction).
+
+The class is transport- and SQLite-free: :class:`sync.store.MemoryStore` wraps it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from pycrdt import Doc, Map, TransactionEvent, get_state
+
+from sync.errors import InvalidRecordError, InvalidUpdateError
+from sync.hlc import decode_hlc
+
+KINDS: tuple[str, ...] = (
+    "sessions",
+    "steps",
+    "notes",
+    "timers",
+    "device_state",
+    "facts",
+    "receipts",
+    "pending",
+    "transitions",
+)
+"""The record kinds, one root Map each (and one SQLite table each)."""
+
+SYS_MAP = "_sys"
+SEPARATOR = "|"
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One replica's version of a record: its clock, its node and its data (None: deleted)."""
+
+    hlc: str
+    node: str
+    data: dict[str, Any] | None
+
+    @property
+    def deleted(self) -> bool:
+        """True for a tombstone."""
+        return self.data is None
+
+    @property
+    def order(self) -> tuple[str, str]:
+        """The key that decides which edit wins: later clock, then greater node id."""
+        return (self.hlc, self.node)
+
+
+def encode_entry(hlc: str, data: dict[str, Any] | None) -> str:
+    """The JSON string stored in the document for one version of a record."""
+    body: dict[str, Any] = {"h": hlc, "x": 1} if data is None else {"h": hlc, "v": data}
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+
+
+def decode_entry(node: str, value: object) -> Entry:
+    """Parse a stored value; InvalidUpdateError if it is not one of ours."""
+    if not isinstance(value, str):
+        raise InvalidUpdateError(f"record value is a {type(value).__name__}, not a JSON string")
+    try:
+        body = json.loads(value)
+        hlc = body["h"]
+        decode_hlc(hlc)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise InvalidUpdateError(f"malformed record value: {value[:80]!r}") from exc
+    if body.get("x"):
+        return Entry(hlc, node, None)
+    data = body.get("v")
+    if not isinstance(data, dict):
+        raise InvalidUpdateError("record value has no object 'v'")
+    return Entry(hlc, node, data)
+
+
+def split_key(key: str) -> tuple[str, str]:
+    """Split ``"<id>|<node>"``; InvalidUpdateError for any other key."""
+    record_id, sep, node = key.partition(SEPARATOR)
+    if not sep or not record_id or not node:
+        raise InvalidUpdateError(f"malformed record key: {key[:80]!r}")
+    return record_id, node
+
+
+def check_id(value: str, what: str = "record id") -> str:
+    """Validate a record or node id (non-empty, no ``|``)."""
+    if not isinstance(value, str) or not value or SEPARATOR in value or len(value) > 256:
+        raise InvalidRecordError(f"invalid {what}: {value!r}")
+    return value
+
+
+def decode_state_vector(vector: bytes) -> dict[int, int]:
+    """Decode a Yjs v1 state vector into ``{client id: clock}`` (order-free comparison)."""
+    pos = 0
+
+    def varuint() -> int:
+        nonlocal pos
+        result = shift = 0
+        while True:
+            if pos >= len(vector):
+                raise InvalidUpdateError("truncated state vector")
+            byte = vector[pos]
+            pos += 1
+            result |= (byte & 0x7F) << shift
+            if byte < 0x80:
+                return result
+            shift += 7
+            if shift > 70:
+                raise InvalidUpdateError("malformed state vector")
+
+    count = varuint()
+    result: dict[int, int] = {}
+    for _ in range(count):
+        client = varuint()
+        result[client] = varuint()
+    if pos != len(vector):
+        raise InvalidUpdateError("trailing bytes after the state vector")
+    return result
+
+
+Touched = dict[str, set[str]]
+"""Record ids per kind that an operation changed."""
+
+
+class MemoryDocument:
+    """The Yjs document of one replica, with a per-record index of its entries.
+
+    Args:
+        node_id: this replica's id (the owner of the entries it writes).
+        on_update: called with the bytes of every committed transaction (the update log).
+    """
+
+    def __init__(self, node_id: str, on_update: Callable[[bytes], None] | None = None) -> None:
+        self.node_id = check_id(node_id, "node id")
+        self.doc: Doc[Any] = Doc(skip_gc=False)
+        self.maps: dict[str, Map[Any]] = {k: self.doc.get(k, type=Map) for k in KINDS}
+        self.sys: Map[Any] = self.doc.get(SYS_MAP, type=Map)
+        self._nodes: dict[str, dict[str, set[str]]] = {k: {} for k in KINDS}
+        self._on_update = on_update
+        self._subscription = self.doc.observe(self._updated)
+
+    def _updated(self, event: TransactionEvent) -> None:
+        if self._on_update is not None:
+            self._on_update(event.update)
+
+    def close(self) -> None:
+        """Stop reporting updates."""
+        self.doc.unobserve(self._subscription)
+
+    # ---- loading -------------------------------------------------------------------
+
+    def load(self, updates: Iterable[bytes]) -> None:
+        """Apply stored updates (snapshot + log) without reporting them, then index."""
+        callback, self._on_update = self._on_update, None
+        try:
+            for update in updates:
+                self.doc.apply_update(update)
+        finally:
+            self._on_update = callback
+        for kind, ymap in self.maps.items():
+            nodes = self._nodes[kind] = {}
+            for key in list(ymap.keys()):
+                record_id, node = split_key(key)
+                nodes.setdefault(record_id, set()).add(node)
+
+    # ---- reading -------------------------------------------------------------------
+
+    def entries(self, kind: str, record_id: str) -> list[Entry]:
+        """Every live entry of a record (one after a merge settles)."""
+        ymap = self.maps[kind]
+        out = []
+        for node in self._nodes[kind].get(record_id, ()):
+            out.append(decode_entry(node, ymap.get(f"{record_id}{SEPARATOR}{node}")))
+        return out
+
+    def winner(self, kind: str, record_id: str) -> Entry | None:
+        """The entry that decides the record's value (None: never written)."""
+        entries = self.entries(kind, record_id)
+        return max(entries, key=lambda e: e.order) if entries else None
+
+    def record_ids(self, kind: str) -> Iterator[str]:
+        """Ids of every record of a kind, deleted ones included."""
+        return iter(list(self._nodes[kind]))
+
+    def to_py(self) -> dict[str, dict[str, str]]:
+        """The whole document as plain data (for comparisons in tests and tools)."""
+        out: dict[str, dict[str, str]] = {k: dict(self.maps[k].items()) for k in KINDS}
+        out[SYS_MAP] = dict(self.sys.items())
+        return out
+
+    # ---- local writes --------------------------------------------------------------
+
+    def put(self, kind: str, record_id: str, hlc: str, data: dict[str, Any] | None) -> None:
+        """Write this replica's version of a record (None: a tombstone).
+
+        Call inside ``doc.transaction()`` to batch many writes into one update.
+        """
+        ymap = self.maps[kind]
+        nodes = self._nodes[kind].setdefault(record_id, set())
+        with self.doc.transaction():
+            for node in list(nodes):
+                if node != self.node_id:
+                    del ymap[f"{record_id}{SEPARATOR}{node}"]
+            ymap[f"{record_id}{SEPARATOR}{self.node_id}"] = encode_entry(hlc, data)
+        nodes.clear()
+        nodes.add(self.node_id)
+
+    # ---- remote updates ------------------------------------------------------------
+
+    def apply_remote(self, update: bytes) -> Touched:
+        """Apply a peer's update, drop the entries that lost, return the touched records.
+
+        Raises:
+            InvalidUpdateError: the bytes are not a Yjs update, or carry keys or values
+                that are not records. The caller must then discard this document (the
+                store reloads it from disk) because Yjs cannot roll back.
+        """
+        try:
+            get_state(update)
+        except ValueError as exc:
+            raise InvalidUpdateError(f"not a Yjs update: {exc}") from exc
+        changed: dict[str, list[dict[str, Any]]] = {k: [] for k in KINDS}
+        subscriptions = []
+        for kind, ymap in self.maps.items():
+            sink = changed[kind]
+            subscriptions.append(
+                (ymap, ymap.integrated.observe(lambda e, s=sink: s.append(e.keys)))
+            )
+        try:
+            self.doc.apply_update(update)
+        except ValueError as exc:
+            raise InvalidUpdateError(f"cannot apply update: {exc}") from exc
+        finally:
+            for _ymap, subscription in subscriptions:
+                subscription.drop()
+        touched: Touched = {}
+        for kind, key_sets in changed.items():
+            if not key_sets:
+                continue
+            nodes_of = self._nodes[kind]
+            ids = touched.setdefault(kind, set())
+            for keys in key_sets:
+                for key, change in keys.items():
+                    record_id, node = split_key(key)
+                    ids.add(record_id)
+                    nodes = nodes_of.setdefault(record_id, set())
+                    if change["action"] == "delete":
+                        nodes.discard(node)
+                    else:
+                        nodes.add(node)
+                    if not nodes:
+                        del nodes_of[record_id]
+        self._drop_losers(touched)
+        return touched
+
+    def _drop_losers(self, touched: Touched) -> None:
+        removals: list[tuple[str, str, str]] = []
+        for kind, ids in touched.items():
+            for record_id in ids:
+                entries = self.entries(kind, record_id)
+                if len(entries) < 2:
+                    continue
+                best = max(entries, key=lambda e: e.order)
+                removals.extend((kind, record_id, e.node) for e in entries if e is not best)
+        if not removals:
+            return
+        with self.doc.transaction():
+            for kind, record_id, node in removals:
+                del self.maps[kind][f"{record_id}{SEPARATOR}{node}"]
+                self._nodes[kind][record_id].discard(node)
+            previous = self.sys.get(self.node_id)
+            count = int(previous) + 1 if isinstance(previous, str) and previous.isdigit() else 1
+            self.sys[self.node_id] = str(count)
+
+    # ---- state ---------------------------------------------------------------------
+
+    def state_vector(self) -> bytes:
+        """This replica's Yjs state vector (v1)."""
+        return self.doc.get_state()
+
+    def diff(self, state_vector: bytes) -> bytes:
+        """The update a peer with ``state_vector`` lacks (always with every deletion)."""
+        decode_state_vector(state_vector)
+        try:
+            return self.doc.get_update(state_vector)
+        except ValueError as exc:
+            raise InvalidUpdateError(f"bad state vector: {exc}") from exc
+
+    def full_update(self) -> bytes:
+        """The whole document as one update (a snapshot)."""
+        return self.doc.get_update()

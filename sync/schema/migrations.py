@@ -1,0 +1,182 @@
+"""Versioned schema migrations for the memory store.
+
+Each migration is a function of a :class:`sqlite_utils.Database`, run once, in order,
+inside one transaction together with the bump of ``PRAGMA user_version``; a store opened
+by newer code is migrated forward, a store written by newer code than this one is
+refused. Never edit a released migration: append a new one.
+
+Tables (every synced table is a materialised view of the CRDT document, see
+``sync.views``; each row carries the ``hlc`` and ``node`` of the edit that won):
+
+    sessions, steps, notes, timers, device_state, facts, receipts, pending, transitions
+    recall + recall_fts   one row per searchable text (FTS5, BM25) with its embedding
+    idempotency           the kernel's idempotency keys (local, not synced)
+    update_log            every CRDT update, appended in the same transaction as the change
+    snapshots             the latest compacted document state
+    meta                  node id and other per-replica settings
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import sqlite_utils
+
+from sync.errors import MemoryStoreError
+
+Migration = Callable[[sqlite_utils.Database], None]
+
+
+def _v1_initial(db: sqlite_utils.Database) -> None:
+    def view(name: str, columns: dict[str, type], indexes: list[str] | None = None) -> None:
+        table = db.table(name)
+        table.create({"id": str, "hlc": str, "node": str, **columns}, pk="id")
+        for column in indexes or []:
+            table.create_index([column])
+
+    view(
+        "sessions",
+        {
+            "device_id": str,
+            "created_at": str,
+            "query": str,
+            "final_answer": str,
+            "success": int,
+            "state": str,
+            "data": str,
+        },
+        ["created_at"],
+    )
+    view(
+        "steps",
+        {
+            "session_id": str,
+            "turn_id": int,
+            "step_index": int,
+            "step_type": int,
+            "tool": str,
+            "act_id": str,
+            "origin": int,
+            "content": str,
+            "created_at": str,
+            "pb": bytes,
+        },
+        ["session_id", "act_id", "tool"],
+    )
+    view("notes", {"text": str, "source_act_id": str, "created_at": str}, ["created_at"])
+    view("timers", {"seconds": int, "label": str, "fires_at": str, "created_at": str})
+    view("device_state", {"device": str, "room": str, "state": str, "updated_at": str})
+    view(
+        "facts",
+        {
+            "entity": str,
+            "attribute": str,
+            "value": str,
+            "source_act_id": str,
+            "confidence": float,
+            "created_at": str,
+        },
+        ["entity"],
+    )
+    view(
+        "receipts",
+        {"session_id": str, "query": str, "answer": str, "created_at": str, "pb": bytes},
+        ["session_id"],
+    )
+    view(
+        "pending",
+        {
+            "query": str,
+            "session_id": str,
+            "status": str,
+            "answer": str,
+            "created_at": str,
+            "resolved_at": str,
+        },
+        ["status"],
+    )
+    view(
+        "transitions",
+        {
+            "session_id": str,
+            "from_state": str,
+            "to_state": str,
+            "duration_ms": float,
+            "input_sha256": str,
+            "at": str,
+        },
+        ["session_id"],
+    )
+    db.table("idempotency").create({"key": str, "result": str, "created_at": str}, pk="key")
+    # AUTOINCREMENT: a sequence number is never reused after compaction trims the log.
+    db.execute(
+        "CREATE TABLE update_log (seq INTEGER PRIMARY KEY AUTOINCREMENT, data BLOB NOT NULL,"
+        " at TEXT NOT NULL)"
+    )
+    db.table("snapshots").create({"id": int, "data": bytes, "upto_seq": int, "at": str}, pk="id")
+    db.table("meta").create({"key": str, "value": str}, pk="key")
+    # Searchable texts: ``source`` is the table, ``kind`` what a hit is (note, step,
+    # answer, fact). ``created_s`` (epoch seconds) and ``confidence`` feed the decay
+    # score without parsing dates per hit; ``embedding`` is float32 bytes or NULL.
+    db.execute(
+        """CREATE TABLE recall (
+            rid INTEGER PRIMARY KEY,
+            source TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            record_id TEXT NOT NULL,
+            text TEXT NOT NULL,
+            tool TEXT,
+            confidence REAL NOT NULL,
+            created_at TEXT NOT NULL,
+            created_s REAL NOT NULL,
+            embedding BLOB,
+            UNIQUE (source, record_id)
+        )"""
+    )
+    db.execute(
+        "CREATE VIRTUAL TABLE recall_fts USING fts5("
+        "text, content='recall', content_rowid='rid', tokenize='unicode61 remove_diacritics 2')"
+    )
+    db.execute(
+        "CREATE TRIGGER recall_ai AFTER INSERT ON recall BEGIN "
+        "INSERT INTO recall_fts(rowid, text) VALUES (new.rid, new.text); END"
+    )
+    db.execute(
+        "CREATE TRIGGER recall_ad AFTER DELETE ON recall BEGIN "
+        "INSERT INTO recall_fts(recall_fts, rowid, text) VALUES ('delete', old.rid, old.text); END"
+    )
+    db.execute(
+        "CREATE TRIGGER recall_au AFTER UPDATE ON recall BEGIN "
+        "INSERT INTO recall_fts(recall_fts, rowid, text) VALUES ('delete', old.rid, old.text); "
+        "INSERT INTO recall_fts(rowid, text) VALUES (new.rid, new.text); END"
+    )
+
+
+MIGRATIONS: list[Migration] = [_v1_initial]
+"""Migration ``i`` takes the schema from version ``i`` to ``i + 1``."""
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def schema_version(db: sqlite_utils.Database) -> int:
+    """The version recorded in the database (0 for a new one)."""
+    row = db.execute("PRAGMA user_version").fetchone()
+    return int(row[0])
+
+
+def migrate(db: sqlite_utils.Database) -> int:
+    """Bring the database to :data:`SCHEMA_VERSION`; return the version it had before.
+
+    Raises:
+        MemoryStoreError: the database was written by a newer schema.
+    """
+    current = schema_version(db)
+    if current > SCHEMA_VERSION:
+        raise MemoryStoreError(
+            f"memory store has schema version {current}; this code knows {SCHEMA_VERSION}"
+        )
+    for version in range(current, SCHEMA_VERSION):
+        with db.atomic():
+            MIGRATIONS[version](db)
+            db.execute(f"PRAGMA user_version = {version + 1}")
+    return current
