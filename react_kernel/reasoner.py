@@ -1,0 +1,94 @@
+"""The reasoner interface and a scripted reasoner for tests and benchmarks.
+
+A reasoner looks at the query and the history and returns the next steps:
+``[THOUGHT?, ACTION]``, ``[THOUGHT?, FINAL_ANSWER]`` or ``[ERROR]``. It only fills what it
+decides (type, content, tool, arguments, model, token usage); the kernel fills the rest
+(session id, turn, step index, act id, timestamps, origin, trace id).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from edgeloop.v1 import agent_pb2 as pb
+from react_kernel.parser import parse_model_output
+from react_kernel.tools import ToolRegistry
+
+__all__ = ["Reasoner", "ReasoningContext", "ScriptedReasoner", "ScriptedReply"]
+
+
+@dataclass(slots=True)
+class ReasoningContext:
+    """What a reasoner sees: the query, every step so far, the tools, ids and metadata."""
+
+    query: str
+    history: list[pb.ReactStep]
+    tools: ToolRegistry
+    session_id: str
+    turn_id: int = 0
+    metadata: dict[str, str] = field(default_factory=dict)
+
+    def last_observation(self) -> pb.ReactStep | None:
+        """The most recent OBSERVATION, if any."""
+        for step in reversed(self.history):
+            if step.step_type == pb.STEP_TYPE_OBSERVATION:
+                return step
+        return None
+
+
+@runtime_checkable
+class Reasoner(Protocol):
+    """Decides the next step. Implemented by the edge model, the cloud planner, LLM backends."""
+
+    name: str
+
+    def next_steps(self, ctx: ReasoningContext) -> list[pb.ReactStep]:
+        """The next steps given the context (see the module docstring for the shapes)."""
+        ...
+
+
+ScriptedReply = str | pb.ReactStep | Sequence[pb.ReactStep] | Callable[[ReasoningContext], str]
+
+
+class ScriptedReasoner:
+    """Replays replies in order: model texts (run through the parser), steps, lists of
+    steps, or callables of the context returning a text. When the script runs out it
+    returns an ERROR step.
+
+    Example:
+        >>> reasoner = ScriptedReasoner([
+        ...     'Action: calculator\\nAction Input: {"expression": "2+2"}',
+        ...     "Final Answer: 4",
+        ... ])
+    """
+
+    def __init__(self, replies: Iterable[ScriptedReply], *, name: str = "scripted") -> None:
+        self.replies: list[ScriptedReply] = list(replies)
+        self.name = name
+        self.position = 0
+        self.contexts_seen = 0
+
+    def next_steps(self, ctx: ReasoningContext) -> list[pb.ReactStep]:
+        """The next scripted reply, as steps (copies: the script is never mutated)."""
+        self.contexts_seen += 1
+        if self.position >= len(self.replies):
+            return [
+                pb.ReactStep(step_type=pb.STEP_TYPE_ERROR, content="the script has no more replies")
+            ]
+        reply = self.replies[self.position]
+        self.position += 1
+        if callable(reply) and not isinstance(reply, pb.ReactStep):
+            reply = reply(ctx)
+        if isinstance(reply, str):
+            return parse_model_output(reply, ctx.tools).steps
+        if isinstance(reply, pb.ReactStep):
+            return [_copy(reply)]
+        return [_copy(step) for step in reply]
+
+
+def _copy(step: pb.ReactStep) -> pb.ReactStep:
+    clone = pb.ReactStep()
+    clone.CopyFrom(step)
+    return clone
