@@ -67,6 +67,10 @@ class HybridLogicalClock:
             self._wall, self._counter = self._wall + 1, 0
         return encode_hlc(self._wall, self._counter)
 
+    def last(self) -> str:
+        """The greatest timestamp issued or observed so far (does not tick)."""
+        return encode_hlc(self._wall, self._counter)
+
     def observe(self, timestamp: str) -> None:
         """Move the clock past a timestamp seen on another replica."""
         wall, counter = decode_hlc(timestamp)

@@ -198,7 +198,7 @@ class MemoryStore:
                     yield
                     if self._captured:
                         self._log.append(self._captured)
-                        self._set_meta("hlc_high", self.clock.now())
+                        self._set_meta("hlc_high", self.clock.last())
             except BaseException:
                 if self._dirty or self._captured:
                     self._reload()

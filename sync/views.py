@@ -91,6 +91,16 @@ def _required(data: Mapping[str, Any], key: str) -> str:
     return value
 
 
+def _time(data: Mapping[str, Any], key: str, *, required: bool = True) -> str:
+    value = data.get(key)
+    if value is None and not required:
+        return ""
+    if not isinstance(value, str):
+        raise InvalidRecordError(f"field {key!r} must be an ISO-8601 timestamp")
+    epoch_s(value)
+    return value
+
+
 def _int(data: Mapping[str, Any], key: str, default: int | None = 0) -> int | None:
     value = data.get(key, default)
     if value is None:
@@ -131,7 +141,7 @@ def _session_row(record_id: str, d: Mapping[str, Any]) -> dict[str, Any]:
         raise InvalidRecordError("field 'success' must be a boolean or null")
     return {
         "device_id": _str(d, "device_id"),
-        "created_at": _required(d, "created_at"),
+        "created_at": _time(d, "created_at"),
         "query": _str(d, "query"),
         "final_answer": _str(d, "final_answer", None),
         "success": None if success is None else int(success),
@@ -142,7 +152,7 @@ def _session_row(record_id: str, d: Mapping[str, Any]) -> dict[str, Any]:
 
 def _step_row(record_id: str, d: Mapping[str, Any]) -> dict[str, Any]:
     step = step_from_data(d)
-    created = _str(d, "created_at") or ""
+    created = _time(d, "created_at", required=False)
     return {
         "session_id": step.session_id,
         "turn_id": step.turn_id,
@@ -161,7 +171,7 @@ def _note_row(record_id: str, d: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "text": _required(d, "text"),
         "source_act_id": _str(d, "source_act_id", None),
-        "created_at": _required(d, "created_at"),
+        "created_at": _time(d, "created_at"),
     }
 
 
@@ -169,8 +179,8 @@ def _timer_row(record_id: str, d: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "seconds": _int(d, "seconds"),
         "label": _str(d, "label"),
-        "fires_at": _required(d, "fires_at"),
-        "created_at": _required(d, "created_at"),
+        "fires_at": _time(d, "fires_at"),
+        "created_at": _time(d, "created_at"),
     }
 
 
@@ -182,7 +192,7 @@ def _device_row(record_id: str, d: Mapping[str, Any]) -> dict[str, Any]:
         "device": _required(d, "device"),
         "room": _str(d, "room", None),
         "state": json.dumps(state, sort_keys=True),
-        "updated_at": _required(d, "updated_at"),
+        "updated_at": _time(d, "updated_at"),
     }
 
 
@@ -193,7 +203,7 @@ def _fact_row(record_id: str, d: Mapping[str, Any]) -> dict[str, Any]:
         "value": json.dumps(d.get("value"), sort_keys=True),
         "source_act_id": _str(d, "source_act_id", None),
         "confidence": _float(d, "confidence", 1.0),
-        "created_at": _required(d, "created_at"),
+        "created_at": _time(d, "created_at"),
     }
 
 
@@ -203,7 +213,7 @@ def _receipt_row(record_id: str, d: Mapping[str, Any]) -> dict[str, Any]:
         "session_id": receipt.session_id,
         "query": receipt.query,
         "answer": receipt.answer,
-        "created_at": _str(d, "created_at"),
+        "created_at": _time(d, "created_at", required=False),
         "pb": receipt.SerializeToString(deterministic=True),
     }
 
@@ -217,7 +227,7 @@ def _pending_row(record_id: str, d: Mapping[str, Any]) -> dict[str, Any]:
         "session_id": _str(d, "session_id"),
         "status": status,
         "answer": _str(d, "answer", None),
-        "created_at": _required(d, "created_at"),
+        "created_at": _time(d, "created_at"),
         "resolved_at": _str(d, "resolved_at", None),
     }
 

@@ -1,0 +1,128 @@
+"""The transport-free sync exchange: state vectors in, state-vector diffs out.
+
+Both the gRPC service and the in-process :func:`sync_stores` use these functions, so the
+property tests exercise exactly what goes over the wire. Only ever a diff computed from
+the peer's state vector is shipped (``get_update(state)``), never a stored raw update:
+pycrdt diverges when one client's updates arrive out of order (y-crdt issues 413, 582).
+
+Updates larger than a gRPC message are split into :class:`UpdateChunk` messages, each
+carrying the sha256 of the whole update, and reassembled by :class:`UpdateAssembler`,
+which rejects gaps, mixed updates and digests that do not match.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from edgeloop.v1 import agent_pb2 as pb
+from sync.document import decode_state_vector
+from sync.errors import InvalidUpdateError, MemoryStoreError
+
+if TYPE_CHECKING:
+    from sync.store import MemoryStore
+
+CHUNK_BYTES = 1024 * 1024
+"""Bytes of update per chunk: well under the 4 MiB message limit."""
+MAX_UPDATE_BYTES = 1024 * 1024 * 1024
+MAX_ROUNDS = 8
+
+
+def same_state(a: bytes, b: bytes) -> bool:
+    """True when two encoded state vectors describe the same state (order-free)."""
+    return a == b or decode_state_vector(a) == decode_state_vector(b)
+
+
+def chunk_update(update: bytes, chunk_bytes: int = CHUNK_BYTES) -> list[pb.UpdateChunk]:
+    """Split an update into chunks that share an id and the whole update's sha256."""
+    update_id = uuid.uuid4().hex
+    digest = hashlib.sha256(update).hexdigest()
+    pieces = [update[i : i + chunk_bytes] for i in range(0, len(update), chunk_bytes)] or [b""]
+    return [
+        pb.UpdateChunk(update_id=update_id, index=i, total=len(pieces), data=p, sha256=digest)
+        for i, p in enumerate(pieces)
+    ]
+
+
+class UpdateAssembler:
+    """Collects the chunks of one update; :meth:`add` returns the update once complete.
+
+    Raises:
+        InvalidUpdateError: out-of-order or foreign chunk, too large, or digest mismatch.
+    """
+
+    def __init__(self, max_bytes: int = MAX_UPDATE_BYTES) -> None:
+        self._max = max_bytes
+        self._parts: list[bytes] = []
+        self._first: pb.UpdateChunk | None = None
+        self._size = 0
+
+    @property
+    def in_progress(self) -> bool:
+        """True between the first and the last chunk of an update."""
+        return self._first is not None
+
+    def add(self, chunk: pb.UpdateChunk) -> bytes | None:
+        """Add the next chunk; the whole update when this was the last one."""
+        first = self._first
+        if first is None:
+            if chunk.index != 0 or chunk.total < 1 or len(chunk.sha256) != 64:
+                raise InvalidUpdateError("an update must start with chunk 0 of a valid total")
+            self._first = first = chunk
+        elif (
+            chunk.update_id != first.update_id
+            or chunk.total != first.total
+            or chunk.sha256 != first.sha256
+            or chunk.index != len(self._parts)
+        ):
+            raise InvalidUpdateError("chunk out of order or from another update")
+        self._size += len(chunk.data)
+        if self._size > self._max:
+            raise InvalidUpdateError("update too large")
+        self._parts.append(chunk.data)
+        if len(self._parts) < first.total:
+            return None
+        update = b"".join(self._parts)
+        self._first, self._parts, self._size = None, [], 0
+        if hashlib.sha256(update).hexdigest() != first.sha256:
+            raise InvalidUpdateError("update digest mismatch (truncated or corrupted)")
+        return update
+
+
+@dataclass
+class SyncStats:
+    """What one exchange did."""
+
+    rounds: int = 0
+    bytes_sent: int = 0
+    bytes_received: int = 0
+    changed: bool = False
+    history: list[tuple[int, int]] = field(default_factory=list)
+
+
+class SyncDidNotConvergeError(MemoryStoreError):
+    """The replicas still differed after the maximum number of rounds."""
+
+
+def sync_stores(a: MemoryStore, b: MemoryStore, max_rounds: int = MAX_ROUNDS) -> SyncStats:
+    """Merge two stores both ways in-process, round after round, until their state
+    vectors are equal (``a`` sends, ``b`` receives, in the stats)."""
+    stats = SyncStats()
+    for _ in range(max_rounds):
+        state_a, state_b = a.state_vector(), b.state_vector()
+        if same_state(state_a, state_b):
+            return stats
+        to_b = a.diff(state_b)
+        to_a = b.diff(state_a)
+        changed_b = b.apply_update(to_b)
+        changed_a = a.apply_update(to_a)
+        stats.rounds += 1
+        stats.bytes_sent += len(to_b)
+        stats.bytes_received += len(to_a)
+        stats.changed = stats.changed or changed_a or changed_b
+        stats.history.append((len(to_b), len(to_a)))
+    if not same_state(a.state_vector(), b.state_vector()):
+        raise SyncDidNotConvergeError(f"no convergence after {max_rounds} rounds")
+    return stats
