@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import json
+import signal
+import sys
 
 import typer
 
@@ -18,25 +20,66 @@ def fail(message: str, code: int = 1) -> typer.Exit:
 
 @app.command()
 def serve(
-    host: str = typer.Option("127.0.0.1", help="Address to bind (loopback by default)."),
-    port: int = typer.Option(50051, help="Port to bind (0 picks a free one)."),
+    host: str = typer.Option(None, help="Address to bind [default: 127.0.0.1]."),
+    port: int = typer.Option(None, help="Port to bind (0 picks a free one) [default: 50051]."),
+    config: str = typer.Option(None, "--config", help="A TOML config file (see docs/cloud.md)."),
+    backend: list[str] = typer.Option(  # noqa: B008 - typer's idiom
+        None, "--backend", help="Backend, in fallback order (repeat): planner, openai."
+    ),
+    openai_base_url: str = typer.Option(None, help="OpenAI-compatible endpoint base URL."),
+    openai_model: str = typer.Option(None, help="Model name for the openai backend."),
+    tokens: str = typer.Option(None, "--tokens", help="Bearer-token file (JSON)."),
+    tls_cert: str = typer.Option(None, help="PEM certificate chain (enables TLS)."),
+    tls_key: str = typer.Option(None, help="PEM private key."),
+    metrics_port: int = typer.Option(None, help="Serve Prometheus metrics on this port."),
+    rate: float = typer.Option(None, "--rate", help="Requests per second per device (0: off)."),
+    memory_dir: str = typer.Option(None, help="Folder of per-user memory for sync."),
 ) -> None:
     """Serve the cloud reasoner over gRPC (health checking and reflection included)."""
-    from cloud_agent.service import start_server
+    from cloud_agent.config import CloudConfig
+    from cloud_agent.service import CloudServer
+
+    try:
+        settings = CloudConfig.load(
+            config,
+            host=host,
+            port=port,
+            backends=tuple(backend) if backend else None,
+            openai_base_url=openai_base_url,
+            openai_model=openai_model,
+            tokens_file=tokens,
+            tls_cert=tls_cert,
+            tls_key=tls_key,
+            metrics_port=metrics_port,
+            rate_per_s=rate,
+            memory_dir=memory_dir,
+        )
+    except ValueError as exc:
+        raise fail(str(exc), 2) from None
 
     async def run() -> None:
+        cloud = CloudServer(settings)
         try:
-            server, bound = await start_server(host, port)
-        except OSError as exc:
+            bound = await cloud.start()
+        except (OSError, ValueError) as exc:
             raise fail(str(exc)) from None
-        typer.echo(f"cloud-agent serving on {host}:{bound}", err=True)
-        try:
-            await server.wait_for_termination()
-        finally:
-            await server.stop(grace=2)
+        scheme = "tls" if settings.tls_cert else "plaintext"
+        typer.echo(
+            f"cloud-agent serving on {settings.host}:{bound} ({scheme}, backends: "
+            f"{', '.join(settings.backends)})",
+            err=True,
+        )
+        if cloud.metrics_port is not None:
+            typer.echo(f"metrics on http://{settings.host}:{cloud.metrics_port}/metrics", err=True)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        await stop.wait()
+        typer.echo("shutting down (draining calls in flight)", err=True)
+        await cloud.stop()
 
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(run())
+    asyncio.run(run())
 
 
 @app.command("eval")
@@ -45,7 +88,17 @@ def eval_command(
     json_output: bool = typer.Option(False, "--json", help="Print the metrics as JSON."),
 ) -> None:
     """Run the planner over a compound-query file and print its metrics."""
-    raise fail("cloud-agent eval is not built yet (issue 6)")
+    from cloud_agent.evaluation import EvalFileError, evaluate
+
+    try:
+        metrics = evaluate(file)
+    except EvalFileError as exc:
+        raise fail(str(exc), 2) from None
+    if json_output:
+        typer.echo(json.dumps(metrics))
+        return
+    for key, value in metrics.items():
+        typer.echo(f"{key:>16}  {value}")
 
 
 @app.command()
@@ -54,7 +107,12 @@ def parse(
     tools: str = typer.Option(None, "--tools", help="A JSON file of tool specs."),
 ) -> None:
     """Parse one model reply from standard input and print the resulting ReactStep."""
-    raise fail("cloud-agent parse is not built yet (issue 3)")
+    try:
+        from cloud_agent.parse_command import run_parse
+    except ImportError:
+        raise fail("cloud-agent parse needs the kernel's parser (not installed)") from None
+    code = run_parse(sys.stdin.read(), json_output=json_output, tools_path=tools)
+    raise typer.Exit(code)
 
 
 def main() -> None:

@@ -108,11 +108,14 @@ class CloudMetrics:
             ["rpc", "outcome"],
             registry=self.registry,
         )
-        self.registry.register(
-            _CallbackCollector(breakers, parser_fallbacks or _kernel_parser_fallbacks)
-        )
+        self._collector = _CallbackCollector(breakers, parser_fallbacks or _kernel_parser_fallbacks)
+        self.registry.register(self._collector)
         self._http: Any = None
         self._http_thread: threading.Thread | None = None
+
+    def set_breakers(self, breakers: Callable[[], Mapping[str, str]]) -> None:
+        """Read breaker states from ``breakers`` on each scrape."""
+        self._collector._breakers = breakers
 
     def observe_step(self, step: pb.ReactStep) -> None:
         """Count one step and record how long it took to produce."""

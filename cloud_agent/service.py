@@ -1,85 +1,242 @@
-"""The cloud reasoner service (foundation version: streams a fixed walk of ReactSteps).
+"""The cloud reasoner's gRPC service: a thin adapter over :class:`CloudReasoner`.
 
-The real reasoner (planner and LLM backends) replaces ``_foundation_steps`` in the cloud
-issue; the server plumbing, health and reflection stay as they are.
+The servicer decodes requests, authenticates the caller, hands the work to the
+transport-free handler and maps every error to a status code in one place
+(:func:`cloud_agent.errors.status_for`). :class:`CloudServer` puts it together with health
+checking, reflection, TLS, tokens, metrics and (when the memory package is present) the
+memory sync service on one ``grpc.aio`` server.
+
+Example:
+    >>> server = CloudServer(CloudConfig(port=0))        # doctest: +SKIP
+    >>> port = await server.start(); ...; await server.stop()
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import logging
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
 
 import grpc
 
+from cloud_agent.backends import build_reasoner
+from cloud_agent.config import CloudConfig
+from cloud_agent.errors import InvalidRequestError, status_for
+from cloud_agent.metrics import CloudMetrics
+from cloud_agent.reasoning import CloudReasoner, Event
+from cloud_agent.security import AuthInterceptor, Principal, TokenAuth, server_credentials
 from cloud_agent.server import SERVER_OPTIONS, add_common_services, service_full_name
 from edgeloop.v1 import agent_pb2 as pb
 from edgeloop.v1 import agent_pb2_grpc as pb_grpc
-from react_kernel.steps import new_act_id, to_struct
+
+log = logging.getLogger(__name__)
+TRACE_ID_KEY = "x-trace-id"
 
 
-def _foundation_steps(request: pb.ReasonRequest) -> list[pb.ReactStep]:
-    act_id = new_act_id()
-    return [
-        pb.ReactStep(
-            step_type=pb.STEP_TYPE_THOUGHT,
-            content=f"Received: {request.query}",
-            session_id=request.session_id,
-            turn_id=request.turn_id,
-            origin=pb.ORIGIN_CLOUD,
-        ),
-        pb.ReactStep(
-            step_type=pb.STEP_TYPE_ACTION,
-            act_id=act_id,
-            tool="echo",
-            arguments=to_struct({"text": request.query}),
-            session_id=request.session_id,
-            turn_id=request.turn_id,
-            origin=pb.ORIGIN_CLOUD,
-        ),
-        pb.ReactStep(
-            step_type=pb.STEP_TYPE_OBSERVATION,
-            act_id=act_id,
-            tool="echo",
-            status=pb.OBSERVATION_STATUS_OK,
-            observation=to_struct({"text": request.query}),
-            content=request.query,
-            session_id=request.session_id,
-            turn_id=request.turn_id,
-            origin=pb.ORIGIN_CLOUD,
-        ),
-        pb.ReactStep(
-            step_type=pb.STEP_TYPE_FINAL_ANSWER,
-            content=request.query,
-            session_id=request.session_id,
-            turn_id=request.turn_id,
-            origin=pb.ORIGIN_CLOUD,
-        ),
-    ]
+def trace_id_of(context: grpc.aio.ServicerContext[Any, Any]) -> str:
+    """The caller's ``x-trace-id`` metadata, or a new id."""
+    for key, value in context.invocation_metadata() or ():
+        if key == TRACE_ID_KEY and value:
+            return str(value)[:64]
+    return uuid.uuid4().hex
+
+
+def deadline_of(context: grpc.aio.ServicerContext[Any, Any]) -> float | None:
+    """The caller's deadline as a ``time.monotonic()`` instant (None: no deadline)."""
+    remaining = context.time_remaining()
+    return None if remaining is None else time.monotonic() + remaining
+
+
+async def abort_with(context: grpc.aio.ServicerContext[Any, Any], error: BaseException) -> None:
+    """End the call with the status that ``error`` maps to (the one place for it)."""
+    mapping = status_for(error)
+    if mapping.code == grpc.StatusCode.INTERNAL:
+        log.exception("internal error", exc_info=error)
+    if mapping.trailers:
+        context.set_trailing_metadata(mapping.trailers)
+    await context.abort(mapping.code, mapping.message)
 
 
 class CloudReasonerServicer(pb_grpc.CloudReasonerServiceServicer):
-    """Thin adapter from gRPC to the reasoner."""
+    """Thin adapter from gRPC to :class:`CloudReasoner`."""
+
+    def __init__(
+        self,
+        handler: CloudReasoner,
+        authorize: Callable[[grpc.aio.ServicerContext[Any, Any]], Principal],
+    ) -> None:
+        self._handler = handler
+        self._authorize = authorize
 
     async def Reason(
-        self,
-        request: pb.ReasonRequest,
-        context: grpc.aio.ServicerContext[pb.ReasonRequest, pb.ReasonResponse],
+        self, request: pb.ReasonRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> AsyncIterator[pb.ReasonResponse]:
-        if not request.query.strip():
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "query must not be empty")
-        for index, step in enumerate(_foundation_steps(request)):
-            step.step_index = index
-            step.created_at.GetCurrentTime()
-            step.latency_ms = 0.0
-            yield pb.ReasonResponse(step=step)
+        try:
+            principal = self._authorize(context)
+            events = self._handler.run(
+                principal, request, trace_id=trace_id_of(context), deadline=deadline_of(context)
+            )
+            async for event in events:
+                if event.kind == "step" and event.step is not None:
+                    yield pb.ReasonResponse(step=event.step)
+        except Exception as error:
+            await abort_with(context, error)
+
+    async def Converse(
+        self,
+        request_iterator: AsyncIterator[pb.ConverseRequest],
+        context: grpc.aio.ServicerContext[Any, Any],
+    ) -> AsyncIterator[pb.ConverseResponse]:
+        try:
+            principal = self._authorize(context)
+            first = await anext(aiter(request_iterator), None)
+            if first is None or first.WhichOneof("event") != "start":
+                raise InvalidRequestError("the first Converse message must be 'start'")
+
+            async def next_observation() -> pb.ReactStep | None:
+                async for message in request_iterator:
+                    kind = message.WhichOneof("event")
+                    if kind == "observation":
+                        return message.observation
+                    if kind == "cancel":
+                        return None
+                    raise InvalidRequestError(f"unexpected {kind!r} message mid-conversation")
+                return None
+
+            events = self._handler.run(
+                principal,
+                first.start,
+                trace_id=trace_id_of(context),
+                deadline=deadline_of(context),
+                next_observation=next_observation,
+                rpc="Converse",
+            )
+            async for event in events:
+                yield _converse_response(event)
+        except Exception as error:
+            await abort_with(context, error)
 
 
-async def start_server(host: str = "127.0.0.1", port: int = 50051) -> tuple[grpc.aio.Server, int]:
-    """Start the cloud reasoner on ``host:port`` (port 0: a free one); return it and its port."""
-    server = grpc.aio.server(options=SERVER_OPTIONS)
-    pb_grpc.add_CloudReasonerServiceServicer_to_server(CloudReasonerServicer(), server)
-    add_common_services(server, [service_full_name("CloudReasonerService")])
-    bound = server.add_insecure_port(f"{host}:{port}")
-    if bound == 0:
-        raise OSError(f"cannot bind {host}:{port}")
-    await server.start()
-    return server, bound
+def _converse_response(event: Event) -> pb.ConverseResponse:
+    if event.kind == "device_action":
+        return pb.ConverseResponse(device_action=event.step)
+    if event.kind == "receipt":
+        return pb.ConverseResponse(receipt=event.receipt)
+    return pb.ConverseResponse(step=event.step)
+
+
+class CloudServer:
+    """The cloud's gRPC server: reasoner, health, reflection, security, metrics, sync."""
+
+    def __init__(self, config: CloudConfig | None = None, *, reasoner: Any = None) -> None:
+        self.config = config or CloudConfig()
+        self.auth = (
+            TokenAuth.from_file(self.config.tokens_file) if self.config.tokens_file else TokenAuth()
+        )
+        self.metrics = CloudMetrics()
+        self.reasoner = reasoner or build_reasoner(
+            self.config,
+            on_fallback=lambda a, b: self.metrics.cloud_fallbacks.labels(a, b).inc(),
+        )
+        self.metrics_breakers(self.reasoner)
+        self.handler = CloudReasoner(self.config, self.reasoner, metrics=self.metrics)
+        self.server: grpc.aio.Server | None = None
+        self.port: int | None = None
+        self.metrics_port: int | None = None
+
+    def metrics_breakers(self, reasoner: Any) -> None:
+        """Expose the backends' breaker states on the metrics endpoint."""
+        states = getattr(reasoner, "breaker_states", None)
+        if callable(states):
+            self.metrics.set_breakers(states)
+
+    async def start(self) -> int:
+        """Bind and start; return the bound port."""
+        interceptors = [] if self.auth.open_mode else [AuthInterceptor(self.auth)]
+        server = grpc.aio.server(options=SERVER_OPTIONS, interceptors=interceptors)
+        servicer = CloudReasonerServicer(self.handler, self.auth.authorize)
+        pb_grpc.add_CloudReasonerServiceServicer_to_server(servicer, server)
+        names = [service_full_name("CloudReasonerService")]
+        if self._add_memory_sync(server):
+            names.append(service_full_name("MemorySyncService"))
+        add_common_services(server, names)
+        address = f"{self.config.host}:{self.config.port}"
+        if self.config.tls_cert and self.config.tls_key:
+            bound = server.add_secure_port(
+                address, server_credentials(self.config.tls_cert, self.config.tls_key)
+            )
+        else:
+            bound = server.add_insecure_port(address)
+        if bound == 0:
+            raise OSError(f"cannot bind {address}")
+        await server.start()
+        self.server, self.port = server, bound
+        if self.config.metrics_port is not None:
+            self.metrics_port = self.metrics.serve(self.config.metrics_port, self.config.host)
+        return bound
+
+    def _add_memory_sync(self, server: grpc.aio.Server) -> bool:
+        if not self.config.memory_dir:
+            return False
+        try:
+            from sync.service import MemorySyncServicer  # type: ignore[import-not-found]
+
+            from sync.store import MemoryStore
+        except ImportError:
+            log.warning("memory sync unavailable: the sync service is not installed")
+            return False
+        folder = Path(self.config.memory_dir)
+        stores: dict[str, Any] = {}
+
+        def store_for_user(user_id: str) -> Any:
+            if user_id not in stores:
+                safe = "".join(ch for ch in user_id if ch.isalnum() or ch in "-_") or "local"
+                stores[user_id] = MemoryStore(folder / f"{safe}.db")
+            return stores[user_id]
+
+        self._stores = stores
+        sync_servicer = _make_sync_servicer(MemorySyncServicer, store_for_user, self.auth)
+        pb_grpc.add_MemorySyncServiceServicer_to_server(sync_servicer, server)
+        return True
+
+    async def stop(self, grace: float | None = None) -> None:
+        """Stop accepting calls, let calls in flight finish within ``grace`` seconds."""
+        if self.server is not None:
+            await self.server.stop(self.config.grace_s if grace is None else grace)
+            self.server = None
+        self.handler.close()
+        self.metrics.close()
+        for store in getattr(self, "_stores", {}).values():
+            store.close()
+
+    async def wait(self) -> None:
+        """Wait until the server stops."""
+        if self.server is not None:
+            await self.server.wait_for_termination()
+
+
+def _make_sync_servicer(cls: Any, store_for_user: Callable[[str], Any], auth: TokenAuth) -> Any:
+    try:
+        return cls(store_for_user, authorize=auth.authorize)
+    except TypeError:
+        return cls(store_for_user)
+
+
+async def start_server(
+    host: str = "127.0.0.1", port: int = 50051, config: CloudConfig | None = None
+) -> tuple[grpc.aio.Server, int]:
+    """Start the cloud reasoner on ``host:port`` (port 0 picks a free one); return it and its port.
+
+    Kept for callers that want the bare ``grpc.aio.Server``; :class:`CloudServer` also
+    stops the handler's worker threads and the metrics endpoint.
+    """
+    cloud = CloudServer(config or CloudConfig(host=host, port=port))
+    bound = await cloud.start()
+    assert cloud.server is not None
+    return cloud.server, bound
+
+
+__all__ = ["CloudReasonerServicer", "CloudServer", "abort_with", "start_server"]

@@ -26,11 +26,12 @@ ADD_NOTE = "add_note"
 SEARCH_NOTES = "search_notes"
 
 _NOTE_SEARCH = re.compile(
-    r"\b(?:search|find|look\s*up|check|look\s+(?:in|through|at)|any|what(?:\s+is)?\s+in|read)"
+    r"\b(?:search|find|look\s*up|look\s+for|check|anything|look\s+(?:in|through|at)|any|what(?:\s+is)?\s+in|read)"
     r"\b.*\bnotes?\b|\bnotes?\s+(?:about|on|for|regarding|mentioning)\b|\bwhat\s+did\s+i\s+note\b"
 )
 _NOTE_ADD = re.compile(
-    r"\b(?:add(?:\s+a)?\s+(?:note|one)|make\s+a\s+note|take\s+a\s+note|note\s+(?:that|down|to)|"
+    r"\b(?:(?:save|keep|store|put)\s+(?:that|this|it)\s+(?:as|in)\s+(?:a\s+)?notes?|"
+    r"add(?:\s+a)?\s+(?:note|one)|make\s+a\s+note|take\s+a\s+note|note\s+(?:that|down|to)|"
     r"jot(?:\s+down)?|write\s+down|remind\s+me\s+to|remember\s+(?:that|to)|note:|"
     r"put\s+(?:a\s+note|in\s+my\s+notes)|save\s+a\s+note|new\s+note)\b"
 )
@@ -211,8 +212,20 @@ def find_value(text: str) -> float | None:
     return float(match.group(1)) if match else None
 
 
+_WRITING = re.compile(r"^(?:can\s+you\s+|could\s+you\s+)?(?:write|compose|draft)\b(?!\s+down)")
+_TARGET_UNIT = re.compile(r"\b(?:in|into|to)\s+(?:degrees\s+)?([a-z°]+)\s*$")
+QUANTITY = re.compile(r"\d(?:[\d.,]*)\s*(?:°\s*)?[a-z]")
+
+
+def is_writing(text: str) -> bool:
+    """A request to write something (a letter, a note to someone): an LLM's job."""
+    return bool(_WRITING.search(text))
+
+
 def tool_cue(text: str) -> str | None:
     """The tool a clause's wording points at, strongest cues first; None when none does."""
+    if is_writing(text):
+        return None
     if _NOTE_SEARCH.search(text):
         return SEARCH_NOTES
     if _NOTE_ADD.search(text):
@@ -221,8 +234,15 @@ def tool_cue(text: str) -> str | None:
         return TIMER
     if find_device(text) and _DEVICE_VERB.search(text):
         return DEVICE
-    if _CONVERT.search(text) and _mentions_unit(text):
+    if (
+        _CONVERT.search(text)
+        and _mentions_unit(text)
+        and (re.search(r"\d", text) or _REFERS_BACK.search(text))
+    ):
         return CONVERT
+    target = _TARGET_UNIT.search(text)
+    if target and _UNIT_WORD.fullmatch(target.group(1)) and not find_device(text):
+        return CONVERT  # "tell me the length in yards", "what 21 celsius is in fahrenheit"
     if _CALC.search(text):
         return CALCULATOR
     if _WEATHER.search(text):

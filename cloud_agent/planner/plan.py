@@ -73,11 +73,21 @@ def _refusal(text: str, clauses: list[it.Clause]) -> str | None:
         return _OPEN_MESSAGE
     for clause in clauses:
         cues = open_knowledge_cues(clause.text)
+        if it.is_writing(clause.text):
+            return _OPEN_MESSAGE
         if cues and clause.tool not in (it.ADD_NOTE, it.SEARCH_NOTES, it.TIMER, it.DEVICE):
             return _OPEN_MESSAGE
-        if clause.tool is None:
+        if clause.tool is None and not _is_context(clause, clauses):
             return _OPEN_MESSAGE
     return None
+
+
+def _is_context(clause: it.Clause, clauses: list[it.Clause]) -> bool:
+    """A statement that later clauses refer back to ("the pool is 25 m long, | note that")."""
+    index = clauses.index(clause)
+    return bool(it.QUANTITY.search(clause.text)) and any(
+        (c.tool is not None and c.refers_back) or c.tool == it.CONVERT for c in clauses[index + 1 :]
+    )
 
 
 def _carry_tools(clauses: list[it.Clause]) -> None:
@@ -170,14 +180,8 @@ def _calls(
     extractor: it.Extractor | None,
 ) -> list[PlannedCall]:
     tool = clause.tool
-    if tool is None and previous is not None:
-        # Carry-over: "weather in Paris | and Berlin", "turn off the tv | and the speaker".
-        tool = clause.tool = previous.tool
-        if tool == it.DEVICE:
-            clause.device = clause.device or previous.device
-            clause.action = clause.action or previous.action
     if tool is None:
-        return []
+        return []  # a statement the clauses after it refer back to
     if tool in _NEEDS_CITY:
         cities = clause.cities
         if not cities and previous is not None and (clause.refers_back or "there" in clause.text):
@@ -199,6 +203,13 @@ def _calls(
         return _convert_call(clause, text, extractor)
     if tool == it.CALCULATOR:
         return [PlannedCall(it.CALCULATOR, {"expression": _expression(clause, previous)})]
+    if (
+        tool == it.ADD_NOTE
+        and previous is not None
+        and previous.tool is None
+        and re.search(r"\b(?:save|note|add|keep|put)\s+(?:that|this|it)\b", clause.text)
+    ):
+        return [PlannedCall(tool, {"text": previous.text})]
     args = it.edge_arguments(tool, clause.text, extractor) or _own_arguments(tool, clause.text)
     if args and tool == it.ADD_NOTE and _NOTE_PREFIX.match(str(args.get("text", ""))):
         args = _own_arguments(tool, str(args["text"])) or args  # "remind me to buy milk"
@@ -302,6 +313,7 @@ _NOTE_PREFIX = re.compile(
     r"new\s+note(?:\s+to)?)\s*"
 )
 _SEARCH_PREFIX = re.compile(
+    r"^.*?\b(?:search|look|find)\s+(?:for\s+)?(?=.+\s+in\s+my\s+notes)|\s+in\s+my\s+notes.*$|"
     r"^.*?\bnotes?\s+(?:for|about|on|regarding|mentioning)\s+|^.*?\bnote\s+about\s+"
 )
 

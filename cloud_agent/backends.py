@@ -1,0 +1,97 @@
+"""Backends in an ordered fallback list, each behind its own circuit breaker.
+
+``FallbackReasoner([openai, planner])`` asks the first backend whose breaker allows a call;
+when a backend raises (HTTP error, timeout) its failure is recorded and the next one
+serves the same step. Every backend is stateless between calls (it reads the history), so
+the one that takes over continues the session where it stands.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from cloud_agent.config import CloudConfig
+from cloud_agent.errors import BackendUnavailableError
+from edgeloop.v1 import agent_pb2 as pb
+from react_kernel import CircuitBreaker, Reasoner, ReasoningContext
+
+log = logging.getLogger(__name__)
+
+FallbackHook = Callable[[str, str], None]
+
+
+class FallbackReasoner:
+    """A Reasoner that delegates to the first healthy backend of an ordered list."""
+
+    name = "fallback"
+
+    def __init__(
+        self,
+        backends: Sequence[Reasoner],
+        *,
+        failure_threshold: int = 3,
+        reset_timeout_s: float = 30.0,
+        on_fallback: FallbackHook | None = None,
+    ) -> None:
+        if not backends:
+            raise ValueError("at least one backend is needed")
+        self.backends = list(backends)
+        self.breakers = {
+            b.name: CircuitBreaker(failure_threshold, reset_timeout_s) for b in self.backends
+        }
+        self._on_fallback = on_fallback
+        self.name = self.backends[0].name if len(self.backends) == 1 else "fallback"
+
+    def breaker_states(self) -> dict[str, str]:
+        """Each backend's breaker state (for metrics)."""
+        return {f"backend:{name}": str(b.state) for name, b in self.breakers.items()}
+
+    def next_steps(self, ctx: ReasoningContext) -> list[pb.ReactStep]:
+        """The first healthy backend's steps; raise BackendUnavailableError if none serves."""
+        failed: str | None = None
+        problems = []
+        for backend in self.backends:
+            breaker = self.breakers[backend.name]
+            if not breaker.allow():
+                problems.append(f"{backend.name}: circuit open")
+                failed = failed or backend.name
+                continue
+            if failed is not None and self._on_fallback is not None:
+                self._on_fallback(failed, backend.name)
+            try:
+                steps = backend.next_steps(ctx)
+            except Exception as exc:  # any backend failure moves on to the next backend
+                breaker.record_failure()
+                log.warning("backend %s failed: %s", backend.name, exc)
+                problems.append(f"{backend.name}: {exc}")
+                failed = backend.name
+                continue
+            breaker.record_success()
+            for step in steps:
+                step.metadata.setdefault("backend", backend.name)
+                if not step.model:
+                    step.model = backend.name
+            return steps
+        raise BackendUnavailableError("no backend could serve: " + "; ".join(problems))
+
+
+def build_reasoner(config: CloudConfig, on_fallback: FallbackHook | None = None) -> Any:
+    """The configured backends, in order, behind a FallbackReasoner."""
+    backends: list[Reasoner] = []
+    for name in config.backends:
+        if name == "planner":
+            from cloud_agent.planner.reasoner import PlannerReasoner
+
+            backends.append(PlannerReasoner())
+        elif name == "openai":
+            from cloud_agent.openai_backend import OpenAIReasoner
+
+            backends.append(OpenAIReasoner(config.openai))
+    return FallbackReasoner(
+        backends,
+        failure_threshold=config.breaker_failures,
+        reset_timeout_s=config.breaker_reset_s,
+        on_fallback=on_fallback,
+    )

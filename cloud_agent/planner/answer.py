@@ -1,0 +1,146 @@
+"""Compose the planner's final answer from the observations: one line per result, then the
+comparison the query asked for ("Tokyo is warmer: 21°C against 17°C")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cloud_agent.planner import interpret as it
+from cloud_agent.planner.plan import Plan, PlannedCall
+from edgeloop.v1 import agent_pb2 as pb
+from react_kernel.steps import from_struct
+
+Done = list[tuple[pb.ReactStep, pb.ReactStep | None]]
+
+
+def _title(name: Any) -> str:
+    return " ".join(word.capitalize() for word in str(name).split())
+
+
+def describe_call(call: PlannedCall) -> str:
+    """A short phrase for a THOUGHT: what the next call is for."""
+    a = call.args
+    if call.tool == it.WEATHER:
+        return f"check the weather in {_title(a.get('city'))} {a.get('day', 'today')}"
+    if call.tool == it.CLOCK:
+        return f"look up the local time in {_title(a.get('city'))}"
+    if call.tool == it.CONVERT:
+        return f"convert {a.get('value')} {a.get('from_unit')} to {a.get('to_unit')}"
+    if call.tool == it.CALCULATOR:
+        return f"calculate {a.get('expression')}"
+    if call.tool == it.DEVICE:
+        room = f" in the {a['room']}" if a.get("room") else ""
+        value = f" to {a['value']:g}" if isinstance(a.get("value"), int | float) else ""
+        return f"ask the device to {a.get('action')} the {a.get('device')}{room}{value}"
+    if call.tool == it.TIMER:
+        return f"ask the device to set a timer for {a.get('seconds')} s"
+    if call.tool == it.ADD_NOTE:
+        return f"ask the device to note '{a.get('text')}'"
+    if call.tool == it.SEARCH_NOTES:
+        return f"ask the device to search its notes for '{a.get('query')}'"
+    return f"call {call.tool}"
+
+
+def _values(step: pb.ReactStep | None) -> dict[str, Any]:
+    if step is None or not step.HasField("observation"):
+        return {}
+    return from_struct(step.observation)
+
+
+def render(action: pb.ReactStep, observation: pb.ReactStep | None) -> str:
+    """One result as a sentence (or why it failed)."""
+    args = from_struct(action.arguments)
+    if observation is None:
+        return f"{action.tool}: no answer"
+    if observation.status not in (pb.OBSERVATION_STATUS_OK, pb.OBSERVATION_STATUS_UNSPECIFIED):
+        reason = observation.content or pb.ObservationStatus.Name(observation.status)
+        return f"{describe_call(PlannedCall(action.tool, args))} did not work ({reason})"
+    v = _values(observation)
+    tool = action.tool
+    if tool == it.WEATHER and "temperature" in v:
+        city = _title(v.get("city") or args.get("city"))
+        day = v.get("day") or args.get("day", "today")
+        return f"{city} {day}: {v['temperature']}°C, {v.get('condition', 'unknown')}"
+    if tool == it.CLOCK and "time" in v:
+        return f"{_title(v.get('city') or args.get('city'))}: {v['time']} ({v.get('timezone', '')})"
+    if tool == it.CONVERT and "value" in v:
+        return f"{args.get('value')} {args.get('from_unit')} = {v['value']} {v.get('unit', '')}"
+    if tool == it.CALCULATOR and "value" in v:
+        return f"{args.get('expression')} = {v['value']}"
+    if tool == it.DEVICE:
+        room = f" ({args['room']})" if args.get("room") else ""
+        return f"{args.get('device')}{room}: {v.get('state', 'done')}"
+    if tool == it.TIMER:
+        return f"timer set for {args.get('seconds')} s (fires at {v.get('fires_at', '?')})"
+    if tool == it.ADD_NOTE:
+        return f"noted: '{args.get('text')}'"
+    if tool == it.SEARCH_NOTES:
+        results = v.get("results") or []
+        if not results:
+            return f"no notes found for '{args.get('query')}'"
+        found = "; ".join(str(r.get("text", "")) for r in results[:3])
+        return f"notes about '{args.get('query')}': {found}"
+    return observation.content or f"{tool}: done"
+
+
+def compose_answer(plan: Plan, done: Done, *, gave_up: bool = False) -> str:
+    """The final answer: each result, then the comparison the query asked for."""
+    lines = [render(action, observation) for action, observation in done]
+    comparison = _compare(plan.compare, done) if plan.compare else None
+    if comparison:
+        lines.append(comparison)
+    if gave_up:
+        lines.append("I stopped: several steps failed.")
+    return ". ".join(line.rstrip(".") for line in lines) + "." if lines else "Nothing to do."
+
+
+def _compare(kind: str | None, done: Done) -> str | None:
+    weather = [
+        (_title(v.get("city")), str(v.get("day", "today")), v)
+        for a, o in done
+        if a.tool == it.WEATHER and "temperature" in (v := _values(o))
+    ]
+    clocks = [
+        (_title(v.get("city")), v)
+        for a, o in done
+        if a.tool == it.CLOCK and "time" in (v := _values(o))
+    ]
+    if kind in ("warmer", "colder") and len(weather) >= 2:
+        ordered = sorted(weather, key=lambda w: int(w[2]["temperature"]), reverse=kind == "warmer")
+        best, other = ordered[0], ordered[-1]
+        if best[2]["temperature"] == other[2]["temperature"]:
+            return f"They are the same temperature, {best[2]['temperature']}°C"
+        label = best[0] if best[0] != other[0] else best[1]
+        return f"{label} is {kind}: {best[2]['temperature']}°C against {other[2]['temperature']}°C"
+    if kind in ("sunny", "rainy", "snowy") and weather:
+        hits = [f"{name} {day}" for name, day, v in weather if v.get("condition") == kind]
+        if not hits:
+            return f"None of them is forecast {kind}"
+        return f"{kind.capitalize()}: {', '.join(hits)}"
+    if kind == "summary" and len(weather) >= 2:
+        return "; ".join(
+            f"{n} {d} {v['temperature']}°C {v.get('condition')}" for n, d, v in weather
+        )
+    if kind in ("later", "earlier", "difference") and len(clocks) >= 2:
+        offsets = [
+            (name, _offset_minutes(str(v.get("utc_offset", "+00:00")))) for name, v in clocks
+        ]
+        ordered = sorted(offsets, key=lambda o: o[1], reverse=kind != "earlier")
+        first, last = ordered[0], ordered[-1]
+        hours = abs(first[1] - last[1]) / 60
+        if hours == 0:
+            return f"{first[0]} and {last[0]} have the same local time"
+        if kind == "difference":
+            return f"{first[0]} is {hours:g} h ahead of {last[0]}"
+        relation = "ahead of" if kind == "later" else "behind"
+        return f"It is {kind} in {first[0]} ({hours:g} h {relation} {last[0]})"
+    return None
+
+
+def _offset_minutes(offset: str) -> int:
+    sign = -1 if offset.startswith("-") else 1
+    hours, _, minutes = offset.lstrip("+-").partition(":")
+    try:
+        return sign * (int(hours) * 60 + int(minutes or 0))
+    except ValueError:
+        return 0

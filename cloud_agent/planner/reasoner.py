@@ -1,0 +1,136 @@
+"""The planner backend: a deterministic, offline Reasoner for compound queries.
+
+Each call to :meth:`PlannerReasoner.next_steps` rebuilds the plan from the query (plans are
+cached) and looks at the turn's history to see how far it got: the next planned ACTION, or
+the FINAL_ANSWER composed from the observations. Being stateless between calls, it can take
+over a session that another backend started (fallback) or a resumed one.
+
+Example:
+    >>> from react_kernel import ReasoningContext            # doctest: +SKIP
+    >>> steps = PlannerReasoner().next_steps(ReasoningContext(
+    ...     query="weather in Paris and Berlin", history=[], tools=registry, session_id="s"))
+    >>> [pb.StepType.Name(s.step_type) for s in steps]
+    ['STEP_TYPE_THOUGHT', 'STEP_TYPE_ACTION']
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from typing import Any
+
+from cloud_agent.planner import interpret as it
+from cloud_agent.planner.answer import compose_answer, describe_call
+from cloud_agent.planner.plan import PREV, Plan, PlannedCall, make_plan
+from edgeloop.v1 import agent_pb2 as pb
+from react_kernel.steps import from_struct, to_struct
+
+REFUSAL_KEY = "refusal"
+PLAN_CACHE_SIZE = 4096
+MAX_ERRORS = 3
+
+
+class PlannerReasoner:
+    """Plans compound queries into tool calls; declines what needs an LLM."""
+
+    name = "planner"
+
+    def __init__(self, extractor: it.Extractor | None = None) -> None:
+        self._extractor = extractor
+        self._plans: OrderedDict[str, Plan] = OrderedDict()
+
+    def plan(self, query: str) -> Plan:
+        """The plan for ``query`` (cached)."""
+        found = self._plans.get(query)
+        if found is not None:
+            self._plans.move_to_end(query)
+            return found
+        plan = make_plan(query, self._extractor)
+        self._plans[query] = plan
+        if len(self._plans) > PLAN_CACHE_SIZE:
+            self._plans.popitem(last=False)
+        return plan
+
+    def next_steps(self, ctx: Any) -> list[pb.ReactStep]:
+        """The next steps for the context's query given the turn's history."""
+        plan = self.plan(ctx.query)
+        if plan.refusal:
+            return [_final(plan.refusal, refusal="needs_llm")]
+        missing = sorted({c.tool for c in plan.calls if ctx.tools.get(c.tool) is None})
+        if missing:
+            return [
+                _final(
+                    f"This needs the device to run {', '.join(missing)}; ask it through the "
+                    "device (the Converse call), which runs device tools locally.",
+                    refusal="needs_device",
+                )
+            ]
+        done, errors = _progress(ctx)
+        if errors >= MAX_ERRORS:
+            return [_final(compose_answer(plan, done, gave_up=True))]
+        if len(done) < len(plan.calls):
+            index = len(done)
+            call = _resolve(plan.calls[index], done)
+            thought = pb.ReactStep(
+                step_type=pb.STEP_TYPE_THOUGHT,
+                content=f"Step {index + 1} of {len(plan.calls)}: {describe_call(call)}.",
+                model=self.name,
+            )
+            action = pb.ReactStep(
+                step_type=pb.STEP_TYPE_ACTION,
+                tool=call.tool,
+                arguments=to_struct(call.args),
+                model=self.name,
+            )
+            return [thought, action]
+        return [_final(compose_answer(plan, done))]
+
+
+def _final(text: str, refusal: str | None = None) -> pb.ReactStep:
+    step = pb.ReactStep(step_type=pb.STEP_TYPE_FINAL_ANSWER, content=text, model="planner")
+    if refusal:
+        step.metadata[REFUSAL_KEY] = refusal
+    return step
+
+
+def _progress(ctx: Any) -> tuple[list[tuple[pb.ReactStep, pb.ReactStep | None]], int]:
+    """The turn's (ACTION, OBSERVATION) pairs in order, and the count of ERROR steps."""
+    actions: list[pb.ReactStep] = []
+    observations: dict[str, pb.ReactStep] = {}
+    errors = 0
+    for step in ctx.history:
+        if step.turn_id != ctx.turn_id:
+            continue
+        if step.step_type == pb.STEP_TYPE_ACTION:
+            actions.append(step)
+        elif step.step_type == pb.STEP_TYPE_OBSERVATION:
+            observations[step.act_id] = step
+        elif step.step_type == pb.STEP_TYPE_ERROR:
+            errors += 1
+    return [(a, observations.get(a.act_id)) for a in actions], errors
+
+
+def observation_values(step: pb.ReactStep | None) -> dict[str, Any]:
+    """An observation's structured output as a dict (empty when none)."""
+    if step is None:
+        return {}
+    if step.HasField("observation"):
+        return from_struct(step.observation)
+    return {}
+
+
+def _resolve(
+    call: PlannedCall, done: list[tuple[pb.ReactStep, pb.ReactStep | None]]
+) -> PlannedCall:
+    """Fill ``{prev}`` with the value of the previous observation."""
+    expression = call.args.get("expression")
+    if not isinstance(expression, str) or PREV not in expression:
+        return call
+    previous = observation_values(done[-1][1]) if done else {}
+    value = previous.get("value")
+    if not isinstance(value, int | float):
+        numbers = re.findall(
+            r"-?\d+(?:\.\d+)?", done[-1][1].content if done and done[-1][1] else ""
+        )
+        value = float(numbers[-1]) if numbers else 0
+    return PlannedCall(call.tool, {"expression": expression.replace(PREV, f"{value:g}")})

@@ -1,0 +1,245 @@
+"""The cloud reasoner's request handling, free of any gRPC type: admit, run, pause, resume.
+
+:class:`CloudReasoner` checks a request (limits, owner, rate), runs the kernel's session in
+a worker thread (backends may block on HTTP), streams each step as it happens, and, when
+the plan needs a device tool, hands the ACTION out and waits for the device's
+OBSERVATION (``provide_observation``) before it goes on. The servicer only adapts this to
+gRPC; the session stops when the caller's deadline passes or it cancels.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import logging
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from cloud_agent.config import CloudConfig
+from cloud_agent.errors import (
+    InvalidRequestError,
+    PermissionDeniedError,
+    ReasonerDeadlineError,
+)
+from cloud_agent.metrics import CloudMetrics
+from cloud_agent.security import Principal, RateLimiter, check_query
+from cloud_agent.tools import DEVICE_TOOLS, cloud_registry
+from edgeloop.v1 import agent_pb2 as pb
+from react_kernel import AgentLoop, GuardConfig, SafetyConfig, Session, State
+
+log = logging.getLogger(__name__)
+trace_id_var: contextvars.ContextVar[str] = contextvars.ContextVar("trace_id", default="-")
+MAX_OWNERS = 100_000
+
+
+class TraceIdFilter(logging.Filter):
+    """Adds ``trace_id`` to every log record (``%(trace_id)s`` in the format)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.trace_id = trace_id_var.get()
+        return True
+
+
+@dataclass(frozen=True)
+class Event:
+    """One thing to send to the client: a step, a device ACTION, or the receipt."""
+
+    kind: str  # "step" | "device_action" | "receipt"
+    step: pb.ReactStep | None = None
+    receipt: pb.DecisionReceipt | None = None
+
+
+ObservationSource = Callable[[], Awaitable[pb.ReactStep | None]]
+
+
+class CloudReasoner:
+    """Transport-free handler of ``Reason`` and ``Converse``."""
+
+    def __init__(
+        self,
+        config: CloudConfig,
+        reasoner: Any,
+        *,
+        metrics: CloudMetrics | None = None,
+        limiter: RateLimiter | None = None,
+        workers: int = 64,
+    ) -> None:
+        self.config = config
+        self.reasoner = reasoner
+        self.metrics = metrics
+        self.limiter = limiter or RateLimiter(config.rate_per_s, config.rate_burst)
+        self._loops: dict[frozenset[str], AgentLoop] = {}
+        self._owners: OrderedDict[str, str] = OrderedDict()
+        self._lock = threading.Lock()
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="reasoner")
+
+    def close(self) -> None:
+        """Stop the worker threads (sessions in flight finish their current step)."""
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    def loop_for(self, device_tools: frozenset[str]) -> AgentLoop:
+        """The kernel loop for a set of device tools (one per set, reused)."""
+        with self._lock:
+            loop = self._loops.get(device_tools)
+            if loop is None:
+                loop = AgentLoop(
+                    self.reasoner,
+                    cloud_registry(device_tools),
+                    origin=pb.ORIGIN_CLOUD,
+                    guards=GuardConfig(
+                        max_steps=self.config.max_steps,
+                        time_budget_s=self.config.session_timeout_s,
+                        max_repeats=2,
+                    ),
+                    safety=SafetyConfig(injection_policy="refuse"),
+                )
+                self._loops[device_tools] = loop
+            return loop
+
+    def admit(self, principal: Principal, request: pb.ReasonRequest) -> str:
+        """Check a request; return the query. Raises the errors of cloud_agent.errors."""
+        query = check_query(request.query, self.config.max_query_chars)
+        if not request.session_id:
+            raise InvalidRequestError("session_id must be set")
+        if (
+            request.device_id
+            and principal.user_id != "local"
+            and request.device_id != principal.device_id
+        ):
+            raise PermissionDeniedError(
+                f"token is for device {principal.device_id!r}, not {request.device_id!r}"
+            )
+        with self._lock:
+            owner = self._owners.get(request.session_id)
+            if owner is not None and owner != principal.user_id:
+                raise PermissionDeniedError(f"session {request.session_id} is another user's")
+            self._owners[request.session_id] = principal.user_id
+            self._owners.move_to_end(request.session_id)
+            if len(self._owners) > MAX_OWNERS:
+                self._owners.popitem(last=False)
+        try:
+            self.limiter.acquire(principal.device_id)
+        except Exception:
+            if self.metrics is not None:
+                self.metrics.rate_limited.inc()
+            raise
+        return query
+
+    async def run(
+        self,
+        principal: Principal,
+        request: pb.ReasonRequest,
+        *,
+        trace_id: str,
+        deadline: float | None = None,
+        next_observation: ObservationSource | None = None,
+        rpc: str = "Reason",
+    ) -> AsyncIterator[Event]:
+        """Stream the events of one session; device ACTIONs need ``next_observation``.
+
+        ``deadline`` is a ``time.monotonic()`` instant; past it the session is canceled and
+        ReasonerDeadlineError raised. Cancelling the consuming task cancels the session.
+        """
+        trace_id_var.set(trace_id)
+        query = self.admit(principal, request)
+        device_tools = (
+            frozenset(request.device_tools or DEVICE_TOOLS) if next_observation else frozenset()
+        )
+        session = self.loop_for(device_tools).start(
+            query, session_id=request.session_id, trace_id=trace_id
+        )
+        session.turn_id = request.turn_id
+        outcome = "error"
+        from_device: set[str] = set()
+        log.info("session %s started (%s, device %s)", session.session_id, rpc, principal.device_id)
+        try:
+            while True:
+                async for step in self._drive(session, deadline):
+                    if step.step_type == pb.STEP_TYPE_OBSERVATION and step.act_id in from_device:
+                        continue  # the device's own observation: it has it already
+                    self._observe(step)
+                    paused = session.state is State.AWAITING_OBSERVATION
+                    if step.step_type == pb.STEP_TYPE_ACTION and paused:
+                        yield Event("device_action", step=step)
+                    else:
+                        yield Event("step", step=step)
+                if session.state is not State.AWAITING_OBSERVATION:
+                    break
+                if next_observation is None:  # pragma: no cover - Reason has no device tools
+                    raise InvalidRequestError("this call cannot run device tools")
+                observation = await self._await_observation(next_observation, deadline)
+                if observation is None:
+                    session.cancel("the device closed the stream")
+                    outcome = "canceled"
+                    return
+                self._observe(observation)
+                from_device.add(observation.act_id)
+                session.provide_observation(observation)
+            if session.receipt is not None:
+                yield Event("receipt", receipt=session.receipt)
+            outcome = "completed" if session.state is State.FINISHED else session.state.value
+        except asyncio.CancelledError:
+            session.cancel("the client canceled")
+            outcome = "canceled"
+            raise
+        except ReasonerDeadlineError:
+            session.cancel("deadline exceeded")
+            outcome = "deadline"
+            raise
+        finally:
+            log.info("session %s ended: %s", session.session_id, outcome)
+            if self.metrics is not None:
+                self.metrics.sessions.labels(rpc, outcome).inc()
+
+    async def _drive(self, session: Session, deadline: float | None) -> AsyncIterator[pb.ReactStep]:
+        """Run ``session.run()`` in a worker thread, one step at a time, within the deadline."""
+        loop = asyncio.get_running_loop()
+        steps: Iterator[pb.ReactStep] = session.run()
+        context = contextvars.copy_context()
+        done = object()
+        while True:
+            future = loop.run_in_executor(self._pool, context.run, next, steps, done)
+            try:
+                step = await _within(future, deadline)
+            except BaseException:
+                future.cancel()
+                raise
+            if step is done:
+                return
+            assert isinstance(step, pb.ReactStep)
+            yield step
+
+    async def _await_observation(
+        self, next_observation: ObservationSource, deadline: float | None
+    ) -> pb.ReactStep | None:
+        limit = time.monotonic() + self.config.device_tool_timeout_s
+        wait_until = min(limit, deadline) if deadline is not None else limit
+        try:
+            return await _within(asyncio.ensure_future(next_observation()), wait_until)
+        except ReasonerDeadlineError:
+            if deadline is not None and time.monotonic() >= deadline:
+                raise
+            raise ReasonerDeadlineError("the device did not answer its action in time") from None
+
+    def _observe(self, step: pb.ReactStep) -> None:
+        if self.metrics is not None:
+            self.metrics.observe_step(step)
+
+
+async def _within(future: Awaitable[Any], deadline: float | None) -> Any:
+    if deadline is None:
+        return await future
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        if isinstance(future, asyncio.Future):
+            future.cancel()
+        raise ReasonerDeadlineError("the deadline passed")
+    try:
+        return await asyncio.wait_for(future, remaining)
+    except TimeoutError:
+        raise ReasonerDeadlineError("the deadline passed") from None

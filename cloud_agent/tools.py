@@ -1,0 +1,54 @@
+"""The cloud's tool registry: which tools the cloud runs itself and which it asks the device for.
+
+Weather, the world clock, the calculator and unit conversion need nothing private, so the
+cloud runs them itself with the edge's own implementations. Device control, timers and
+notes touch the user's home and memory: the cloud plans them and the device runs them
+(``executor="edge"``: the kernel pauses in ``awaiting_observation`` for the edge's answer).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from typing import Any
+
+from edge_agent.tools import ToolMemory, builtin_specs
+
+CLOUD_TOOLS = ("calculator", "unit_convert", "get_weather", "world_clock")
+DEVICE_TOOLS = ("device_control", "set_timer", "add_note", "search_notes")
+
+
+class _NoMemory:
+    """Stands in for the device's memory where the cloud never runs memory tools."""
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("device tools run on the device, not in the cloud")
+
+    add_note = search = add_timer = set_device_state = get_device_state = _refuse
+
+
+def cloud_registry(device_tools: Iterable[str] = ()) -> Any:
+    """Cloud tools run here; the named device tools are planned here and run on the device.
+
+    ``device_tools`` empty (the ``Reason`` RPC): the cloud can only use its own tools.
+    """
+    from react_kernel.tools import ToolRegistry
+
+    wanted = {name for name in device_tools if name in DEVICE_TOOLS}
+    registry = ToolRegistry()
+    for spec in builtin_specs(_NoMemory()):
+        if spec.name in CLOUD_TOOLS:
+            registry.register(dataclasses.replace(spec, executor="cloud"))
+        elif spec.name in wanted:
+            registry.register(dataclasses.replace(spec, executor="edge", func=None))
+    return registry
+
+
+def local_registry(memory: ToolMemory) -> Any:
+    """Every tool run in-process against ``memory`` (the planner's eval on scratch memory)."""
+    from react_kernel.tools import ToolRegistry
+
+    registry = ToolRegistry()
+    for spec in builtin_specs(memory):
+        registry.register(dataclasses.replace(spec, executor="cloud"))
+    return registry
