@@ -1,0 +1,89 @@
+"""The planner: query classes, honest refusals, and the eval bars on held-out sets."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from cloud_agent.cli import app
+from cloud_agent.evaluation import args_match, evaluate, token_f1
+from cloud_agent.planner.plan import make_plan
+
+DATA = Path(__file__).parent / "data"
+
+
+def calls(query: str) -> list[tuple[str, dict[str, object]]]:
+    return [(c.tool, c.args) for c in make_plan(query).calls]
+
+
+def test_several_calls_with_distributive_phrasing() -> None:
+    assert calls("weather in Paris and Berlin") == [
+        ("get_weather", {"city": "paris", "day": "today"}),
+        ("get_weather", {"city": "berlin", "day": "today"}),
+    ]
+
+
+def test_comparison_over_results() -> None:
+    plan = make_plan("is Tokyo warmer than Seoul today")
+    assert [c.args["city"] for c in plan.calls] == ["tokyo", "seoul"]
+    assert plan.compare == "warmer"
+    later = make_plan("which is later, London or Dubai")
+    assert [c.tool for c in later.calls] == ["world_clock", "world_clock"]
+    assert later.compare == "later"
+
+
+def test_sequence_of_device_actions() -> None:
+    got = calls("lights off and lock the front door")
+    assert [(t, a["device"], a["action"]) for t, a in got] == [
+        ("device_control", "light", "off"),
+        ("device_control", "door_lock", "lock"),
+    ]
+
+
+def test_conversion_feeds_calculation() -> None:
+    plan = make_plan("convert 5 km to miles and add 3 to the result")
+    assert [c.tool for c in plan.calls] == ["unit_convert", "calculator"]
+    assert "{prev}" in str(plan.calls[1].args["expression"])
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["Who wrote Hamlet?", "Write a poem about the sea", "What's the best time to visit Tokyo?"],
+)
+def test_honest_refusal(query: str) -> None:
+    plan = make_plan(query)
+    assert plan.refusal and not plan.calls
+
+
+def test_matching_rules() -> None:
+    assert args_match("get_weather", {"city": "Paris "}, {"city": "paris", "day": "today"})
+    assert args_match("unit_convert", {"value": 12}, {"value": 12.0000001})
+    assert not args_match("unit_convert", {"value": 12}, {"value": 12.1})
+    assert args_match("calculator", {"expression": "1+1"}, {"expression": "2"})
+    assert token_f1("buy some milk", "buy milk") >= 0.6
+
+
+@pytest.mark.parametrize(
+    "name", ["compound_train.jsonl", "compound_train2.jsonl", "compound_heldout.jsonl"]
+)
+def test_eval_bars(name: str) -> None:
+    metrics = evaluate(DATA / name)
+    assert metrics["plan_accuracy"] >= 0.90
+    assert metrics["honest_refusal"] >= 0.95
+
+
+def test_eval_cli_json(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["eval", str(DATA / "compound_heldout.jsonl"), "--json"])
+    assert result.exit_code == 0, result.output
+    metrics = json.loads(result.output.strip().splitlines()[-1])
+    assert {"plan_accuracy", "honest_refusal", "p50_ms"} <= set(metrics)
+
+
+def test_eval_cli_bad_file(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("not json\n")
+    result = CliRunner().invoke(app, ["eval", str(bad)])
+    assert result.exit_code == 2
