@@ -1,0 +1,190 @@
+"""The MemorySyncService servicer (grpc.aio): a thin adapter over the sync exchange.
+
+One ``Sync`` call, the client speaking first::
+
+    client: hello(device_id, user_id)
+    round r:  client: state_vector          server: state_vector
+              (equal?)                      server: complete -> end
+              client: update chunks, done   server: applies, then update chunks, done
+              client: applies, next round
+
+Each side only ever sends ``diff(peer's state vector)``. Errors map to status codes in
+one place, :func:`status_for`: a malformed or truncated update is INVALID_ARGUMENT and
+leaves the store unchanged; no or an unknown token is UNAUTHENTICATED; another user's
+memory (or another device's id) is PERMISSION_DENIED.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import grpc
+
+from edgeloop.v1 import agent_pb2 as pb
+from edgeloop.v1 import agent_pb2_grpc as pb_grpc
+from sync.auth import Authorize, PrincipalLike, TokenMapAuth
+from sync.errors import (
+    InvalidRecordError,
+    InvalidUpdateError,
+    MemoryStoreError,
+    PermissionDeniedError,
+    SyncAuthError,
+    UnauthenticatedError,
+)
+from sync.exchange import CHUNK_BYTES, MAX_ROUNDS, UpdateAssembler, chunk_update, same_state
+from sync.store import MemoryStore
+
+SERVICE_NAME = pb.DESCRIPTOR.services_by_name["MemorySyncService"].full_name
+
+
+class ProtocolError(MemoryStoreError):
+    """The peer broke the exchange's message order."""
+
+
+class NotConvergedError(MemoryStoreError):
+    """The replicas still differ after the maximum number of rounds."""
+
+
+_STATUS: list[tuple[type[BaseException], grpc.StatusCode]] = [
+    (UnauthenticatedError, grpc.StatusCode.UNAUTHENTICATED),
+    (PermissionDeniedError, grpc.StatusCode.PERMISSION_DENIED),
+    (SyncAuthError, grpc.StatusCode.UNAUTHENTICATED),
+    (InvalidUpdateError, grpc.StatusCode.INVALID_ARGUMENT),
+    (InvalidRecordError, grpc.StatusCode.INVALID_ARGUMENT),
+    (ProtocolError, grpc.StatusCode.INVALID_ARGUMENT),
+    (NotConvergedError, grpc.StatusCode.ABORTED),
+]
+
+
+def status_for(exc: BaseException) -> grpc.StatusCode:
+    """The gRPC status code of an error raised while syncing."""
+    for cls, code in _STATUS:
+        if isinstance(exc, cls):
+            return code
+    return grpc.StatusCode.INTERNAL
+
+
+class MemorySyncServicer(pb_grpc.MemorySyncServiceServicer):
+    """Serves ``Sync`` for every user's memory.
+
+    Args:
+        store_for_user: user id -> that user's MemoryStore (e.g. ``sync.UserStores``).
+        authorize: ``authorize(context) -> Principal``; default: open localhost mode. Any
+            exception it raises refuses the call as UNAUTHENTICATED (PermissionDeniedError:
+            PERMISSION_DENIED).
+        chunk_bytes: bytes per UpdateChunk (< 4 MiB).
+    """
+
+    def __init__(
+        self,
+        store_for_user: Callable[[str], MemoryStore],
+        authorize: Authorize | None = None,
+        *,
+        chunk_bytes: int = CHUNK_BYTES,
+        max_rounds: int = MAX_ROUNDS,
+    ) -> None:
+        self._store_for_user = store_for_user
+        self._authorize: Authorize = authorize or TokenMapAuth().authorize
+        self._chunk_bytes = chunk_bytes
+        self._max_rounds = max_rounds
+
+    async def Sync(
+        self,
+        request_iterator: AsyncIterator[pb.SyncRequest],
+        context: grpc.aio.ServicerContext[pb.SyncRequest, pb.SyncResponse],
+    ) -> AsyncIterator[pb.SyncResponse]:
+        try:
+            principal = self._principal(context)
+            async for response in self._exchange(principal, request_iterator):
+                yield response
+        except (MemoryStoreError, ValueError) as exc:
+            await context.abort(status_for(exc), str(exc))
+
+    def _principal(self, context: Any) -> PrincipalLike:
+        try:
+            return self._authorize(context)
+        except PermissionDeniedError:
+            raise
+        except Exception as exc:
+            if isinstance(exc, grpc.aio.AbortError):
+                raise
+            raise UnauthenticatedError(str(exc) or "unauthenticated") from exc
+
+    async def _exchange(
+        self, principal: PrincipalLike, requests: AsyncIterator[pb.SyncRequest]
+    ) -> AsyncIterator[pb.SyncResponse]:
+        incoming = aiter(requests)
+        first = await anext(incoming, None)
+        if first is None or first.WhichOneof("event") != "hello":
+            raise ProtocolError("the first message must be hello")
+        hello = first.hello
+        user = hello.user_id or principal.user_id
+        if user != principal.user_id:
+            raise PermissionDeniedError(
+                f"device {principal.device_id!r} may not sync the memory of user {user!r}"
+            )
+        if hello.device_id and principal.device_id not in ("", hello.device_id, "local"):
+            raise PermissionDeniedError("the hello's device id does not match the token")
+        store = await asyncio.to_thread(self._store_for_user, user)
+        received = sent = 0
+        for round_no in range(self._max_rounds + 1):
+            message = await anext(incoming, None)
+            if message is None:
+                return
+            if message.WhichOneof("event") != "state_vector":
+                raise ProtocolError("each round starts with the client's state vector")
+            client_state = message.state_vector.vector
+            server_state = await asyncio.to_thread(store.state_vector)
+            yield pb.SyncResponse(state_vector=pb.StateVector(vector=server_state))
+            if same_state(client_state, server_state):
+                yield pb.SyncResponse(
+                    complete=pb.SyncComplete(
+                        rounds=round_no, bytes_received=received, bytes_sent=sent
+                    )
+                )
+                return
+            if round_no == self._max_rounds:
+                raise NotConvergedError(f"no convergence after {self._max_rounds} rounds")
+            update = await self._receive_update(incoming, round_no)
+            received += len(update)
+            await asyncio.to_thread(store.apply_update, update)
+            diff = await asyncio.to_thread(store.diff, client_state)
+            sent += len(diff)
+            for chunk in chunk_update(diff, self._chunk_bytes):
+                yield pb.SyncResponse(update=chunk)
+            yield pb.SyncResponse(done=pb.SyncDone(round=round_no))
+
+    @staticmethod
+    async def _receive_update(incoming: AsyncIterator[pb.SyncRequest], round_no: int) -> bytes:
+        assembler = UpdateAssembler()
+        update: bytes | None = None
+        while True:
+            message = await anext(incoming, None)
+            if message is None:
+                raise ProtocolError("stream ended inside a round")
+            kind = message.WhichOneof("event")
+            if kind == "update":
+                if update is not None:
+                    raise ProtocolError("one update per round")
+                update = assembler.add(message.update)
+            elif kind == "done":
+                if update is None:
+                    raise InvalidUpdateError("round ended before the whole update arrived")
+                if message.done.round != round_no:
+                    raise ProtocolError("done for another round")
+                return update
+            else:
+                raise ProtocolError(f"unexpected {kind} inside a round")
+
+
+def add_sync_service(
+    server: grpc.aio.Server,
+    store_for_user: Callable[[str], MemoryStore],
+    authorize: Authorize | None = None,
+) -> MemorySyncServicer:
+    """Mount a MemorySyncServicer on a server (the cloud's, or a stand-alone one)."""
+    servicer = MemorySyncServicer(store_for_user, authorize)
+    pb_grpc.add_MemorySyncServiceServicer_to_server(servicer, server)
+    return servicer
