@@ -203,7 +203,7 @@ class CloudReasoner:
         context = contextvars.copy_context()
         done = object()
         while True:
-            future = loop.run_in_executor(self._pool, context.run, next, steps, done)
+            future = loop.run_in_executor(self._pool, _next_in, context, steps, done)
             try:
                 step = await _within(future, deadline)
             except BaseException:
@@ -220,7 +220,10 @@ class CloudReasoner:
         limit = time.monotonic() + self.config.device_tool_timeout_s
         wait_until = min(limit, deadline) if deadline is not None else limit
         try:
-            return await _within(asyncio.ensure_future(next_observation()), wait_until)
+            step: pb.ReactStep | None = await _within(
+                asyncio.ensure_future(next_observation()), wait_until
+            )
+            return step
         except ReasonerDeadlineError:
             if deadline is not None and time.monotonic() >= deadline:
                 raise
@@ -229,6 +232,11 @@ class CloudReasoner:
     def _observe(self, step: pb.ReactStep) -> None:
         if self.metrics is not None:
             self.metrics.observe_step(step)
+
+
+def _next_in(context: contextvars.Context, steps: Iterator[pb.ReactStep], done: object) -> object:
+    """The next step, computed in ``context`` (so log lines carry the trace id)."""
+    return context.run(next, steps, done)
 
 
 async def _within(future: Awaitable[Any], deadline: float | None) -> Any:

@@ -114,7 +114,7 @@ class TokenAuth:
         return self.authenticate(context.invocation_metadata())
 
 
-class AuthInterceptor(grpc.aio.ServerInterceptor):
+class AuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]
     """Rejects calls without a valid token with UNAUTHENTICATED, before any servicer runs."""
 
     def __init__(self, auth: TokenAuth) -> None:
@@ -122,9 +122,9 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
 
     async def intercept_service(
         self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[Any]],
         handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler:
+    ) -> Any:
         method = handler_call_details.method or ""
         if self._auth.open_mode or method.startswith(PUBLIC_METHOD_PREFIXES):
             return await continuation(handler_call_details)
@@ -135,7 +135,7 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
         return await continuation(handler_call_details)
 
 
-def _rejecting_handler(handler: grpc.RpcMethodHandler | None, message: str) -> Any:
+def _rejecting_handler(handler: Any, message: str) -> Any:
     async def reject(_request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
         await context.abort(grpc.StatusCode.UNAUTHENTICATED, message)
 

@@ -203,7 +203,7 @@ class CloudLink:
             )
         except grpc.RpcError:
             return False
-        serving = response.status == health_pb2.HealthCheckResponse.SERVING
+        serving = bool(response.status == health_pb2.HealthCheckResponse.SERVING)
         if serving and self.breaker.state != "closed":
             # The cloud is back: let the next call through without waiting for the reset.
             self.breaker.record_success()
@@ -269,13 +269,14 @@ class CloudLink:
             return
 
     @staticmethod
-    def _request_error(error: grpc.RpcError) -> CloudRequestError:
-        code = error.code()  # type: ignore[attr-defined]
+    def _request_error(error: Any) -> CloudRequestError:
+        code: grpc.StatusCode = error.code()
         retry_after = None
-        for key, value in error.trailing_metadata() or ():  # type: ignore[attr-defined]
+        trailers: Any = error.trailing_metadata() or ()
+        for key, value in trailers:
             if key == RETRY_AFTER_KEY:
                 retry_after = float(value) / 1000.0
-        return CloudRequestError(code, error.details() or "", retry_after)  # type: ignore[attr-defined]
+        return CloudRequestError(code, str(error.details() or ""), retry_after)
 
     def _converse(
         self, start: pb.ReasonRequest, trace_id: str, run_device_tool: DeviceToolRunner

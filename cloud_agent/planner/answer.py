@@ -125,8 +125,8 @@ def _compare(kind: str | None, done: Done) -> str | None:
         offsets = [
             (name, _offset_minutes(str(v.get("utc_offset", "+00:00")))) for name, v in clocks
         ]
-        ordered = sorted(offsets, key=lambda o: o[1], reverse=kind != "earlier")
-        first, last = ordered[0], ordered[-1]
+        by_offset = sorted(offsets, key=lambda o: o[1], reverse=kind != "earlier")
+        first, last = by_offset[0], by_offset[-1]
         hours = abs(first[1] - last[1]) / 60
         if hours == 0:
             return f"{first[0]} and {last[0]} have the same local time"

@@ -195,7 +195,6 @@ def test_metrics_endpoint(make_cloud: Any) -> None:
 
 def test_request_error_is_not_an_outage(make_cloud: Any) -> None:
     cloud = make_cloud()
-    with CloudLink(cloud.target, deadline_s=5) as link:
-        with pytest.raises(CloudRequestError) as info:
-            list(link.run(" ", session_id="s", trace_id="t", run_device_tool=lambda a: a))
+    with CloudLink(cloud.target, deadline_s=5) as link, pytest.raises(CloudRequestError) as info:
+        list(link.run(" ", session_id="s", trace_id="t", run_device_tool=lambda a: a))
     assert info.value.code == grpc.StatusCode.INVALID_ARGUMENT
