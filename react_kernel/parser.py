@@ -49,6 +49,7 @@ FALLBACKS: dict[str, str] = {
     "leading_chatter": "text before the first label was read as the thought",
     "stripped_fence": "a markdown code fence was removed",
     "json_with_chatter": "a JSON reply had text around it",
+    "input_trailing_text": "text after the JSON Action Input was ignored",
     "json_repaired": "invalid JSON was repaired (quotes, trailing commas, Python literals)",
     "arguments_as_string": "JSON arguments were given as a JSON string",
     "tool_name_normalized": "the tool name differed in case, spaces or separators",
@@ -242,6 +243,14 @@ class _Parser:
             )
         if "observation" in kinds and not segments[0].start:
             raise _ParseFailure("only_observation", "The reply only repeats an Observation.")
+        bare, _ = _strip_fences(text)
+        if bare.lstrip()[:1] in ("{", "["):
+            raise _ParseFailure(
+                "bad_json",
+                "The reply looks like JSON but has no usable 'action' or 'final_answer'.",
+            )
+        if not re.search(r"\w", bare):
+            raise _ParseFailure("no_content", "The reply has no readable content.")
         self.fb.append("bare_text_final")
         body = text
         if segments and segments[0].kind == "thought":
@@ -379,6 +388,15 @@ class _Parser:
 
     def _action_from_text(self, action_text: str, input_text: str | None) -> list[pb.ReactStep]:
         action_text = action_text.strip()
+        if action_text[:1] in ("{", "`"):
+            # "Action:" followed by a JSON blob (LangChain structured chat, smolagents).
+            blob, fenced = _strip_fences(action_text)
+            if blob[:1] == "{":
+                steps = self._json_form(blob, [])
+                if steps is not None:
+                    if fenced:
+                        self.fb.append("stripped_fence")
+                    return steps
         first_line, _, rest = action_text.partition("\n")
         first_line = first_line.strip()
         inline: str | None = None
@@ -630,7 +648,10 @@ def _loads_loose(text: str, fb: list[str], *, trailing_ok: bool = False) -> Any:
     decoder = json.JSONDecoder()
     try:
         value, end = decoder.raw_decode(text)
-        if end == len(text) or trailing_ok or not text[end:].strip():
+        if end == len(text) or not text[end:].strip():
+            return value
+        if trailing_ok:
+            fb.append("input_trailing_text")
             return value
     except ValueError:
         pass

@@ -206,17 +206,20 @@ class ToolRegistry:
         squashed = norm.replace("_", "")
         if squashed in self._by_squashed:
             return self._by_squashed[squashed]
+        # Candidates: tools within their own cut-off. The best must beat every other
+        # candidate by two edits; a tie or a near tie is a guess, and we never guess.
         scored: list[tuple[int, str]] = []
         for cand_squashed, real in self._by_squashed.items():
             limit = _cutoff(cand_squashed)
-            dist = edit_distance(squashed, cand_squashed, limit + 2)
-            scored.append((dist, real))
-        scored.sort()
+            if limit == 0:
+                continue
+            dist = edit_distance(squashed, cand_squashed, limit)
+            if dist <= limit:
+                scored.append((dist, real))
         if not scored:
             return None
+        scored.sort()
         best_dist, best = scored[0]
-        if best_dist > _cutoff(normalize_tool_name(best).replace("_", "")):
-            return None
         if len(scored) > 1 and scored[1][0] < best_dist + 2:
             return None
         return best
