@@ -19,13 +19,25 @@ const definition = protoLoader.loadSync("edgeloop/v1/agent.proto", {
 const pkg = grpc.loadPackageDefinition(definition).edgeloop.v1;
 const client = new pkg.CloudReasonerService(target, grpc.credentials.createInsecure());
 const deadline = new Date(Date.now() + 20000);
+const metadata = new grpc.Metadata();
+metadata.set("x-trace-id", "node-trace-" + Date.now());
 const call = client.Reason(
   { sessionId: "node-" + Date.now(), query, deviceId: "node-client" },
+  metadata,
   { deadline },
 );
 call.on("data", (response) => {
   const step = response.step;
-  console.log(JSON.stringify({ stepType: step.stepType, content: step.content, tool: step.tool }));
+  console.log(
+    JSON.stringify({
+      stepType: step.stepType,
+      content: step.content,
+      tool: step.tool,
+      traceId: step.traceId,
+      origin: step.origin,
+      sessionId: step.sessionId,
+    }),
+  );
 });
 call.on("error", (err) => {
   console.error(`error: ${err.code} ${err.details}`);
