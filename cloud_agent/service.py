@@ -146,6 +146,7 @@ class CloudServer:
         self.server: grpc.aio.Server | None = None
         self.port: int | None = None
         self.metrics_port: int | None = None
+        self._stores: Any = None
 
     def metrics_breakers(self, reasoner: Any) -> None:
         """Expose the backends' breaker states on the metrics endpoint."""
@@ -179,27 +180,17 @@ class CloudServer:
         return bound
 
     def _add_memory_sync(self, server: grpc.aio.Server) -> bool:
+        """Mount the memory engineer's MemorySyncService (per-user stores in memory_dir)."""
         if not self.config.memory_dir:
             return False
         try:
-            from sync.service import MemorySyncServicer  # type: ignore[import-not-found]
-
-            from sync.store import MemoryStore
+            from sync.service import add_sync_service
+            from sync.userstores import UserStores
         except ImportError:
-            log.warning("memory sync unavailable: the sync service is not installed")
+            log.warning("memory sync unavailable: the sync package is not installed")
             return False
-        folder = Path(self.config.memory_dir)
-        stores: dict[str, Any] = {}
-
-        def store_for_user(user_id: str) -> Any:
-            if user_id not in stores:
-                safe = "".join(ch for ch in user_id if ch.isalnum() or ch in "-_") or "local"
-                stores[user_id] = MemoryStore(folder / f"{safe}.db")
-            return stores[user_id]
-
-        self._stores = stores
-        sync_servicer = _make_sync_servicer(MemorySyncServicer, store_for_user, self.auth)
-        pb_grpc.add_MemorySyncServiceServicer_to_server(sync_servicer, server)
+        self._stores = UserStores(Path(self.config.memory_dir), node_id="cloud")
+        add_sync_service(server, self._stores, self.auth.authorize)
         return True
 
     async def stop(self, grace: float | None = None) -> None:
@@ -209,20 +200,14 @@ class CloudServer:
             self.server = None
         self.handler.close()
         self.metrics.close()
-        for store in getattr(self, "_stores", {}).values():
-            store.close()
+        if self._stores is not None:
+            self._stores.close()
+            self._stores = None
 
     async def wait(self) -> None:
         """Wait until the server stops."""
         if self.server is not None:
             await self.server.wait_for_termination()
-
-
-def _make_sync_servicer(cls: Any, store_for_user: Callable[[str], Any], auth: TokenAuth) -> Any:
-    try:
-        return cls(store_for_user, authorize=auth.authorize)
-    except TypeError:
-        return cls(store_for_user)
 
 
 async def start_server(

@@ -198,3 +198,24 @@ def test_request_error_is_not_an_outage(make_cloud: Any) -> None:
     with CloudLink(cloud.target, deadline_s=5) as link, pytest.raises(CloudRequestError) as info:
         list(link.run(" ", session_id="s", trace_id="t", run_device_tool=lambda a: a))
     assert info.value.code == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def test_memory_sync_is_mounted_on_the_cloud_server(
+    make_cloud: Any, device_memory: Any, tmp_path: Any
+) -> None:
+    from sync.client import sync_with
+    from sync.userstores import UserStores
+
+    cloud = make_cloud(CloudConfig(port=0, memory_dir=str(tmp_path / "cloud-memory")))
+    device_memory.add_note("the spare key is under the plant pot")
+    with grpc.insecure_channel(cloud.target) as channel:
+        services = health_pb2_grpc.HealthStub(channel)
+        reply = services.Check(
+            health_pb2.HealthCheckRequest(service="edgeloop.v1.MemorySyncService")
+        )
+        assert reply.status == health_pb2.HealthCheckResponse.SERVING
+        sync_with(channel, device_memory)
+    cloud.stop()
+    with UserStores(tmp_path / "cloud-memory", node_id="check") as stores:
+        notes = [n["text"] for n in stores("local").notes()]
+    assert notes == ["the spare key is under the plant pot"]
