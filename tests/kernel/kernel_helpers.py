@@ -96,3 +96,31 @@ def make_tools(calls: Calls) -> ToolRegistry:
             ),
         ]
     )
+
+
+class FileIdempotencyStore:
+    """A JSON-file IdempotencyStore: survives a process restart (like the SQLite one)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def _load(self) -> dict[str, dict[str, Any]]:
+        import json
+        import os
+
+        if not os.path.exists(self.path):
+            return {}
+        with open(self.path, encoding="utf-8") as f:
+            data: dict[str, dict[str, Any]] = json.load(f)
+        return data
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        return self._load().get(key)
+
+    def put(self, key: str, result: dict[str, Any]) -> None:
+        import json
+
+        data = self._load()
+        data[key] = result
+        with open(self.path, "w", encoding="utf-8") as f:
+            json.dump(data, f)
