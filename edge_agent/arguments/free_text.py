@@ -32,6 +32,12 @@ _NOTE_COMMAND = re.compile(
     r")[\s:,-]*",
     re.IGNORECASE,
 )
+# Commands about existing notes that an add-note reading would swallow whole.
+_NOT_A_NEW_NOTE = re.compile(
+    r"^\W*(?:please\s+)?(?:delete|remove|erase|edit|change|update|rename|share|send|email|"
+    r"summari[sz]e|sort|read|translate|list|count|clear|move|copy|print|forward)\b",
+    re.IGNORECASE,
+)
 _NOTE_TAIL = re.compile(
     r"[\s,]*(?:(?:in|to|on) (?:my|the) (?:notes?|memos?|notebook)|as a note|for me|"
     r"please|pls|thanks|thank you|thx|ok|okay|cheers)[\s.!?]*$",
@@ -86,8 +92,10 @@ def note_text(text: str) -> str | None:
         head, _, tail = body.partition(":")
         if re.search(r"\b(?:note|memo|remember|down|write|jot|save)\b", head, re.IGNORECASE):
             return _clean(_NOTE_TAIL.sub("", tail)) or None
-    body = _NOTE_COMMAND.sub("", body, count=1)
-    body = _NOTE_TAIL.sub("", body)
+    stripped = _NOTE_COMMAND.sub("", body, count=1)
+    if stripped == body or _NOT_A_NEW_NOTE.match(body):
+        return None  # no "note"/"jot down"/"remember" command: not a request to write
+    body = _NOTE_TAIL.sub("", stripped)
     body = re.sub(r"^(?:that|to say|saying|says|to)\s+", "", body.strip(), flags=re.IGNORECASE)
     cleaned = _clean(body)
     return cleaned if re.search(r"[a-z0-9]", cleaned, re.IGNORECASE) else None

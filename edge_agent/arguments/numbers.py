@@ -252,3 +252,42 @@ def parse_number(text: str) -> float | None:
     if len(spans) == 1 and spans[0].start == 0 and spans[0].end == len(tokens):
         return spans[0].value
     return None
+
+
+_SMALL_WORDS = [w for w, _ in sorted(SMALL.items(), key=lambda kv: kv[1]) if w not in ("oh", "nil")]
+_TENS_WORDS = {v: w for w, v in TENS.items() if w != "fourty"}
+
+
+def spell_number(value: int) -> str:
+    """English words for a whole number, the inverse of ``find_numbers``.
+
+    Used to write training phrasings and property tests ("1234" -> "one thousand two
+    hundred and thirty four").
+
+    >>> spell_number(1234)
+    'one thousand two hundred and thirty four'
+    """
+    if value < 0:
+        return "minus " + spell_number(-value)
+    if value < 20:
+        return _SMALL_WORDS[value]
+    if value < 100:
+        tens, rest = divmod(value, 10)
+        return _TENS_WORDS[tens * 10] + (f" {_SMALL_WORDS[rest]}" if rest else "")
+    if value < 1000:
+        hundreds, rest = divmod(value, 100)
+        head = f"{_SMALL_WORDS[hundreds]} hundred"
+        return head + (f" and {spell_number(rest)}" if rest else "")
+    for scale_value, scale_word in (
+        (1_000_000_000, "billion"),
+        (1_000_000, "million"),
+        (1000, "thousand"),
+    ):
+        if value >= scale_value:
+            head_value, rest = divmod(value, scale_value)
+            head = f"{spell_number(head_value)} {scale_word}"
+            if not rest:
+                return head
+            joiner = " and " if rest < 100 else " "
+            return head + joiner + spell_number(rest)
+    raise AssertionError("unreachable")

@@ -1,0 +1,221 @@
+"""Evaluate the edge decision over an eval file (the contract in docs/edge.md).
+
+Each line is ``{"query", "route", "tool", "args", "expected_value"}``. The router decides
+each query; nothing with a side effect runs (only the calculator, whose result is what
+``expected_value`` checks). Arguments match by the contract's rules: numbers within
+1e-6, enum and name strings case-insensitively after trimming, free text (``text``,
+``query``) by token F1 >= 0.6.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from edge_agent.router import Router
+from edge_agent.tools.calculator import CalculatorError, evaluate
+
+FREE_TEXT_KEYS = frozenset({"text", "query"})
+F1_THRESHOLD = 0.6
+TOLERANCE = 1e-6
+
+
+class EvalFileError(ValueError):
+    """The eval file is missing or a line is malformed (the message names the line)."""
+
+
+@dataclass(frozen=True)
+class EvalCase:
+    """One line of an eval file."""
+
+    line: int
+    query: str
+    route: str
+    tool: str | None
+    args: dict[str, Any] | None
+    expected_value: float | None
+
+
+@dataclass
+class EvalReport:
+    """Metrics over a file, plus the confusion counts and the misses for the human form."""
+
+    metrics: dict[str, float | int]
+    confusion: Counter[tuple[str, str]] = field(default_factory=Counter)
+    misses: list[dict[str, Any]] = field(default_factory=list)
+
+
+def load_cases(path: str | Path) -> list[EvalCase]:
+    """Read and check an eval file; raises EvalFileError naming the bad line."""
+    file = Path(path)
+    if not file.is_file():
+        raise EvalFileError(f"no such file: {file}")
+    cases: list[EvalCase] = []
+    with file.open(encoding="utf-8") as handle:
+        for number, raw in enumerate(handle, start=1):
+            if not raw.strip():
+                continue
+            cases.append(_parse_line(file, number, raw))
+    if not cases:
+        raise EvalFileError(f"{file}: no eval lines")
+    return cases
+
+
+def _parse_line(file: Path, number: int, raw: str) -> EvalCase:
+    where = f"{file}:{number}"
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise EvalFileError(f"{where}: not valid JSON ({exc.msg})") from None
+    if not isinstance(data, dict):
+        raise EvalFileError(f"{where}: expected a JSON object")
+    query, route = data.get("query"), data.get("route")
+    if not isinstance(query, str) or not query.strip():
+        raise EvalFileError(f"{where}: 'query' must be a non-empty string")
+    if route not in ("edge", "cloud"):
+        raise EvalFileError(f'{where}: \'route\' must be "edge" or "cloud"')
+    tool, args, value = data.get("tool"), data.get("args"), data.get("expected_value")
+    if tool is not None and not isinstance(tool, str):
+        raise EvalFileError(f"{where}: 'tool' must be a string or null")
+    if args is not None and not isinstance(args, dict):
+        raise EvalFileError(f"{where}: 'args' must be an object or null")
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
+        raise EvalFileError(f"{where}: 'expected_value' must be a number or null")
+    return EvalCase(number, query, route, tool, args, None if value is None else float(value))
+
+
+def _tokens(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", text.lower())
+
+
+def token_f1(expected: str, predicted: str) -> float:
+    """Token-level F1 between two texts (SQuAD style)."""
+    gold, pred = _tokens(expected), _tokens(predicted)
+    if not gold or not pred:
+        return float(gold == pred)
+    common = sum((Counter(gold) & Counter(pred)).values())
+    if common == 0:
+        return 0.0
+    precision, recall = common / len(pred), common / len(gold)
+    return 2 * precision * recall / (precision + recall)
+
+
+def value_matches(key: str, expected: Any, predicted: Any) -> bool:
+    """One argument by the contract's rules."""
+    if isinstance(expected, bool) or isinstance(predicted, bool):
+        return bool(expected == predicted)
+    if isinstance(expected, int | float):
+        return isinstance(predicted, int | float) and math.isclose(
+            float(expected), float(predicted), abs_tol=TOLERANCE
+        )
+    if isinstance(expected, str):
+        if not isinstance(predicted, str):
+            return False
+        if key in FREE_TEXT_KEYS:
+            return token_f1(expected, predicted) >= F1_THRESHOLD
+        return expected.strip().lower() == predicted.strip().lower()
+    return bool(expected == predicted)
+
+
+def args_match(expected: dict[str, Any], predicted: dict[str, Any] | None) -> bool:
+    """Every expected argument matches, and nothing else was filled in."""
+    if predicted is None:
+        return False
+    want = {k: v for k, v in expected.items() if v is not None}
+    got = {k: v for k, v in predicted.items() if v is not None}
+    if set(want) != set(got):
+        return False
+    return all(value_matches(key, want[key], got[key]) for key in want)
+
+
+def _label(route: str, tool: str | None) -> str:
+    if route == "cloud":
+        return "cloud"
+    return tool or "smalltalk"
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return 0.0
+    rank = q * (len(ordered) - 1)
+    low, high = math.floor(rank), math.ceil(rank)
+    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
+
+
+def run_eval(router: Router, cases: list[EvalCase]) -> EvalReport:
+    """Decide every case and compute the contract's metrics."""
+    router.decide("warm up")  # first call pays for lazy imports and session set-up
+    latencies: list[float] = []
+    route_ok = edge_total = tool_ok = args_total = args_ok = 0
+    cloud_total = cloud_ok = kept = kept_ok = 0
+    report = EvalReport(metrics={})
+    for case in cases:
+        start = time.perf_counter()
+        decision = router.decide(case.query)
+        latencies.append((time.perf_counter() - start) * 1000)
+        right_route = decision.route == case.route
+        route_ok += right_route
+        if decision.route == "edge":
+            kept += 1
+            kept_ok += case.route == "edge"
+        right_tool = right_route and decision.tool == case.tool
+        right_args = True
+        if case.route == "cloud":
+            cloud_total += 1
+            cloud_ok += decision.route == "cloud"
+        else:
+            edge_total += 1
+            tool_ok += right_tool
+            if case.args is not None or case.expected_value is not None:
+                args_total += 1
+                right_args = right_tool and _args_right(case, decision.arguments)
+                args_ok += right_args
+        report.confusion[
+            (_label(case.route, case.tool), _label(decision.route, decision.tool))
+        ] += 1
+        if not (right_route and (case.route == "cloud" or (right_tool and right_args))):
+            report.misses.append(
+                {
+                    "line": case.line,
+                    "query": case.query,
+                    "expected": _label(case.route, case.tool),
+                    "got": _label(decision.route, decision.tool),
+                    "args": decision.arguments,
+                    "expected_args": case.args,
+                    "reason": decision.reason,
+                }
+            )
+
+    def share(part: int, whole: int) -> float:
+        return round(part / whole, 4) if whole else 1.0
+
+    report.metrics = {
+        "n": len(cases),
+        "route_accuracy": share(route_ok, len(cases)),
+        "tool_accuracy": share(tool_ok, edge_total),
+        "args_accuracy": share(args_ok, args_total),
+        "cloud_recall": share(cloud_ok, cloud_total),
+        "edge_precision": share(kept_ok, kept),
+        "p50_ms": round(_percentile(latencies, 0.5), 3),
+        "p95_ms": round(_percentile(latencies, 0.95), 3),
+    }
+    return report
+
+
+def _args_right(case: EvalCase, arguments: dict[str, Any] | None) -> bool:
+    if case.expected_value is not None:
+        if case.tool != "calculator" or not arguments:
+            return False
+        try:
+            value = evaluate(str(arguments.get("expression", "")))
+        except CalculatorError:
+            return False
+        return math.isclose(value, case.expected_value, abs_tol=TOLERANCE, rel_tol=1e-9)
+    return args_match(case.args or {}, arguments)

@@ -1,0 +1,141 @@
+"""Structural checks: does a query ask for more than one tool call?
+
+The intent model reads a query as a whole; a compound request ("turn off the lights and
+lock the door", "check the weather in Rome, then set a timer") can still look like one
+tool to it. These checks split the query at its joiners and look for a second request
+that starts a new clause, and for the words of comparison and advice that make a
+weather or time query the cloud's ("warmer than", "should I", "difference between").
+They are rules about English, written from the tool descriptions, not from any eval set.
+"""
+
+from __future__ import annotations
+
+import re
+
+_JOINERS = re.compile(
+    r"\s*(?:,?\s*\band then\b|,?\s*\bthen\b|,?\s*\band also\b|,?\s*\balso\b|,?\s*\bafter that\b|"
+    r",?\s*\bafterwards\b|,?\s*\bplus\b|,?\s*\band\b|;|&|\.\s+|,)\s*",
+    re.IGNORECASE,
+)
+# How a new request opens: a command verb or a question about another tool's domain.
+_REQUEST_START = re.compile(
+    r"^(?:please\s+|can you\s+|could you\s+|pls\s+|also\s+|and\s+|then\s+)*(?:"
+    r"(?:set|start|make|put|give me|create)\s+(?:a|an|the|me a|my)?\s*(?:\S+\s+)?"
+    r"(?:timer|countdown|alarm|note|reminder)|"
+    r"(?:turn|switch|shut|power|flip)\s+(?:\S+\s+){0,3}?(?:on|off|up|down)\b|"
+    r"(?:turn|switch|shut|power|flip|kill|dim|brighten)\s+(?:on|off|the|my|all)\b|"
+    r"(?:lock|unlock|open|close)\s+(?:the|my|all)\b|"
+    r"(?:set|dim|raise|lower|adjust)\s+(?:the|my|all)\s+(?!timer)|"
+    r"(?:add|take|make|jot|write|save)\s+(?:down\s+|a\s+|me\s+a\s+|this\s+)*(?:note|memo)|"
+    r"(?:jot|write|note)\s+(?:it\s+|that\s+|this\s+)?down|note\s+(?:that|:)|remember\s+that|"
+    r"remind me\b|wake me\b|"
+    r"(?:what(?:'s| is| s)?|whats|how(?:'s| is)?|tell me|check|give me|get me|show me|and)\s+"
+    r"(?:the\s+)?(?:weather|forecast|temperature|time\b|local time|current time)|"
+    r"(?:what|which)\s+time\b|"
+    r"(?:is it|will it|is it going to)\s+(?:\S+\s+)?(?:rain|snow|sunny|cold|hot|warm|windy)|"
+    r"(?:convert|calculate|compute|work out|search|find|look up|look for)\b|"
+    r"how many\s+\S+\s+(?:in|is|are)\b|"
+    r"(?:time|weather|forecast)\s+(?:in|for|at)\b"
+    r")",
+    re.IGNORECASE,
+)
+_REQUEST_ANYWHERE = re.compile(r"(?:^|\s)" + _REQUEST_START.pattern[1:], re.IGNORECASE)
+# What a clause of each intent's own request contains.
+_INTENT_CUES: dict[str, re.Pattern[str]] = {
+    name: re.compile(pattern, re.IGNORECASE)
+    for name, pattern in {
+        "calculator": r"\d|\b(?:plus|minus|times|divided|percent|squared|cubed|root|sum)\b|%",
+        "unit_convert": r"\d|\b(?:convert|how many|how much)\b",
+        "get_weather": r"\b(?:weather|forecast|rain\w*|snow\w*|sunny|temperature|hot|cold|warm|"
+        r"umbrella|wind\w*|fog\w*)\b",
+        "world_clock": r"\b(?:time|clock)\b",
+        "set_timer": r"\b(?:timer|countdown|remind|alarm|min\w*|sec\w*|hours?|hrs?)\b",
+        "device_control": r"\b(?:on|off|lights?|lamps?|ac|aircon|heat\w*|fan|tv|door|lock|"
+        r"blinds|curtains|thermostat|speakers?|music|set|dim)\b",
+        "add_note": r"\b(?:note|jot|write|remember|memo|save)\b",
+        "search_notes": r"\b(?:notes?|wrote|saved|find|search|look)\b",
+    }.items()
+}
+# The words of a comparison, a plan or advice: answering needs reasoning on top of a tool.
+_REASONING = re.compile(
+    r"\b(?:than|compare[ds]?|comparison|versus|vs\.?|warmer|colder|hotter|cooler|sunnier|"
+    r"rainier|wetter|windier|drier|difference|differ|which (?:city|one|is|place)|"
+    r"should i|shall i|good (?:day|idea|time) (?:to|for)|what (?:to|should i) wear|"
+    r"what to pack|ok to go|okay to go|safe to|worth (?:it|going)|plan(?:ning)? (?:a|my|the)|"
+    r"if it'?s|when it'?s|in (?:celsius|fahrenheit|kelvin)|to (?:celsius|fahrenheit|kelvin)|"
+    r"ahead of|behind|hours? ahead|hours? behind|both|each|every|all of)\b",
+    re.IGNORECASE,
+)
+_REASONING_TOOLS = frozenset({"get_weather", "world_clock"})
+
+
+def clauses(text: str) -> list[str]:
+    """The query split at its joiners ("and", "then", ";", ", also" ...), empty parts dropped."""
+    return [part.strip() for part in _JOINERS.split(text) if part and part.strip()]
+
+
+def second_request(text: str, intent: str) -> bool:
+    """True when the query holds a second request besides the one classified as ``intent``.
+
+    Either two clauses each contain a request, or a clause after the first opens with one
+    while the text before it already carries the intent's own cue. Context before a single
+    request ("I'm cooking, so set a timer") is not a request; a note's content may itself
+    contain "and" ("buy milk and eggs"), and for arithmetic "and" is "plus".
+    """
+    parts = clauses(text)
+    if len(parts) < 2:
+        return False
+    requests = [bool(_REQUEST_ANYWHERE.search(part)) for part in parts]
+    if sum(requests) >= 2:
+        return True
+    cue = _INTENT_CUES.get(intent)
+    for k in range(1, len(parts)):
+        part = parts[k]
+        if not _REQUEST_START.match(part):
+            continue
+        if intent == "calculator" and re.match(r"^[\d\s.+\-*/^%()x]+$", part):
+            continue
+        before = " ".join(parts[:k])
+        if cue is not None and cue.search(before):
+            return True
+    return False
+
+
+def needs_reasoning(text: str, intent: str) -> bool:
+    """True when a weather or time query compares, plans or asks for advice."""
+    return intent in _REASONING_TOOLS and bool(_REASONING.search(text))
+
+
+# A weather or time lookup names its subject; a city alone ("population of Mumbai") is not one.
+_SUBJECT_CUES: dict[str, re.Pattern[str]] = {
+    "get_weather": re.compile(
+        r"\b(?:weather|wether|weahter|whether|forecast|forcast|rain\w*|snow\w*|sun\w*|cloud\w*|"
+        r"wind\w*|fog\w*|mist\w*|temp\w*|hot|cold|warm|chilly|freezing|umbrella|jacket|coat|"
+        r"degrees|humid\w*|storm\w*|thunder\w*|outside|shine|conditions|like out|like there|"
+        r"like today|like tomorrow|heat|sweater|shorts|drizzl\w*|hail|clear|grey|gray|overcast|"
+        r"scorching|boiling|nice out|skies|sky)\b",
+        re.IGNORECASE,
+    ),
+    "world_clock": re.compile(
+        r"\b(?:time|clock|hour|o'?clock|late|early|morning|night|evening|afternoon|midnight|"
+        r"noon|awake|asleep|tiem|tme)\b",
+        re.IGNORECASE,
+    ),
+}
+
+
+def missing_subject(text: str, intent: str) -> bool:
+    """True when a weather or time query never mentions weather or time."""
+    cue = _SUBJECT_CUES.get(intent)
+    return cue is not None and not cue.search(text)
+
+
+def compound_reason(text: str, intent: str) -> str | None:
+    """Why the query is more than one tool call, or None when it is a single request."""
+    if missing_subject(text, intent):
+        return f"no {intent} subject in the query"
+    if second_request(text, intent):
+        return "compound: a second request follows the first"
+    if needs_reasoning(text, intent):
+        return "needs reasoning: comparison or advice on top of the tool"
+    return None

@@ -1,0 +1,783 @@
+# ruff: noqa: E501 - phrase tables read best one idea per line, even when long
+"""Write the router's training and validation sets, ``edge_agent/data/router_{train,val}.jsonl``.
+
+Each line is ``{"text", "intent"}`` with intent one of the eight device tools,
+``smalltalk`` (answered on the device with no tool) or ``oos`` (the cloud's: two or more
+tool calls, comparisons, reasoning, open knowledge, writing). The phrasings come from
+templates filled with varied slot values and then varied the way people write: casual
+openers and closers, typos, numbers as words, long sentences with context around the
+request. Near misses (queries that mention a tool but need more than one call of it) are
+labelled ``oos`` on purpose, so the model learns where a tool's scope ends.
+
+The generator is seeded: rebuilding gives the same files. It never reads the evaluation
+sets (``../shared/data/edge_dev.jsonl`` is for evaluation only).
+
+Usage: ``python scripts/build_router_data.py [--seed 7] [--per-tool 420]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import ClassVar
+
+from edge_agent.arguments.numbers import spell_number
+from edge_agent.cities import cities
+
+DATA = Path(__file__).resolve().parent.parent / "edge_agent" / "data"
+INTENTS = (
+    "calculator",
+    "unit_convert",
+    "get_weather",
+    "device_control",
+    "set_timer",
+    "add_note",
+    "search_notes",
+    "world_clock",
+    "smalltalk",
+    "oos",
+)
+
+# Cities outside the gazetteer: the phrasing is still the tool's, the argument check
+# sends them to the cloud, so the classifier should not learn "unknown city" = cloud.
+OTHER_CITIES = [
+    "oslo", "lisbon", "dublin", "vienna", "prague", "warsaw", "athens", "helsinki",
+    "copenhagen", "zurich", "brussels", "boston", "miami", "denver", "austin", "lima",
+    "bogota", "santiago", "johannesburg", "cape town", "jakarta", "manila", "hanoi",
+    "kuala lumpur", "perth", "brisbane", "montreal", "rio de janeiro", "tel aviv", "riyadh",
+]  # fmt: skip
+
+
+class Gen:
+    """Slot fillers and variation helpers around one seeded random generator."""
+
+    def __init__(self, seed: int) -> None:
+        self.r = random.Random(seed)
+        self.cities = sorted(cities())
+
+    # -- basic choices ---------------------------------------------------------------
+    def pick(self, options: list[str] | tuple[str, ...]) -> str:
+        return self.r.choice(list(options))
+
+    def chance(self, p: float) -> bool:
+        return self.r.random() < p
+
+    def city(self, known: float = 0.9) -> str:
+        name = self.pick(self.cities) if self.chance(known) else self.pick(OTHER_CITIES)
+        style = self.r.random()
+        if style < 0.45:
+            name = name.title()
+        elif style < 0.55:
+            name = name.upper() if len(name) < 8 else name
+        if self.chance(0.15):
+            name = self.typo(name)
+        return name
+
+    def number(self, low: int, high: int, words: float = 0.35) -> str:
+        value = self.r.randint(low, high)
+        return spell_number(value) if self.chance(words) else str(value)
+
+    def typo(self, word: str) -> str:
+        if len(word) < 4:
+            return word
+        i = self.r.randrange(1, len(word) - 1)
+        kind = self.r.random()
+        if kind < 0.3:
+            return word[:i] + word[i + 1 :]  # drop
+        if kind < 0.6:
+            return word[:i] + word[i] + word[i:]  # double
+        if kind < 0.85 and word[i].isalpha() and word[i + 1].isalpha():
+            return word[:i] + word[i + 1] + word[i] + word[i + 2 :]  # swap
+        return word[:i] + self.pick("aeiourstnl") + word[i + 1 :]  # replace
+
+    def typos(self, text: str, rate: float = 0.08) -> str:
+        words = text.split()
+        return " ".join(
+            self.typo(w) if len(w) > 4 and w.isalpha() and self.chance(rate) else w for w in words
+        )
+
+    # -- the way people write --------------------------------------------------------
+    OPENERS: ClassVar[list[str]] = [
+        "", "", "", "", "", "hey ", "hey, ", "hi ", "ok ", "okay so ", "yo ", "um ", "quick q: ",
+        "please ", "pls ", "can you ", "could you ", "would you ", "hey there, ",
+        "i need you to ", "i'd like you to ", "alright, ", "so ", "oh and ", "right, ",
+        "excuse me, ", "hello! ", "good morning, ", "hiya ", "quick one: ", "computer, ",
+    ]  # fmt: skip
+    CLOSERS: ClassVar[list[str]] = [
+        "", "", "", "", "", "", "?", " please", " pls", " thanks", " thank you", " thx", "!",
+        " asap", " for me", " real quick", " if you can", ", cheers", " :)", " ty", ".",
+        " please and thank you", " when you get a chance",
+    ]  # fmt: skip
+    CONTEXT: ClassVar[list[str]] = [
+        "i'm cooking dinner for the family tonight and ",
+        "my hands are full right now so ",
+        "before i forget, ",
+        "sorry to bother you but ",
+        "i'm in a bit of a rush, ",
+        "while i'm getting ready for work, ",
+        "my friend just asked me and i don't know, ",
+        "i'm planning my day and ",
+        "we have guests coming over later, ",
+        "i'm sitting on the couch and ",
+        "this might be a silly question but ",
+        "i just got home and ",
+        "for the project i'm working on, ",
+        "the kids are asleep so ",
+        "it's been a long day, ",
+        "one more thing: ",
+    ]
+
+    def dress(self, core: str, *, polite_verb: bool = True) -> str:
+        """Wrap a core request in casual, polite or long-sentence clothing."""
+        text = core
+        roll = self.r.random()
+        if roll < 0.12:
+            text = self.pick(self.CONTEXT) + text
+        elif roll < 0.55 and polite_verb:
+            text = self.pick(self.OPENERS) + text
+        if self.chance(0.4):
+            text = text + self.pick(self.CLOSERS)
+        if self.chance(0.2):
+            text = self.typos(text)
+        case = self.r.random()
+        if case < 0.35:
+            text = text[:1].upper() + text[1:]
+        elif case < 0.4:
+            text = text.upper() if len(text) < 40 else text
+        return " ".join(text.split())
+
+
+# -- per-intent phrasings -----------------------------------------------------------------
+
+
+def calculator(g: Gen) -> str:
+    a, b, c = g.number(2, 999), g.number(2, 99), g.number(2, 30)
+    pct = g.number(1, 95, words=0.4)
+    op = g.pick(
+        ["plus", "+", "minus", "-", "times", "x", "*", "multiplied by", "divided by", "/",
+         "over", "and"]
+    )  # fmt: skip
+    what = g.pick(["what's", "what is", "whats", "calculate", "compute", "how much is", "work out",
+                   "what does", "tell me", "solve", "quick math:", "", "can you do"])  # fmt: skip
+    forms = [
+        f"{what} {a} {op} {b}",
+        f"{what} {a} {op} {b} {g.pick(['plus', 'minus', 'times', 'divided by'])} {c}",
+        f"{what} {pct} percent of {a}",
+        f"{what} {pct}% of {a}",
+        f"{pct} per cent of {a}",
+        f"{what} the square root of {a}",
+        f"square root of {a}",
+        f"{what} {c} squared",
+        f"{what} {c} cubed",
+        f"{what} {c} to the power of {g.number(2, 6)}",
+        f"{c}^{g.number(2, 5, words=0)}",
+        f"{what} ({a} + {b}) * {c}",
+        f"{a} {op} {b} equals what",
+        f"{a}{g.pick(['+', '-', '*', '/'])}{b}",
+        f"add {a} and {b}",
+        f"subtract {b} from {a}",
+        f"multiply {a} by {b}",
+        f"divide {a} by {b}",
+        f"what's half of {a}",
+        f"double {a}",
+        f"how much is a {pct}% tip on {a} dollars",
+        f"what is {pct} percent off {a}",
+        f"{what} {a} {op} {b} {g.pick(['?', '', ' exactly', ' for me'])}",
+        f"i need the answer to {a} {op} {b}",
+        f"what do you get if you multiply {a} by {b}",
+        f"sum of {a} and {b}",
+        f"what's the product of {a} and {b}",
+        f"{a} {op} {b}?",
+        f"what is {a} point {g.number(1, 9, words=1)} times {b}",
+        f"what's {g.number(2, 20)} dozen times {c}",
+        f"do the math: {a} {op} {b}",
+        f"quick, {a} {op} {b}",
+        f"figure out {pct}% of {a} for me",
+        f"how much is {a} {op} {b} {g.pick(['', 'again', 'roughly'])}",
+    ]
+    return g.dress(g.pick(forms))
+
+
+UNIT_NAMES: dict[str, list[str]] = {
+    "mm": ["mm", "millimeters", "millimetres"],
+    "cm": ["cm", "centimeters", "centimetres", "cms"],
+    "m": ["m", "meters", "metres", "meter"],
+    "km": ["km", "kilometers", "kilometres", "kms", "klicks"],
+    "in": ["inches", "inch", "in"],
+    "ft": ["feet", "ft", "foot"],
+    "yd": ["yards", "yd", "yds"],
+    "mi": ["miles", "mile", "mi"],
+    "mg": ["mg", "milligrams"],
+    "g": ["grams", "g", "gr", "grammes"],
+    "kg": ["kg", "kilos", "kilograms", "kgs", "kilogrammes"],
+    "oz": ["ounces", "oz"],
+    "lb": ["pounds", "lbs", "lb"],
+    "ml": ["ml", "milliliters", "millilitres"],
+    "l": ["liters", "litres", "l", "liter"],
+    "gal": ["gallons", "gal", "gallon"],
+    "c": ["celsius", "degrees celsius", "c", "°C", "centigrade", "degrees c"],
+    "f": ["fahrenheit", "degrees fahrenheit", "f", "°F", "farenheit", "degrees f"],
+    "k": ["kelvin", "k"],
+    "kph": ["km/h", "kph", "kilometers per hour", "kilometres an hour", "kmh"],
+    "mph": ["mph", "miles per hour", "miles an hour"],
+    "s": ["seconds", "secs", "s"],
+    "min": ["minutes", "mins", "min"],
+    "h": ["hours", "hrs", "h"],
+}
+UNIT_GROUPS = [
+    ["mm", "cm", "m", "km", "in", "ft", "yd", "mi"],
+    ["mg", "g", "kg", "oz", "lb"],
+    ["ml", "l", "gal"],
+    ["c", "f", "k"],
+    ["kph", "mph"],
+    ["s", "min", "h"],
+]
+
+
+def unit_convert(g: Gen) -> str:
+    group = g.r.choice(UNIT_GROUPS)
+    src, dst = g.r.sample(group, 2)
+    a, b = g.pick(UNIT_NAMES[src]), g.pick(UNIT_NAMES[dst])
+    if len(a) == 1 and g.chance(0.5):
+        a = UNIT_NAMES[src][0]
+    v = g.number(1, 500) if g.chance(0.8) else g.pick(
+        ["three and a half", "two and a half", "a dozen", "1.5", "0.75", "half a dozen", "12.5"]
+    )  # fmt: skip
+    forms = [
+        f"convert {v} {a} to {b}",
+        f"{v} {a} in {b}",
+        f"{v} {a} to {b}",
+        f"how many {b} in {v} {a}",
+        f"how many {b} is {v} {a}",
+        f"how many {b} are there in {v} {a}",
+        f"what is {v} {a} in {b}",
+        f"what's {v} {a} in {b}",
+        f"{v} {a} is how many {b}",
+        f"change {v} {a} into {b}",
+        f"can you convert {v} {a} into {b}",
+        f"i have {v} {a}, what is that in {b}",
+        f"turn {v} {a} into {b}",
+        f"{v}{a if len(a) <= 3 else ' ' + a} to {b} please",
+        f"express {v} {a} in {b}",
+        f"what does {v} {a} come to in {b}",
+        f"the recipe says {v} {a}, how much is that in {b}",
+        f"my car does {v} {a}, what's that in {b}" if src in ("kph", "mph") else f"{v} {a} = ? {b}",
+        f"it's {v} {a} outside, what's that in {b}"
+        if src in ("c", "f", "k")
+        else f"how much is {v} {a} in {b}",
+        f"unit conversion: {v} {a} -> {b}",
+    ]
+    return g.dress(g.pick(forms))
+
+
+WEATHER_WORDS = ["weather", "forecast", "weather forecast", "wether", "weather like"]
+
+
+def get_weather(g: Gen) -> str:
+    city = g.city(known=0.88)
+    day = g.pick(["", "", "", "today", "tomorrow", "tmrw", "for tomorrow", "today please",
+                  "right now", "this afternoon", "tonight", "tomorrow morning"])  # fmt: skip
+    forms = [
+        f"what's the weather in {city} {day}",
+        f"weather in {city} {day}",
+        f"{city} weather {day}",
+        f"how's the weather in {city} {day}",
+        f"what is the forecast for {city} {day}",
+        f"will it rain in {city} {day}",
+        f"is it going to rain in {city} {day}",
+        f"is it sunny in {city} {day}",
+        f"do i need an umbrella in {city} {day}",
+        f"how hot is it in {city} {day}",
+        f"how cold will it be in {city} {day}",
+        f"what's the temperature in {city} {day}",
+        f"is it snowing in {city}",
+        f"tell me the weather for {city} {day}",
+        f"forecast {city} {day}",
+        f"what's it like outside in {city} {day}",
+        f"any rain expected in {city} {day}",
+        f"give me the {city} forecast {day}",
+        f"weather {city}",
+        f"what will the weather be like in {city} {day}",
+        f"is it windy in {city} {day}",
+        f"i'm flying to {city} {day}, what's the weather there",
+        f"check the weather in {city} {day} for me",
+        f"how warm is it in {city} {day}",
+        f"what's the {g.pick(WEATHER_WORDS)} in {city} looking like {day}",
+        f"{day} in {city}, sun or rain?",
+        f"is it foggy in {city} {day}",
+        f"what are the conditions in {city} {day}",
+    ]
+    return g.dress(g.pick(forms))
+
+
+DEVICES: dict[str, list[str]] = {
+    "light": ["lights", "light", "lamp", "lamps", "ceiling light", "bulbs", "desk lamp"],
+    "ac": ["ac", "AC", "aircon", "air conditioning", "air conditioner", "a/c", "air con"],
+    "heater": ["heater", "heating", "radiator", "space heater"],
+    "fan": ["fan", "ceiling fan", "desk fan"],
+    "tv": ["tv", "TV", "television", "telly"],
+    "speaker": ["speaker", "speakers", "music", "stereo", "sound system"],
+    "door_lock": ["front door", "door", "back door", "door lock", "deadbolt"],
+    "thermostat": ["thermostat", "heat", "temperature"],
+    "blinds": ["blinds", "curtains", "shades", "shutters"],
+}
+ROOMS = ["living room", "bedroom", "kitchen", "office", "bathroom", "hallway", "lounge",
+         "garage", "dining room", "study", "kids room", "guest room", "basement", "hall"]  # fmt: skip
+
+
+def device_control(g: Gen) -> str:
+    device = g.pick(list(DEVICES))
+    name = g.pick(DEVICES[device])
+    room = g.pick(ROOMS) if g.chance(0.5) else ""
+    where = ""
+    if room:
+        where = g.pick([f" in the {room}", f" in the {room}", f" in {room}"])
+        if g.chance(0.4):
+            name = f"{room} {name}"
+            where = ""
+    the = g.pick(["the ", "the ", "my ", ""])
+    if device == "door_lock":
+        verb = g.pick(["lock", "unlock", "lock up", "secure", "unbolt", "open"])
+        forms = [f"{verb} {the}{name}", f"please {verb} {the}{name}", f"can you {verb} {the}{name}",
+                 f"{the}{name}, {verb} it", f"make sure {the}{name} is locked",
+                 f"{verb} {the}{name} for me"]  # fmt: skip
+        return g.dress(g.pick(forms))
+    if device == "blinds":
+        verb = g.pick(["open", "close", "shut", "raise", "lower", "draw", "pull up", "pull down"])
+        value = g.number(0, 100)
+        forms = [f"{verb} {the}{name}{where}", f"{verb} {the}{name}{where}",
+                 f"set {the}{name}{where} to {value}%", f"can you {verb} {the}{name}{where}",
+                 f"{the}{name}{where} {g.pick(['up', 'down', 'open', 'closed'])} please"]  # fmt: skip
+        return g.dress(g.pick(forms))
+    on = g.pick(["turn on", "switch on", "power on", "put on", "start"])
+    off = g.pick(["turn off", "switch off", "shut off", "kill", "power off", "stop"])
+    if device in ("thermostat", "ac", "heater"):
+        value = g.number(16, 28)
+        unit = g.pick(["", " degrees", "°", " degrees celsius", "c"])
+    else:
+        value = g.number(5, 100)
+        unit = g.pick(["", "%", " percent"])
+    forms = [
+        f"{on} {the}{name}{where}",
+        f"{off} {the}{name}{where}",
+        f"turn {the}{name}{where} {g.pick(['on', 'off'])}",
+        f"switch {the}{name}{where} {g.pick(['on', 'off'])}",
+        f"{the}{name}{where} {g.pick(['on', 'off'])}",
+        f"set {the}{name}{where} to {value}{unit}",
+        f"{g.pick(['dim', 'set', 'turn', 'put', 'bring', 'adjust'])} {the}{name}{where} "
+        f"{g.pick(['to', 'down to', 'up to', 'at'])} {value}{unit}",
+        f"can you {g.pick([on, off])} {the}{name}{where}",
+        f"{the}{name}{where} {g.pick(['needs to be off', 'should be on', 'off please'])}",
+        f"i'm going to bed, {off} {the}{name}{where}",
+        f"it's too dark, {on} {the}{name}{where}",
+        f"it's freezing, {on} the heater{where}",
+        f"it's boiling in here, {on} the ac{where}",
+        f"set the thermostat to {g.number(16, 26)}",
+        f"change the temperature to {g.number(16, 26)} degrees",
+    ]
+    return g.dress(g.pick(forms))
+
+
+def _duration(g: Gen) -> str:
+    n = g.r.randint(1, 90)
+    kinds = [
+        f"{g.number(1, 59)} minutes", f"{g.number(1, 59)} min", f"{g.number(1, 59)} mins",
+        f"{g.number(5, 90)} seconds", f"{g.number(1, 12)} hours", f"{g.number(1, 5)} hr",
+        "an hour and a half", "half an hour", "a quarter of an hour", "an hour", "a minute",
+        f"{g.number(1, 3)} hours and {g.number(1, 59)} minutes", f"{n} min", f"{n}m",
+        "two and a half minutes", "a couple of minutes", "ninety seconds", "1h30",
+        f"{g.number(1, 10)} minutes and {g.number(1, 59)} seconds", "three quarters of an hour",
+        "one and a half hours", f"{g.number(1, 59)}-minute",
+    ]  # fmt: skip
+    return g.pick(kinds)
+
+
+def set_timer(g: Gen) -> str:
+    d = _duration(g)
+    what = g.pick(["", " for the pasta", " for the eggs", " for my laundry", " for the oven",
+                   " for my nap", " for the pizza", " for tea", " for the meeting"])  # fmt: skip
+    forms = [
+        f"set a timer for {d}{what}",
+        f"timer {d}",
+        f"{d} timer{what}",
+        f"start a {d} timer{what}",
+        f"start a timer for {d}",
+        f"countdown {d}",
+        f"can you time {d}{what}",
+        f"remind me in {d}{what}",
+        f"set an alarm for {d} from now",
+        f"put a timer on for {d}",
+        f"set timer {d}",
+        f"give me a {d} countdown",
+        f"alert me in {d}",
+        f"wake me up in {d}",
+        f"i need a timer, {d}",
+        f"time me for {d}",
+        f"let me know when {d} have passed",
+        f"ping me in {d}{what}",
+    ]
+    return g.dress(g.pick(forms))
+
+
+NOTE_BODIES = [
+    "buy milk and eggs", "call mom on sunday", "the wifi password is sunflower42",
+    "dentist appointment on tuesday at 3", "pick up the dry cleaning", "renew my passport",
+    "garage code is 7781", "pay the electricity bill", "book a table for friday",
+    "ideas for the birthday party", "water the plants every monday", "return the library books",
+    "the plumber comes on thursday", "parking spot is level 3 row b", "buy a gift for anna",
+    "car insurance renews in march", "meeting moved to 4pm", "try the new ramen place",
+    "locker combination 12 34 56", "get batteries for the smoke alarm", "send the invoice to tom",
+    "cancel the gym membership", "flight to lisbon leaves at 7", "jake's shoe size is 9",
+    "feed the cat at 6", "the spare key is under the blue pot", "order more coffee beans",
+    "vet appointment for rex next week", "mia is allergic to peanuts", "fix the leaky tap",
+    "schedule the oil change", "bring a cake to the office", "the bike lock code is 0420",
+    "our anniversary is june 12", "pack the charger", "recipe uses two cups of flour",
+    "the lawyer's number is 555 0199", "check the tire pressure", "passport number ends 8812",
+    "favourite wine is the rioja from 2019", "grandma likes lilies", "blood pressure 120 over 80",
+]  # fmt: skip
+
+
+def add_note(g: Gen) -> str:
+    body = g.pick(NOTE_BODIES)
+    forms = [
+        f"add a note: {body}",
+        f"take a note {body}",
+        f"note that {body}",
+        f"note: {body}",
+        f"make a note to {body}",
+        f"make a note that {body}",
+        f"jot down {body}",
+        f"write down {body}",
+        f"remember that {body}",
+        f"save a note saying {body}",
+        f"create a note {body}",
+        f"note to self {body}",
+        f"new note: {body}",
+        f"can you note down that {body}",
+        f"put this in my notes: {body}",
+        f"add to my notes {body}",
+        f"memo: {body}",
+        f"please remember {body}",
+        f"write this down for me: {body}",
+        f"jot this down, {body}",
+        f"save this: {body}",
+        f"don't let me forget that {body}",
+        f'add "{body}" to my notes',
+        f"keep a note that {body}",
+        f"log a note: {body}",
+        f"quick note, {body}",
+    ]
+    return g.dress(g.pick(forms))
+
+
+SEARCH_TOPICS = [
+    "wifi password", "dentist", "garage code", "passport", "plumber", "birthday party",
+    "car insurance", "the meeting", "milk", "parking spot", "locker combination", "the vet",
+    "anna's gift", "flight", "shoe size", "spare key", "coffee", "allergies", "recipe",
+    "lawyer", "tire pressure", "anniversary", "invoice", "gym", "library books", "ramen",
+    "electricity bill", "bike lock", "blood pressure", "grandma", "the cat", "wine",
+]  # fmt: skip
+
+
+def search_notes(g: Gen) -> str:
+    topic = g.pick(SEARCH_TOPICS)
+    forms = [
+        f"what did i note about {topic}",
+        f"find my notes about {topic}",
+        f"search my notes for {topic}",
+        f"search notes for {topic}",
+        f"do i have a note about {topic}",
+        f"what was my note on {topic}",
+        f"look up {topic} in my notes",
+        f"what did i write about {topic}",
+        f"show me notes mentioning {topic}",
+        f"any notes on {topic}",
+        f"find the note about {topic}",
+        f"what did i save about the {topic}",
+        f"check my notes for {topic}",
+        f"pull up my note on {topic}",
+        f"did i write down anything about {topic}",
+        f"what did i jot down about {topic}",
+        f"what's in my notes about {topic}",
+        f"recall my note about {topic}",
+        f"i wrote something about {topic}, can you find it",
+        f"what was that note about {topic} again",
+        f"dig up the note on {topic}",
+        f"remind me what i noted about {topic}",
+    ]
+    return g.dress(g.pick(forms))
+
+
+def world_clock(g: Gen) -> str:
+    city = g.city(known=0.88)
+    forms = [
+        f"what time is it in {city}",
+        f"time in {city}",
+        f"current time in {city}",
+        f"what's the time in {city}",
+        f"{city} time",
+        f"what time is it over in {city} now",
+        f"tell me the time in {city}",
+        f"local time in {city}",
+        f"clock in {city}",
+        f"is it night in {city} right now",
+        f"what's the local time in {city}",
+        f"how late is it in {city}",
+        f"what hour is it in {city}",
+        f"time {city}",
+        f"my sister lives in {city}, what time is it there",
+        f"is it morning in {city} yet",
+        f"do you know what time it is in {city}",
+        f"whats the time over in {city} rn",
+        f"i need to call {city}, what time is it there",
+        f"what's the current time in {city}",
+    ]
+    return g.dress(g.pick(forms))
+
+
+SMALLTALK = [
+    "hi", "hello", "hey", "hey there", "good morning", "good evening", "good night", "yo",
+    "thanks", "thank you", "thank you so much", "thanks a lot", "cheers", "much appreciated",
+    "what can you do", "what are you able to do", "what can you help me with", "help",
+    "who are you", "what are you", "how are you", "how's it going", "bye", "goodbye",
+    "see you later", "nice", "cool", "great, thanks", "awesome", "you're the best",
+    "what tools do you have", "what features do you have", "how do i use you",
+    "are you there", "hello assistant", "hi there, how are you doing", "thanks buddy",
+    "ok thanks", "good job", "that's all for now", "never mind", "sorry", "ok", "okay cool",
+    "what's your name", "nice to meet you", "morning!", "thx", "ty", "hello?", "hiya",
+    "what can i ask you", "what do you do", "can you help me", "list your skills",
+    "are you a robot", "how can you help", "tell me what you can do", "sup",
+    "greetings", "good afternoon", "thanks, that's helpful", "perfect, thank you",
+]  # fmt: skip
+
+
+def smalltalk(g: Gen) -> str:
+    text = g.pick(SMALLTALK)
+    if g.chance(0.3):
+        text += g.pick(["!", "?", " :)", "!!", ".", " again"])
+    if g.chance(0.15):
+        text = g.typos(text, 0.3)
+    return text[:1].upper() + text[1:] if g.chance(0.4) else text
+
+
+# -- the cloud's queries ----------------------------------------------------------------
+
+SIMPLE: dict[str, Callable[[Gen], str]] = {}
+
+
+def _bare(fn: Callable[[Gen], str]) -> Callable[[Gen], str]:
+    """A tool phrasing without casual clothing, for joining into compound queries."""
+
+    def make(g: Gen) -> str:
+        keep = g.r.random
+        g.r.random = lambda: 0.99  # type: ignore[method-assign]
+        try:
+            text = fn(g)
+        finally:
+            g.r.random = keep  # type: ignore[method-assign]
+        return text
+
+    return make
+
+
+KNOWLEDGE = [
+    "who invented the telephone", "what is the capital of australia", "why is the sky blue",
+    "how do vaccines work", "explain quantum computing simply", "who won the world cup in 2018",
+    "what's the population of tokyo", "how tall is mount everest", "what is photosynthesis",
+    "who wrote pride and prejudice", "what causes inflation", "how does a car engine work",
+    "what's the meaning of life", "what are black holes", "when did the roman empire fall",
+    "what's the best programming language to learn", "how do i make sourdough bread",
+    "what's a good book to read", "recommend a movie for tonight", "how do airplanes fly",
+    "what is the history of paris", "tell me about the eiffel tower", "who is the ceo of apple",
+    "what's the stock price of tesla", "latest news", "what happened in the news today",
+    "what's the score of the game", "how do i fix a flat tire", "how do i learn spanish",
+    "what's the difference between a virus and bacteria", "is coffee bad for you",
+    "translate good morning into french", "how do you say thank you in japanese",
+    "what does ephemeral mean", "define serendipity", "what's a synonym for happy",
+    "best restaurants in rome", "things to do in london this weekend",
+    "how far is the moon", "how many people live in berlin", "what language do they speak in brazil",
+    "book me a flight to berlin", "find me a hotel in madrid", "order a pizza",
+    "play some jazz", "play the latest taylor swift album", "call mom", "text john i'm late",
+    "send an email to my boss", "what's on my calendar today", "schedule a meeting at 3pm",
+    "set an alarm for 7am", "wake me up at 6:30 tomorrow", "remind me at 5pm to call the bank",
+    "navigate to the nearest gas station", "how long does it take to drive to chicago",
+    "what's the traffic like", "convert 100 dollars to euros", "how much is a bitcoin worth",
+    "what's the exchange rate for yen", "how many calories are in a banana",
+    "what should i cook for dinner", "give me a workout plan", "how do i lower my cholesterol",
+    "is it safe to travel to cairo", "what's the tallest building in dubai",
+    "who painted the mona lisa", "how old is the universe", "what's the speed of light",
+    "explain the theory of relativity", "how does the stock market work",
+    "what's the best way to save money", "help me plan a trip to japan",
+    "what's the time complexity of quicksort", "debug my python code",
+    "summarize the plot of hamlet", "what year did world war two end",
+    "what is the boiling point of water at altitude", "why do cats purr",
+    "what's a good name for a dog", "tell me a joke", "tell me a fun fact",
+    "what's the weather usually like in paris in april", "when is the best time to visit tokyo",
+    "what time does the louvre open", "when does the sun set in london",
+    "what time is sunrise in sydney tomorrow", "how many time zones does russia have",
+    "is it daylight saving time in new york", "what's the time difference between london and tokyo",
+    "what's the temperature of the sun", "how hot is lava", "what's the average rainfall in seattle",
+    "will it be a cold winter this year", "is climate change real",
+    "what is 15 percent of my salary", "calculate my bmi", "how much should i tip",
+    "solve x squared plus 2x equals 8", "what's the derivative of x cubed", "is 97 a prime number",
+    "what is the integral of sin x", "explain how percentages work",
+    "if a train travels 60 miles per hour for 3 hours how far does it go",
+    "i have 3 apples and eat one, how many are left", "what's the 100th digit of pi",
+    "how many cups are in a gallon", "how many calories do i burn running 5 km",
+    "how much does a blue whale weigh", "how far is tokyo from osaka",
+    "how long would it take to walk 10 km", "what's heavier, a kilo of feathers or steel",
+    "summarize my notes", "delete my note about the dentist", "edit my shopping list note",
+    "how many notes do i have", "share my notes with anna", "email my notes to tom",
+    "sort my notes by date", "translate my last note into spanish", "delete all my notes",
+    "cancel my timer", "how much time is left on my timer", "pause the timer",
+    "stop the alarm", "list my timers", "snooze", "what timers are running",
+    "is the front door locked", "are the lights on in the kitchen", "what's the thermostat set to",
+    "turn off the lights when i leave", "turn on the lights at sunset", "make the house cozy",
+    "buy a new lamp", "why is my wifi slow", "my heater is broken, what should i do",
+    "set up a new smart bulb", "what devices are connected", "schedule the ac for 6pm",
+    "dim the lights slowly over 10 minutes", "turn the lights on every morning at 7",
+    "what's the energy usage of my heater", "how do i reset my thermostat",
+]  # fmt: skip
+WRITING = [
+    "write a poem about rain", "write a haiku about the weather", "write me a short story",
+    "draft an email to my landlord about the heating", "write a birthday message for my mom",
+    "compose a tweet about my morning", "write a cover letter for a barista job",
+    "write a limerick about a cat", "help me write a toast for a wedding",
+    "write a song about paris", "write a poem about time", "write an essay on climate change",
+    "write a note to my neighbour apologising for the noise", "draft a text to cancel dinner",
+    "write a product description for a lamp", "write a thank you card for my teacher",
+    "rewrite this sentence to sound more formal", "summarise this article for me",
+    "give me ideas for a blog post", "write a joke about timers", "write a story about a robot",
+    "make up a bedtime story about the moon", "write a speech for my graduation",
+    "help me write a complaint letter", "write a love letter", "write lyrics about the ocean",
+]  # fmt: skip
+REASONING = [
+    "is it warmer in {a} than {b}", "which is colder, {a} or {b}", "compare the weather in {a} and {b}",
+    "is it hotter in {a} or {b} today", "where is it sunnier, {a} or {b}",
+    "what's the time difference between {a} and {b}", "is {a} ahead of {b} in time",
+    "should i bring an umbrella to {a} tomorrow", "what should i wear in {a} today",
+    "is it a good day for a picnic in {a}", "is tomorrow a good day to go hiking in {a}",
+    "should i go running in {a} this evening", "can i go to the beach in {a} tomorrow",
+    "what's the weather in {a} and {b}", "weather in {a} and {b} tomorrow",
+    "what time is it in {a} and {b}", "time in {a} and in {b}",
+    "weather in {a} next week", "will it rain in {a} on saturday", "what was the weather in {a} yesterday",
+    "what's the weather in {a} this weekend", "10 day forecast for {a}",
+    "what's the weather in {a} in fahrenheit", "convert the temperature in {a} to fahrenheit",
+    "if it's noon in {a} what time is it in {b}", "when it's 9am in {a} what time is it in {b}",
+    "is it too late to call {a}", "is it a good time to call my friend in {a}",
+    "how many hours ahead is {a}", "what's the weather like in {a} in december",
+    "why is {a} so rainy", "which city is warmer today, {a} or {b}",
+    "plan a day trip in {a} based on the weather", "is it going to be colder tomorrow than today in {a}",
+    "what's the average temperature in {a} in july", "how far is {a} from {b}",
+    "flights from {a} to {b}", "what's the best time to visit {a}",
+]  # fmt: skip
+# Questions about a city that neither the forecast nor the clock answers.
+CITY_KNOWLEDGE = [
+    "what's the population of {a}", "how many people live in {a}", "tell me about {a}",
+    "what is {a} famous for", "best restaurants in {a}", "things to do in {a}",
+    "what country is {a} in", "history of {a}", "how big is {a}", "find me a hotel in {a}",
+    "book a flight to {a}", "what language do they speak in {a}", "is {a} expensive",
+    "cost of living in {a}", "how do i get to {a} from the airport", "what's the capital near {a}",
+    "top museums in {a}", "what currency do they use in {a}", "is {a} safe for tourists",
+    "what to see in {a} in two days", "when was {a} founded", "nightlife in {a}",
+    "how far is {a} from here", "what's {a}'s nickname", "what sports teams are in {a}",
+    "who is the mayor of {a}", "what's the best neighbourhood to stay in {a}",
+    "what's the time zone of {a} called", "what's the area code for {a}",
+    "show me a map of {a}", "what's the elevation of {a}", "what river runs through {a}",
+    "what's the average salary in {a}", "how old is {a}", "why is {a} called that",
+]  # fmt: skip
+JOINERS = [" and ", " and then ", ", then ", " then ", " and also ", ". also ", " after that ",
+           ", and ", " plus ", "; ", " & ", " and after that "]  # fmt: skip
+
+
+def oos(g: Gen) -> str:
+    roll = g.r.random()
+    if roll < 0.38:
+        # two tool calls in one query
+        makers = [calculator, unit_convert, get_weather, device_control, set_timer, add_note,
+                  search_notes, world_clock]  # fmt: skip
+        first, second = g.r.sample(makers, 2) if g.chance(0.8) else [g.r.choice(makers)] * 2
+        a, b = _bare(first)(g), _bare(second)(g)
+        if first is second and a == b:
+            b = _bare(second)(g)
+        return g.dress(a + g.pick(JOINERS) + b)
+    if roll < 0.62:
+        template = g.pick(REASONING)
+        a = g.city()
+        b = g.city()
+        while b.lower() == a.lower():
+            b = g.city()
+        return g.dress(template.format(a=a, b=b))
+    if roll < 0.7:
+        return g.dress(g.pick(CITY_KNOWLEDGE).format(a=g.city()))
+    if roll < 0.8:
+        return g.dress(g.pick(WRITING))
+    text = g.pick(KNOWLEDGE)
+    return g.dress(text)
+
+
+MAKERS: dict[str, Callable[[Gen], str]] = {
+    "calculator": calculator,
+    "unit_convert": unit_convert,
+    "get_weather": get_weather,
+    "device_control": device_control,
+    "set_timer": set_timer,
+    "add_note": add_note,
+    "search_notes": search_notes,
+    "world_clock": world_clock,
+    "smalltalk": smalltalk,
+    "oos": oos,
+}
+
+
+def build(seed: int, per_tool: int) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
+    """Deduplicated train and validation rows (the validation set uses another seed)."""
+    counts = {name: per_tool for name in MAKERS}
+    counts["smalltalk"] = per_tool // 2
+    counts["oos"] = per_tool * 4
+
+    def rows(gen: Gen, scale: float, exclude: set[str]) -> list[dict[str, str]]:
+        out: list[dict[str, str]] = []
+        seen: set[str] = set(exclude)
+        for intent, count in counts.items():
+            target = max(1, int(count * scale))
+            tries = 0
+            made = 0
+            while made < target and tries < target * 20:
+                tries += 1
+                text = MAKERS[intent](gen).strip()
+                key = text.lower()
+                if not text or key in seen:
+                    continue
+                seen.add(key)
+                out.append({"text": text, "intent": intent})
+                made += 1
+        gen.r.shuffle(out)
+        return out
+
+    train = rows(Gen(seed), 1.0, set())
+    val = rows(Gen(seed + 1000), 0.2, {row["text"].lower() for row in train})
+    return train, val
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--per-tool", type=int, default=420)
+    args = parser.parse_args()
+    train, val = build(args.seed, args.per_tool)
+    for name, rows in (("router_train.jsonl", train), ("router_val.jsonl", val)):
+        path = DATA / name
+        with path.open("w", encoding="utf-8") as handle:
+            for row in rows:
+                handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+        print(f"wrote {path}: {len(rows)} rows {dict(Counter(r['intent'] for r in rows))}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
