@@ -42,6 +42,8 @@ class FallbackReasoner:
             b.name: CircuitBreaker(failure_threshold, reset_timeout_s) for b in self.backends
         }
         self._on_fallback = on_fallback
+        # Whether a step may block on I/O (an HTTP backend): then steps run on a worker thread.
+        self.blocking = any(getattr(b, "blocking", True) for b in self.backends)
         self.name = self.backends[0].name if len(self.backends) == 1 else "fallback"
 
     def breaker_states(self) -> dict[str, str]:

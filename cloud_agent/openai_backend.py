@@ -64,6 +64,7 @@ class OpenAIReasoner:
     """A Reasoner backed by an OpenAI-compatible chat-completions endpoint."""
 
     name = "openai"
+    blocking = True  # HTTP calls: the server runs its steps on worker threads
 
     def __init__(self, config: OpenAIConfig, *, client: httpx.Client | None = None) -> None:
         self.config = config

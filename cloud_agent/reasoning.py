@@ -197,9 +197,18 @@ class CloudReasoner:
                 self.metrics.sessions.labels(rpc, outcome).inc()
 
     async def _drive(self, session: Session, deadline: float | None) -> AsyncIterator[pb.ReactStep]:
-        """Run ``session.run()`` in a worker thread, one step at a time, within the deadline."""
-        loop = asyncio.get_running_loop()
+        """Run ``session.run()`` one step at a time within the deadline: inline for backends
+        that never block (the planner: a thread hop would cost more than the step), on a
+        worker thread for those that may (HTTP backends)."""
         steps: Iterator[pb.ReactStep] = session.run()
+        if not getattr(self.reasoner, "blocking", True):
+            for step in steps:
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise ReasonerDeadlineError("the deadline passed")
+                yield step
+                await asyncio.sleep(0)  # let other sessions' steps through
+            return
+        loop = asyncio.get_running_loop()
         context = contextvars.copy_context()
         done = object()
         while True:

@@ -38,7 +38,9 @@ def cloud_registry(device_tools: Iterable[str] = ()) -> Any:
     registry = ToolRegistry()
     for spec in builtin_specs(_NoMemory()):
         if spec.name in CLOUD_TOOLS:
-            registry.register(dataclasses.replace(spec, executor="cloud"))
+            # Pure, bounded functions (the calculator caps length and exponents): run them
+            # inline instead of on a watchdog thread, which would cost more than the tool.
+            registry.register(dataclasses.replace(spec, executor="cloud", timeout_s=None))
         elif spec.name in wanted:
             registry.register(dataclasses.replace(spec, executor="edge", func=None))
     return registry

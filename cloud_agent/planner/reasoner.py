@@ -34,6 +34,7 @@ class PlannerReasoner:
     """Plans compound queries into tool calls; declines what needs an LLM."""
 
     name = "planner"
+    blocking = False  # pure computation: the server runs its steps inline
 
     def __init__(self, extractor: it.Extractor | None = None) -> None:
         self._extractor = extractor
