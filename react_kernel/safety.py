@@ -118,8 +118,10 @@ _NINO = re.compile(
     r"\b(?!BG|GB|NK|KN|TN|NT|ZZ)[A-CEGHJ-PR-TW-Z]{2}\s?\d{2}\s?\d{2}\s?\d{2}\s?[A-D]\b"
 )
 _PHONE = re.compile(
-    r"(?<![\w+])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{1,4}\)[\s.-]?)?\d{2,4}(?:[\s.-]?\d{2,4}){1,4}(?![\w])"
+    r"(?<![\w+])(?<!\d\.)(?:\+\d{1,3}[\s.-]?)?(?:\(\d{1,4}\)[\s.-]?)?\d{1,4}(?:[\s.-]?\d{2,4}){1,5}(?!\w|\.\d)"
 )
+# Decimals and IPv4 addresses have enough digits to look like a phone number.
+_DECIMAL = re.compile(r"^\d+\.\d+$|^\d{1,3}(?:\.\d{1,3}){3}$")
 _DATE_LIKE = re.compile(r"^\d{4}[-./]\d{1,2}[-./]\d{1,2}$|^\d{1,2}[-./]\d{1,2}[-./]\d{2,4}$")
 
 
@@ -131,7 +133,7 @@ def _card(match: re.Match[str]) -> str:
 def _phone(match: re.Match[str]) -> str:
     text = match.group()
     digits = sum(c.isdigit() for c in text)
-    if digits < 9 or digits > 15 or _DATE_LIKE.match(text):
+    if digits < 9 or digits > 15 or _DATE_LIKE.match(text) or _DECIMAL.match(text):
         return text
     # A bare run of digits without a + or separators is more likely an amount or an id.
     if text.isdigit() and len(text) < 10:
