@@ -12,6 +12,7 @@ from typing import Any
 from edge_agent.tools.memory import ToolMemory
 
 MAX_NOTE = 2000
+RESULT_KINDS = frozenset({"note", "answer", "fact"})
 
 ADD_INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -77,7 +78,13 @@ def make_search(memory: ToolMemory) -> Callable[[dict[str, Any]], dict[str, Any]
         query = " ".join(str(args["query"]).split())
         if not query:
             raise ValueError("a search needs a query")
-        hits = memory.search(query, limit=int(args.get("limit") or 5))
+        limit = int(args.get("limit") or 5)
+        # Recall also indexes raw session steps; the user asked for notes and answers.
+        hits = [
+            hit
+            for hit in memory.search(query, limit=limit * 4)
+            if str(getattr(hit, "kind", "note")) in RESULT_KINDS
+        ][:limit]
         results = [
             {
                 "kind": str(getattr(hit, "kind", "note")),

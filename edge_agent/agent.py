@@ -1,0 +1,330 @@
+"""The edge agent: the kernel's loop with the router as its reasoner, and the cloud hand-off.
+
+``EdgeAgent.ask(query)`` streams ReactSteps as they happen. For a query the router keeps
+on the device, the kernel loop runs it: THOUGHT (the decision and its confidence),
+ACTION, OBSERVATION (schema- and rule-checked by the kernel), FINAL_ANSWER in a plain
+sentence; unlocking a door pauses for a human's approval. For a query the router sends
+to the cloud, the THOUGHT says so and the cloud link streams the cloud's steps, running
+the device tools the cloud asks for here. With no cloud configured, or none reachable,
+the query is kept as pending in memory and the answer says so plainly.
+
+Example:
+    >>> agent = EdgeAgent(MemoryStore(":memory:"), Router.load())   # doctest: +SKIP
+    >>> [step.content for step in agent.ask("what's 2 + 2")][-1]     # doctest: +SKIP
+    '2 + 2 = 4.'
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterator
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Protocol
+
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from edge_agent.answers import failure_answer, offline_answer, smalltalk_answer, tool_answer
+from edge_agent.router import RouteDecision, Router
+from edge_agent.tools import builtin_tools, requires_approval
+from edgeloop.v1 import agent_pb2 as pb
+from react_kernel import AgentLoop, ReasoningContext, Session, ToolSpec
+from react_kernel.steps import from_struct, new_act_id, to_struct
+
+if TYPE_CHECKING:
+    from sync.store import MemoryStore
+
+MODEL_NAME = "edge-router"
+
+
+class CloudRunner(Protocol):
+    """What the agent needs from ``edge_agent.cloud_link.CloudLink``."""
+
+    def run(
+        self,
+        query: str,
+        *,
+        session_id: str,
+        trace_id: str,
+        history: Any = (),
+        run_device_tool: Callable[[pb.ReactStep], pb.ReactStep],
+    ) -> Iterator[pb.ReactStep]: ...
+
+
+def decision_thought(decision: RouteDecision) -> pb.ReactStep:
+    """The THOUGHT that records a routing decision (content for people, metadata for code)."""
+    where = f"use {decision.tool}" if decision.tool else "answer directly"
+    if decision.route == "cloud":
+        where = "hand this to the cloud"
+    content = f"Route {decision.route} ({decision.confidence:.2f}): {where}; {decision.reason}."
+    step = pb.ReactStep(step_type=pb.STEP_TYPE_THOUGHT, content=content, model=MODEL_NAME)
+    step.metadata["route"] = decision.route
+    step.metadata["confidence"] = f"{decision.confidence:.4f}"
+    step.metadata["reason"] = decision.reason
+    step.metadata["intent"] = decision.intent
+    if decision.tool:
+        step.metadata["tool"] = decision.tool
+    return step
+
+
+class RouterReasoner:
+    """The kernel Reasoner of the device: one routing decision, then one answer.
+
+    The agent decides before it starts the loop (a cloud query never enters it) and
+    primes the reasoner with that decision, so a query is classified once.
+    """
+
+    name = MODEL_NAME
+
+    def __init__(self, router: Router) -> None:
+        self.router = router
+        self._primed: dict[str, RouteDecision] = {}
+
+    def prime(self, session_id: str, decision: RouteDecision) -> None:
+        """Use ``decision`` for the next turn of ``session_id``."""
+        self._primed[session_id] = decision
+
+    def next_steps(self, ctx: ReasoningContext) -> list[pb.ReactStep]:
+        """[THOUGHT, ACTION] first; after the observation, [FINAL_ANSWER]."""
+        turn = [s for s in ctx.history if s.turn_id == ctx.turn_id]
+        observation = next(
+            (s for s in reversed(turn) if s.step_type == pb.STEP_TYPE_OBSERVATION), None
+        )
+        if observation is not None:
+            return [self._answer(turn, observation)]
+        decision = self._primed.pop(ctx.session_id, None) or self.router.decide(ctx.query)
+        thought = decision_thought(decision)
+        if decision.route != "edge":
+            final = pb.ReactStep(
+                step_type=pb.STEP_TYPE_FINAL_ANSWER,
+                content="That needs the cloud, which this loop cannot reach.",
+                model=MODEL_NAME,
+            )
+            return [thought, final]
+        if decision.tool is None:
+            final = pb.ReactStep(
+                step_type=pb.STEP_TYPE_FINAL_ANSWER,
+                content=smalltalk_answer(ctx.query),
+                model=MODEL_NAME,
+            )
+            return [thought, final]
+        action = pb.ReactStep(
+            step_type=pb.STEP_TYPE_ACTION,
+            tool=decision.tool,
+            arguments=to_struct(decision.arguments or {}),
+            model=MODEL_NAME,
+        )
+        return [thought, action]
+
+    @staticmethod
+    def _answer(turn: list[pb.ReactStep], observation: pb.ReactStep) -> pb.ReactStep:
+        action = next(
+            (
+                s
+                for s in turn
+                if s.step_type == pb.STEP_TYPE_ACTION and s.act_id == observation.act_id
+            ),
+            None,
+        )
+        tool = observation.tool or (action.tool if action else "")
+        args = from_struct(action.arguments) if action is not None else {}
+        if observation.status == pb.OBSERVATION_STATUS_OK:
+            output = from_struct(observation.observation) or from_struct(observation.arguments)
+            try:
+                content = tool_answer(tool, args, output)
+            except (KeyError, TypeError, ValueError):
+                content = observation.content
+        else:
+            content = failure_answer(tool, observation.content)
+        return pb.ReactStep(step_type=pb.STEP_TYPE_FINAL_ANSWER, content=content, model=MODEL_NAME)
+
+
+def _approval_policy(spec: ToolSpec, args: dict[str, Any]) -> bool:
+    return spec.needs_approval or requires_approval(spec.name, args)
+
+
+class EdgeAgent:
+    """Runs queries on the device, or through the cloud, and keeps everything in memory.
+
+    Args:
+        memory: the device's ``sync.store.MemoryStore`` (notes, timers, device state,
+            sessions, steps, receipts, idempotency keys, pending cloud queries).
+        router: the loaded :class:`~edge_agent.router.Router`.
+        cloud: a ``CloudLink`` (or anything with its ``run``); None means offline.
+        now: UTC clock for the world clock tool (tests pass a fixed one).
+    """
+
+    def __init__(
+        self,
+        memory: MemoryStore,
+        router: Router,
+        cloud: CloudRunner | None = None,
+        *,
+        now: Callable[[], datetime] | None = None,
+    ) -> None:
+        self.memory = memory
+        self.router = router
+        self.cloud = cloud
+        self.tools = builtin_tools(memory, now=now)
+        self.reasoner = RouterReasoner(router)
+        self.loop = AgentLoop(
+            self.reasoner,
+            self.tools,
+            idempotency=memory,
+            approval_policy=_approval_policy,
+            origin=pb.ORIGIN_EDGE,
+            session_store=memory,
+        )
+
+    # -- asking ----------------------------------------------------------------------------
+
+    def ask(self, query: str, session_id: str | None = None) -> Iterator[pb.ReactStep]:
+        """Stream the steps of one query until its FINAL_ANSWER (or an approval request)."""
+        text = " ".join(query.split())
+        if not text:
+            raise ValueError("the query is empty")
+        decision = self.router.decide(text)
+        if decision.route == "edge":
+            session = self.loop.start(text, session_id=session_id)
+            self.reasoner.prime(session.session_id, decision)
+            yield from self._run(session)
+        else:
+            yield from self._cloud(text, decision, session_id or uuid.uuid4().hex)
+
+    def approve(
+        self, session_id: str, act_id: str, approved: bool, reason: str = ""
+    ) -> list[pb.ReactStep]:
+        """Approve or deny a paused action and return the steps that follow."""
+        session = self.loop.resume(session_id)
+        if approved:
+            session.approve(act_id, reason)
+        else:
+            session.deny(act_id, reason or "denied by the user")
+        return list(self._run(session))
+
+    def _run(self, session: Session) -> Iterator[pb.ReactStep]:
+        self.memory.record_session(session.session_id, query=session.query, state="working")
+        yield from session.run()
+        final = session.final_answer
+        if session.finished and final is not None:
+            if session.receipt is not None:
+                self.memory.save_receipt(session.receipt)
+            self.memory.record_session(
+                session.session_id,
+                final_answer=final.content,
+                success=final.stop_reason == pb.STOP_REASON_FINAL_ANSWER,
+                state=session.state.value,
+            )
+        else:
+            self.memory.record_session(session.session_id, state=session.state.value)
+
+    # -- the cloud -------------------------------------------------------------------------
+
+    def _cloud(
+        self, query: str, decision: RouteDecision, session_id: str
+    ) -> Iterator[pb.ReactStep]:
+        trace_id = uuid.uuid4().hex
+        stamp = _Stamper(session_id, trace_id)
+        steps: list[pb.ReactStep] = []
+
+        def emit(step: pb.ReactStep, *, local: bool = True) -> pb.ReactStep:
+            stamp(step, local=local)
+            steps.append(step)
+            return step
+
+        self.memory.record_session(session_id, query=query, state="working")
+        yield emit(decision_thought(decision))
+        final: pb.ReactStep | None = None
+        if self.cloud is not None:
+            from edge_agent.cloud_link import CloudUnavailableError  # lazy: grpc
+
+            try:
+                for step in self.cloud.run(
+                    query,
+                    session_id=session_id,
+                    trace_id=trace_id,
+                    history=list(steps),
+                    run_device_tool=lambda action: self.run_device_tool(action, session_id),
+                ):
+                    yield emit(step, local=False)
+                    if step.step_type == pb.STEP_TYPE_FINAL_ANSWER:
+                        final = step
+            except CloudUnavailableError:
+                final = None
+        if final is None:
+            pending_id = self.memory.add_pending(query, session_id)
+            answer = pb.ReactStep(
+                step_type=pb.STEP_TYPE_FINAL_ANSWER,
+                content=offline_answer(pending_id),
+                model=MODEL_NAME,
+                stop_reason=pb.STOP_REASON_ERROR,
+            )
+            answer.metadata["pending_id"] = pending_id
+            answer.metadata["offline"] = "true"
+            final = emit(answer)
+            yield final
+        self.memory.save_steps(session_id, steps)
+        self.memory.record_session(
+            session_id,
+            final_answer=final.content,
+            success=final.metadata.get("offline") != "true",
+            state="completed",
+        )
+
+    def run_device_tool(self, action: pb.ReactStep, session_id: str = "") -> pb.ReactStep:
+        """Run a device ACTION the cloud asked for, through the kernel's checked executor."""
+        spec = self.tools.get(action.tool)
+        observation = pb.ReactStep(
+            step_type=pb.STEP_TYPE_OBSERVATION,
+            act_id=action.act_id,
+            tool=action.tool,
+            origin=pb.ORIGIN_EDGE,
+            session_id=action.session_id or session_id,
+            trace_id=action.trace_id,
+        )
+        if spec is None:
+            observation.status = pb.OBSERVATION_STATUS_ERROR
+            observation.content = f"unknown device tool {action.tool!r}"
+            return observation
+        args = from_struct(action.arguments)
+        if _approval_policy(spec, args):
+            observation.status = pb.OBSERVATION_STATUS_REJECTED
+            observation.content = f"{spec.name} needs the user's approval on the device"
+            return observation
+        outcome = self.loop.executor.call(spec, args, session_id=observation.session_id)
+        observation.status = outcome.status
+        if outcome.status == pb.OBSERVATION_STATUS_OK:
+            observation.observation.CopyFrom(to_struct(outcome.output))
+            observation.content = str(outcome.output)
+        else:
+            observation.content = f"error: {outcome.error}"
+        observation.latency_ms = outcome.latency_ms
+        return observation
+
+    # -- reading back ----------------------------------------------------------------------
+
+    def session_steps(self, session_id: str) -> list[pb.ReactStep]:
+        """The stored steps of a session, in order."""
+        return self.memory.steps(session_id)
+
+
+class _Stamper:
+    """Fills the fields the kernel fills on loop steps, for steps of the cloud hand-off."""
+
+    def __init__(self, session_id: str, trace_id: str) -> None:
+        self.session_id = session_id
+        self.trace_id = trace_id
+        self.index = 0
+
+    def __call__(self, step: pb.ReactStep, *, local: bool) -> None:
+        step.session_id = step.session_id or self.session_id
+        step.trace_id = step.trace_id or self.trace_id
+        step.step_index = self.index
+        self.index += 1
+        if local:
+            step.origin = pb.ORIGIN_EDGE
+        if step.step_type == pb.STEP_TYPE_ACTION and not step.act_id:
+            step.act_id = new_act_id()
+        if not step.HasField("created_at"):
+            stamp = Timestamp()
+            stamp.GetCurrentTime()
+            step.created_at.CopyFrom(stamp)

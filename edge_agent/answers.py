@@ -1,0 +1,138 @@
+"""Final answers in plain sentences, from a tool's observation or the router's decision.
+
+The device has no language model, so each tool has a sentence pattern ("It's 18°C and
+cloudy in Paris today."). Numbers are shown the way people write them (no "12.0", at
+most a few decimals), units by their names, cities capitalised.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from edge_agent.tools.units import UNIT_NAMES
+
+_SMALLTALK_CAPABILITIES = (
+    "I can do arithmetic, convert units, give today's or tomorrow's weather for 44 cities, "
+    "control your lights, heating and other devices, set timers, take and find notes, "
+    "and tell the time around the world. Anything harder I pass to the cloud."
+)
+
+
+def number(value: float | int) -> str:
+    """``12`` for 12.0, ``7.72`` for 7.7161..., thousands separated."""
+    if isinstance(value, float) and not value.is_integer():
+        text = f"{value:,.4f}".rstrip("0").rstrip(".")
+        if abs(value) < 0.01:
+            text = f"{value:.6g}"
+        return text
+    return f"{int(value):,}"
+
+
+def city_name(city: str) -> str:
+    """``new york`` -> ``New York``."""
+    return " ".join(part.capitalize() for part in city.split())
+
+
+def duration(seconds: int) -> str:
+    """``5400`` -> ``1 hour 30 minutes``."""
+    parts = []
+    for size, name in ((86400, "day"), (3600, "hour"), (60, "minute"), (1, "second")):
+        count, seconds = divmod(seconds, size)
+        if count:
+            parts.append(f"{count} {name}{'s' if count != 1 else ''}")
+    return " ".join(parts) or "0 seconds"
+
+
+def _unit(code: str, value: float) -> str:
+    singular, plural = UNIT_NAMES.get(code, (code, code))
+    return singular if abs(value) == 1 else plural
+
+
+def _quantity(value: float, code: str) -> str:
+    name = _unit(code, value)
+    return f"{number(value)}{name}" if name.startswith("°") else f"{number(value)} {name}"
+
+
+def smalltalk_answer(query: str) -> str:
+    """A reply to a greeting, thanks or "what can you do"."""
+    text = query.lower()
+    if re.search(r"\b(?:thank|thanks|thx|ty|cheers|appreciate)", text):
+        return "You're welcome!"
+    if re.search(r"\b(?:bye|goodbye|see you|good night|later)\b", text):
+        return "Goodbye!"
+    if re.search(r"\b(?:how are you|how's it going|how are things)\b", text):
+        return "All good here, thanks. What can I do for you?"
+    if re.search(r"\b(?:who are you|what are you|your name)\b", text):
+        return "I'm the edgeloop assistant on this device. " + _SMALLTALK_CAPABILITIES
+    if re.search(r"\b(?:what|how)\b.*\b(?:can|do|help|able|features|tools|skills|use)\b", text) or (
+        re.search(r"\bhelp\b", text)
+    ):
+        return _SMALLTALK_CAPABILITIES
+    if re.search(r"\b(?:hi|hello|hey|morning|evening|afternoon|hiya|yo|sup|greetings)\b", text):
+        return "Hi! What can I do for you?"
+    return (
+        "Okay! Ask me anything: " + _SMALLTALK_CAPABILITIES[0].lower() + _SMALLTALK_CAPABILITIES[1:]
+    )
+
+
+def tool_answer(tool: str, args: dict[str, Any], output: dict[str, Any]) -> str:
+    """One natural sentence for a tool's successful observation."""
+    if tool == "calculator":
+        expression = " ".join(str(args.get("expression", "")).split())
+        expression = re.sub(r"\s*%\s*", "% ", expression).strip()
+        return f"{expression} = {number(output['value'])}."
+    if tool == "unit_convert":
+        source = _quantity(float(args["value"]), str(args["from_unit"]))
+        target = _quantity(float(output["value"]), str(output["unit"]))
+        return f"{source} is {target}."
+    if tool == "get_weather":
+        city, day = city_name(str(output.get("city", args.get("city", "")))), output.get("day")
+        reading = f"{output['temperature']}°C and {output['condition']}"
+        if day == "tomorrow":
+            return f"Tomorrow it'll be {reading} in {city}."
+        return f"It's {reading} in {city} today."
+    if tool == "device_control":
+        device = str(output.get("device", args.get("device", "device"))).replace("_", " ")
+        device = {"ac": "AC", "tv": "TV"}.get(device, device)
+        room = f"{output['room']} " if output.get("room") else ""
+        state = str(output.get("state", ""))
+        if device == "blinds":
+            return f"Done: the {room}blinds are {state}."
+        if state.startswith("set to"):
+            return f"Done: the {room}{device} is {state}."
+        return f"Done: the {room}{device} is {state}."
+    if tool == "set_timer":
+        fires = str(output.get("fires_at", ""))
+        when = re.sub(r"^\d{4}-\d{2}-\d{2}T(\d{2}:\d{2}).*$", r"\1 UTC", fires)
+        return f"Timer set for {duration(int(args['seconds']))} (it goes off at {when})."
+    if tool == "add_note":
+        return f"Noted: “{output.get('text', args.get('text', ''))}”."
+    if tool == "search_notes":
+        results = list(output.get("results", []))
+        query = args.get("query", "")
+        if not results:
+            return f"I couldn't find any notes about “{query}”."
+        shown = "; ".join(f"“{hit['text']}”" for hit in results[:3])
+        count = len(results)
+        return f"I found {count} note{'s' if count != 1 else ''} about “{query}”: {shown}."
+    if tool == "world_clock":
+        city = city_name(str(output.get("city", args.get("city", ""))))
+        return f"It's {output['time']} in {city} ({output['timezone']})."
+    return f"{tool} returned {output}."
+
+
+def failure_answer(tool: str, detail: str) -> str:
+    """The answer when a tool failed or was refused."""
+    if "denied" in detail.lower() or "reject" in detail.lower():
+        return f"Okay, I didn't run {tool.replace('_', ' ')}."
+    return f"Sorry, I couldn't do that on the device: {detail}"
+
+
+def offline_answer(pending_id: str) -> str:
+    """What the user hears when a hard query cannot reach the cloud."""
+    return (
+        "I can't answer that on the device and the cloud isn't reachable right now. "
+        f"I've saved your question (pending {pending_id[:8]}) and will answer it when "
+        "the connection is back."
+    )
