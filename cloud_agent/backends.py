@@ -79,14 +79,18 @@ class FallbackReasoner:
         raise BackendUnavailableError("no backend could serve: " + "; ".join(problems))
 
 
-def build_reasoner(config: CloudConfig, on_fallback: FallbackHook | None = None) -> Any:
+def build_reasoner(
+    config: CloudConfig,
+    on_fallback: FallbackHook | None = None,
+    on_route: Callable[[str, str], None] | None = None,
+) -> Any:
     """The configured backends, in order, behind a FallbackReasoner."""
     backends: list[Reasoner] = []
     for name in config.backends:
         if name == "planner":
             from cloud_agent.planner.reasoner import PlannerReasoner
 
-            backends.append(PlannerReasoner())
+            backends.append(PlannerReasoner(on_route=on_route))
         elif name == "openai":
             from cloud_agent.openai_backend import OpenAIReasoner
 

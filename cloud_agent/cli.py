@@ -57,6 +57,8 @@ def serve(
     except ValueError as exc:
         raise fail(str(exc), 2) from None
 
+    _configure_logging()
+
     async def run() -> None:
         cloud = CloudServer(settings)
         try:
@@ -80,6 +82,22 @@ def serve(
         await cloud.stop()
 
     asyncio.run(run())
+
+
+def _configure_logging() -> None:
+    """Log lines on stderr, each with the trace id of the session it belongs to."""
+    import logging
+
+    from cloud_agent.reasoning import TraceIdFilter
+
+    handler = logging.StreamHandler()
+    handler.addFilter(TraceIdFilter())
+    handler.setFormatter(
+        logging.Formatter("%(asctime)s %(levelname)s %(name)s trace=%(trace_id)s %(message)s")
+    )
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
 
 
 @app.command("eval")

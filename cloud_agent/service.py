@@ -140,6 +140,7 @@ class CloudServer:
         self.reasoner = reasoner or build_reasoner(
             self.config,
             on_fallback=lambda a, b: self.metrics.cloud_fallbacks.labels(a, b).inc(),
+            on_route=lambda route, tool: self.metrics.route_decisions.labels(route, tool).inc(),
         )
         self.metrics_breakers(self.reasoner)
         self.handler = CloudReasoner(self.config, self.reasoner, metrics=self.metrics)

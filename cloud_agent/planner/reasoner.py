@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 from cloud_agent.planner import interpret as it
 from cloud_agent.planner.answer import compose_answer, describe_call
 from cloud_agent.planner.plan import PREV, Plan, PlannedCall, make_plan
+from cloud_agent.tools import DEVICE_TOOLS
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel.steps import from_struct, to_struct
 
@@ -36,8 +38,13 @@ class PlannerReasoner:
     name = "planner"
     blocking = False  # pure computation: the server runs its steps inline
 
-    def __init__(self, extractor: it.Extractor | None = None) -> None:
+    def __init__(
+        self,
+        extractor: it.Extractor | None = None,
+        on_route: Callable[[str, str], None] | None = None,
+    ) -> None:
         self._extractor = extractor
+        self._on_route = on_route
         self._plans: OrderedDict[str, Plan] = OrderedDict()
 
     def plan(self, query: str) -> Plan:
@@ -47,6 +54,11 @@ class PlannerReasoner:
             self._plans.move_to_end(query)
             return found
         plan = make_plan(query, self._extractor)
+        if self._on_route is not None:
+            if plan.refusal:
+                self._on_route("refuse", "")
+            for call in plan.calls:
+                self._on_route("edge" if call.tool in DEVICE_TOOLS else "cloud", call.tool)
         self._plans[query] = plan
         if len(self._plans) > PLAN_CACHE_SIZE:
             self._plans.popitem(last=False)

@@ -191,6 +191,7 @@ def test_metrics_endpoint(make_cloud: Any) -> None:
     assert "edgeloop_step_latency_seconds_bucket" in text
     assert 'edgeloop_breaker_state{name="backend:planner"} 0.0' in text
     assert 'edgeloop_sessions_total{outcome="completed",rpc="Reason"} 1.0' in text
+    assert 'edgeloop_route_decisions_total{route="cloud",tool="get_weather"} 2.0' in text
 
 
 def test_request_error_is_not_an_outage(make_cloud: Any) -> None:
