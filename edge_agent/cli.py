@@ -1,10 +1,28 @@
-"""`edge-agent`: ask the device, chat, evaluate and train the router, serve the edge agent."""
+"""`edge-agent`: ask the device, chat, evaluate and train the router, serve the edge agent.
+
+Imports stay lean at the top: onnxruntime, the memory store and grpc load only inside
+the command that needs them, so `edge-agent ask` starts fast and small.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import json
+import sys
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
 import typer
 
+if TYPE_CHECKING:
+    from edge_agent.agent import EdgeAgent
+    from edge_agent.evaluation import EvalReport
+    from edge_agent.router import Router
+    from edgeloop.v1 import agent_pb2 as pb
+
 app = typer.Typer(help="The edgeloop edge agent.", no_args_is_help=True, add_completion=False)
+
+MEMORY_HELP = "Memory database (default: $EDGELOOP_HOME/edge.db or ~/.edgeloop/edge.db)."
 
 
 def fail(message: str, code: int = 1) -> typer.Exit:
@@ -13,38 +31,175 @@ def fail(message: str, code: int = 1) -> typer.Exit:
     return typer.Exit(code)
 
 
+def _router(model: str | None = None) -> Router:
+    from edge_agent.router import Router, RouterError
+
+    try:
+        return Router.load(model)
+    except RouterError as exc:
+        raise fail(str(exc)) from None
+
+
+def _agent(cloud: str | None, memory: str | None, model: str | None = None) -> EdgeAgent:
+    from edge_agent.agent import EdgeAgent
+    from edge_agent.home import memory_path
+    from sync.store import MemoryStore
+
+    router = _router(model)
+    try:
+        store = MemoryStore(memory_path(memory))
+    except Exception as exc:  # sqlite and the store's own errors: one line, not a trace
+        raise fail(f"cannot open memory {memory_path(memory)}: {exc}") from None
+    link = None
+    if cloud:
+        if ":" not in cloud:
+            raise fail(f"--cloud must be HOST:PORT, not {cloud!r}", 2)
+        from edge_agent.cloud_link import CloudLink
+
+        link = CloudLink(cloud, deadline_s=30.0)
+    return EdgeAgent(store, router, link)
+
+
+def _approve_interactively(
+    agent: EdgeAgent, step: pb.ReactStep, interactive: bool
+) -> list[pb.ReactStep]:
+    """Ask the person at the terminal; without one, deny (nobody approved it)."""
+    approved = False
+    if interactive:
+        approved = typer.confirm(f"{step.content}", default=False, err=True)
+    reason = "approved at the terminal" if approved else "not approved (no one confirmed it)"
+    return agent.approve(step.session_id, step.act_id, approved, reason)
+
+
+def _line(step: pb.ReactStep) -> str:
+    from edgeloop.v1 import agent_pb2 as pb
+
+    marks = {
+        pb.STEP_TYPE_THOUGHT: "thought",
+        pb.STEP_TYPE_ACTION: "action",
+        pb.STEP_TYPE_OBSERVATION: "observation",
+        pb.STEP_TYPE_FINAL_ANSWER: "answer",
+        pb.STEP_TYPE_ERROR: "error",
+        pb.STEP_TYPE_APPROVAL_REQUEST: "approval",
+    }
+    return f"{marks.get(step.step_type, 'step')}: {step.content}"
+
+
 @app.command()
 def ask(
     query: str = typer.Argument(..., help="The query."),
     cloud: str = typer.Option(None, "--cloud", help="Cloud reasoner HOST:PORT."),
     json_output: bool = typer.Option(False, "--json", help="One ReactStep per line (JSON)."),
+    memory: str = typer.Option(None, "--memory", help=MEMORY_HELP),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Show every step."),
 ) -> None:
     """Answer one query on the device, or through the cloud."""
-    raise fail("edge-agent ask is not built yet (issue 5)")
+    if not query.strip():
+        raise fail("the query is empty", 2)
+    from edgeloop.v1 import agent_pb2 as pb
+    from react_kernel.steps import step_to_json
+
+    agent = _agent(cloud, memory)
+    interactive = sys.stdin.isatty() and not json_output
+    steps: Iterable[pb.ReactStep] = agent.ask(query)
+    while True:
+        waiting: pb.ReactStep | None = None
+        for step in steps:  # printed as each one is produced
+            if json_output:
+                typer.echo(step_to_json(step))
+            elif verbose or step.step_type in (pb.STEP_TYPE_FINAL_ANSWER, pb.STEP_TYPE_ERROR):
+                typer.echo(_line(step) if verbose else step.content)
+            if step.step_type == pb.STEP_TYPE_APPROVAL_REQUEST:
+                waiting = step
+        if waiting is None:
+            return
+        steps = _approve_interactively(agent, waiting, interactive)
 
 
 @app.command()
-def chat(cloud: str = typer.Option(None, "--cloud", help="Cloud reasoner HOST:PORT.")) -> None:
+def chat(
+    cloud: str = typer.Option(None, "--cloud", help="Cloud reasoner HOST:PORT."),
+    memory: str = typer.Option(None, "--memory", help=MEMORY_HELP),
+) -> None:
     """An interactive session that renders each step as it happens."""
-    raise fail("edge-agent chat is not built yet (issue 5)")
+    from edge_agent.chat import run_chat
+
+    run_chat(_agent(cloud, memory))
+
+
+def _print_report(report: EvalReport) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    metrics = Table(title="edge decision", show_header=False)
+    for key, value in report.metrics.items():
+        metrics.add_row(key, str(value))
+    console.print(metrics)
+    labels = sorted({label for pair in report.confusion for label in pair})
+    confusion = Table(title="confusion (rows: expected, columns: decided)")
+    confusion.add_column("expected \\ got")
+    for label in labels:
+        confusion.add_column(label[:12], justify="right")
+    for expected in labels:
+        cells = [str(report.confusion.get((expected, got), "") or "") for got in labels]
+        confusion.add_row(expected, *cells)
+    console.print(confusion)
+    for miss in report.misses[:40]:
+        console.print(
+            f"line {miss['line']}: expected {miss['expected']}, got {miss['got']} "
+            f"({miss['reason']}) args={miss['args']} :: {miss['query']}",
+            markup=False,
+        )
 
 
 @app.command("eval")
 def eval_command(
     file: str = typer.Argument(..., help="Eval JSON lines file."),
     json_output: bool = typer.Option(False, "--json", help="Print the metrics as JSON."),
+    model: str = typer.Option(None, "--model", help="Router model folder (default: shipped)."),
 ) -> None:
     """Run the edge decision over an eval file and print its metrics."""
-    raise fail("edge-agent eval is not built yet (issue 5)")
+    from edge_agent.evaluation import EvalFileError, load_cases, run_eval
+
+    try:
+        cases = load_cases(file)
+    except EvalFileError as exc:
+        raise fail(str(exc), 2) from None
+    report = run_eval(_router(model), cases)
+    if json_output:
+        typer.echo(json.dumps(report.metrics))
+    else:
+        _print_report(report)
 
 
 @app.command()
 def serve(
     host: str = typer.Option("127.0.0.1", help="Address to bind."),
     port: int = typer.Option(50052, help="Port to bind."),
+    cloud: str = typer.Option(None, "--cloud", help="Cloud reasoner HOST:PORT."),
+    memory: str = typer.Option(None, "--memory", help=MEMORY_HELP),
 ) -> None:
     """Serve the edge agent over gRPC for clients in any language."""
-    raise fail("edge-agent serve is not built yet (issue 5)")
+    import asyncio
+
+    from edge_agent.service import serve as start
+
+    agent = _agent(cloud, memory)
+
+    async def main() -> None:
+        try:
+            server = await start(agent, host, port)
+        except OSError as exc:
+            raise fail(str(exc)) from None
+        typer.echo(f"edge agent serving on {host}:{server.bound_port}", err=True)  # type: ignore[attr-defined]
+        try:
+            await server.wait_for_termination()
+        finally:
+            await server.stop(2)
+
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(main())
 
 
 def _register_training_commands() -> None:

@@ -1,0 +1,69 @@
+"""`edge-agent chat`: a terminal conversation that shows each step as it happens.
+
+Thoughts are dim, actions and observations show the tool and its data, the answer is
+bold; an approval request asks the person at the keyboard. Empty input is ignored;
+``exit``, ``quit`` or Ctrl-D ends the chat.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+
+from rich.console import Console
+from rich.prompt import Confirm, Prompt
+
+from edge_agent.agent import EdgeAgent
+from edgeloop.v1 import agent_pb2 as pb
+from react_kernel.steps import from_struct
+
+STYLES = {
+    pb.STEP_TYPE_THOUGHT: ("thought", "dim"),
+    pb.STEP_TYPE_ACTION: ("action", "cyan"),
+    pb.STEP_TYPE_OBSERVATION: ("observation", "green"),
+    pb.STEP_TYPE_FINAL_ANSWER: ("answer", "bold"),
+    pb.STEP_TYPE_ERROR: ("error", "red"),
+    pb.STEP_TYPE_APPROVAL_REQUEST: ("approval", "yellow"),
+}
+
+
+def render(console: Console, step: pb.ReactStep) -> None:
+    """Print one step."""
+    label, style = STYLES.get(step.step_type, ("step", ""))
+    origin = "cloud" if step.origin == pb.ORIGIN_CLOUD else "edge"
+    text = step.content
+    if step.step_type == pb.STEP_TYPE_ACTION:
+        text = f"{step.tool} {json.dumps(from_struct(step.arguments), ensure_ascii=False)}"
+    if step.step_type == pb.STEP_TYPE_FINAL_ANSWER:
+        console.print(f"[bold]{label}[/bold] ", end="")
+        console.print(text, style=style, markup=False)
+        return
+    console.print(f"[{style}]{label} ({origin})[/] ", end="")
+    console.print(text, style=style, markup=False, highlight=False)
+
+
+def run_chat(agent: EdgeAgent, console: Console | None = None) -> None:
+    """The read-ask-render loop."""
+    out = console or Console()
+    out.print("[bold]edgeloop[/bold] edge agent. Ask anything; 'exit' to leave.")
+    while True:
+        try:
+            query = Prompt.ask("[bold blue]you[/]", console=out)
+        except (EOFError, KeyboardInterrupt):
+            out.print()
+            return
+        if query.strip().lower() in ("exit", "quit", ":q"):
+            return
+        if not query.strip():
+            continue
+        steps: Iterable[pb.ReactStep] = agent.ask(query)
+        while True:
+            waiting: pb.ReactStep | None = None
+            for step in steps:  # rendered as each one is produced
+                render(out, step)
+                if step.step_type == pb.STEP_TYPE_APPROVAL_REQUEST:
+                    waiting = step
+            if waiting is None:
+                break
+            approved = Confirm.ask("approve?", console=out, default=False)
+            steps = agent.approve(waiting.session_id, waiting.act_id, approved, "chat")

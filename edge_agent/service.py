@@ -1,0 +1,149 @@
+"""``EdgeAgentService`` over gRPC: any client, in any language, can drive the device agent.
+
+The servicer is a thin adapter: it decodes requests, delegates to :class:`EdgeAgent`
+(run in a worker thread, so a slow cloud hand-off never blocks the event loop) and maps
+errors to status codes in one place (``_STATUS``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any, TypeVar
+
+import grpc
+
+from edge_agent.agent import EdgeAgent
+from edgeloop.v1 import agent_pb2 as pb
+from edgeloop.v1 import agent_pb2_grpc as pb_grpc
+from react_kernel import ResumeError, SessionError, State
+
+T = TypeVar("T")
+SERVICE_NAME = "edgeloop.v1.EdgeAgentService"
+
+# Error -> status code, checked in order (subclasses first).
+_STATUS: list[tuple[type[Exception], grpc.StatusCode]] = [
+    (ResumeError, grpc.StatusCode.NOT_FOUND),
+    (SessionError, grpc.StatusCode.FAILED_PRECONDITION),
+    (ValueError, grpc.StatusCode.INVALID_ARGUMENT),
+    (KeyError, grpc.StatusCode.NOT_FOUND),
+]
+_DONE = object()
+
+
+def status_for(error: Exception) -> grpc.StatusCode:
+    """The gRPC status code for an error raised by the agent."""
+    for kind, code in _STATUS:
+        if isinstance(error, kind):
+            return code
+    return grpc.StatusCode.INTERNAL
+
+
+def session_state(name: str | None) -> pb.SessionState:
+    """The protocol's state for a stored session state name."""
+    if not name:
+        return pb.SESSION_STATE_UNSPECIFIED
+    if name == "completed":
+        return pb.SESSION_STATE_COMPLETED
+    try:
+        return State(name).to_proto()
+    except ValueError:
+        return pb.SESSION_STATE_WORKING
+
+
+class EdgeAgentServicer(pb_grpc.EdgeAgentServiceServicer):
+    """Ask, Approve and GetSession, delegated to one :class:`EdgeAgent`."""
+
+    def __init__(self, agent: EdgeAgent) -> None:
+        self.agent = agent
+        # The agent's memory and loop are used from one worker at a time.
+        self._lock = asyncio.Lock()
+
+    async def _abort(self, context: grpc.aio.ServicerContext[Any, Any], error: Exception) -> None:
+        await context.abort(status_for(error), str(error) or type(error).__name__)
+
+    async def Ask(  # gRPC method name
+        self, request: pb.AskRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> AsyncIterator[pb.AskResponse]:
+        """Stream the steps of one query."""
+        if not request.query.strip():
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the query is empty")
+        async with self._lock:
+            steps: Iterator[pb.ReactStep] = self.agent.ask(
+                request.query, session_id=request.session_id or None
+            )
+            while True:
+                try:
+                    step = await asyncio.to_thread(next, steps, _DONE)
+                except Exception as error:  # mapped to a status in one place
+                    await self._abort(context, error)
+                    return
+                if step is _DONE:
+                    return
+                assert isinstance(step, pb.ReactStep)
+                yield pb.AskResponse(step=step)
+
+    async def Approve(  # gRPC method name
+        self, request: pb.ApproveRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.ApproveResponse:
+        """Approve or deny a paused action; return the steps that followed."""
+        if not request.session_id or not request.act_id:
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT, "session_id and act_id are required"
+            )
+        async with self._lock:
+            try:
+                steps = await _in_thread(
+                    self.agent.approve,
+                    request.session_id,
+                    request.act_id,
+                    request.approved,
+                    request.reason,
+                )
+            except Exception as error:
+                await self._abort(context, error)
+                raise AssertionError("unreachable") from error
+        return pb.ApproveResponse(steps=steps)
+
+    async def GetSession(  # gRPC method name
+        self, request: pb.GetSessionRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.GetSessionResponse:
+        """A stored session: its state, steps and receipt."""
+        memory = self.agent.memory
+        record = memory.get_session(request.session_id) if request.session_id else None
+        if record is None:
+            await context.abort(
+                grpc.StatusCode.NOT_FOUND, f"no session {request.session_id!r} in memory"
+            )
+            raise AssertionError("unreachable")
+        steps = memory.steps(request.session_id)
+        response = pb.GetSessionResponse(
+            session_id=request.session_id,
+            state=session_state(str(record.get("state") or "")),
+            steps=steps,
+        )
+        receipt_id = next((s.receipt_id for s in reversed(steps) if s.receipt_id), None)
+        if receipt_id:
+            receipt = memory.get_receipt(receipt_id)
+            if receipt is not None:
+                response.receipt.CopyFrom(receipt)
+        return response
+
+
+async def _in_thread(func: Callable[..., T], *args: Any) -> T:
+    return await asyncio.to_thread(func, *args)
+
+
+async def serve(agent: EdgeAgent, host: str = "127.0.0.1", port: int = 50052) -> grpc.aio.Server:
+    """Start the edge agent service (with health and reflection) and return the server."""
+    from cloud_agent.server import SERVER_OPTIONS, add_common_services  # lazy: server only
+
+    server = grpc.aio.server(options=SERVER_OPTIONS)
+    pb_grpc.add_EdgeAgentServiceServicer_to_server(EdgeAgentServicer(agent), server)
+    add_common_services(server, [SERVICE_NAME])
+    bound = server.add_insecure_port(f"{host}:{port}")
+    if bound == 0:
+        raise OSError(f"cannot bind {host}:{port}")
+    server.bound_port = bound  # type: ignore[attr-defined]
+    await server.start()
+    return server
