@@ -486,7 +486,7 @@ class Session:
         obs = self._observation(action, outcome.status, outcome.output if ok else {}, content)
         obs.latency_ms = outcome.latency_ms
         meta = obs.metadata
-        if outcome.attempts > 1:
+        if outcome.attempts:
             meta["attempts"] = str(outcome.attempts)
         if outcome.notes:
             meta["retries"] = " | ".join(outcome.notes)[:500]
