@@ -31,7 +31,10 @@ def describe_call(call: PlannedCall) -> str:
     if call.tool == it.DEVICE:
         room = f" in the {a['room']}" if a.get("room") else ""
         value = f" to {a['value']:g}" if isinstance(a.get("value"), int | float) else ""
-        return f"ask the device to {a.get('action')} the {a.get('device')}{room}{value}"
+        action = str(a.get("action"))
+        verb = f"switch {action}" if action in ("on", "off") else action
+        device = str(a.get("device")).replace("door_lock", "door lock")
+        return f"ask the device to {verb} the {device}{room}{value}"
     if call.tool == it.TIMER:
         return f"ask the device to set a timer for {a.get('seconds')} s"
     if call.tool == it.ADD_NOTE:
