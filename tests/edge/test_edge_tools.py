@@ -1,0 +1,286 @@
+"""The built-in device tools: schemas, business rules, bad arguments, memory effects."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from edge_agent.cities import cities
+from edge_agent.tools import (
+    SIDE_EFFECT_TOOLS,
+    TOOL_NAMES,
+    builtin_tools,
+    calculator,
+    clock,
+    devices,
+    input_schemas,
+    notes,
+    requires_approval,
+    timers,
+    units,
+    weather,
+)
+from edge_agent.tools.calculator import CalculatorError, evaluate
+from edge_agent.tools.units import UnitError
+from sync.store import MemoryStore
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def check(schema: dict, value: dict) -> None:
+    Draft202012Validator(schema).validate(value)
+
+
+# -- calculator -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("expression", "value"),
+    [
+        ("2 + 2", 4),
+        ("15% of 80", 12),
+        ("2^10", 1024),
+        ("2 ** 3 ** 2", 512),
+        ("(1 + 2) * 3", 9),
+        ("-2^2", -4),
+        ("sqrt(16) + abs(-3)", 7),
+        ("1,000 / 8", 125),
+        ("7 × 6 ÷ 3", 14),
+        ("10 - 4 - 3", 3),
+        ("1.5e3 / 3", 500),
+    ],
+)
+def test_calculator_values(expression: str, value: float) -> None:
+    result = calculator.run({"expression": expression})
+    assert result["value"] == pytest.approx(value)
+    check(calculator.OUTPUT_SCHEMA, result)
+    assert calculator.validate(result) is None
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "__import__('os').system('true')",
+        "open('x')",
+        "2 +",
+        "(1 + 2",
+        "1 / 0",
+        "9 ** 9 ** 9",
+        "sqrt(-1)",
+        "(-8) ^ 0.5",
+        "",
+        "1" * 300,
+        "10 ** 400",
+    ],
+)
+def test_calculator_rejects_bad_expressions(expression: str) -> None:
+    with pytest.raises(CalculatorError):
+        evaluate(expression)
+
+
+def test_calculator_validator_rejects_non_finite() -> None:
+    assert calculator.validate({"value": float("nan")}) is not None
+    assert calculator.validate({"value": "12"}) is not None
+
+
+# -- unit conversion --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "src", "dst", "expected"),
+    [
+        (100, "c", "f", 212),
+        (32, "f", "c", 0),
+        (0, "c", "k", 273.15),
+        (1, "mi", "km", 1.609344),
+        (1, "kg", "lb", 2.204623),
+        (1, "gal", "l", 3.785412),
+        (100, "kph", "mph", 62.137119),
+        (90, "min", "h", 1.5),
+        (1, "ft", "in", 12),
+        (500, "mg", "g", 0.5),
+    ],
+)
+def test_unit_convert_values(value: float, src: str, dst: str, expected: float) -> None:
+    result = units.run({"value": value, "from_unit": src, "to_unit": dst})
+    assert result["value"] == pytest.approx(expected, abs=1e-6)
+    assert result["unit"] == dst
+    check(units.OUTPUT_SCHEMA, result)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ({"value": 1, "from_unit": "kg", "to_unit": "km"}, "cannot convert"),
+        ({"value": -300, "from_unit": "c", "to_unit": "f"}, "absolute zero"),
+        ({"value": -5, "from_unit": "kg", "to_unit": "lb"}, "negative"),
+    ],
+)
+def test_unit_convert_business_rules(args: dict, message: str) -> None:
+    with pytest.raises(UnitError, match=message):
+        units.run(args)
+
+
+def test_unit_schema_rejects_unknown_codes() -> None:
+    errors = list(
+        Draft202012Validator(units.INPUT_SCHEMA).iter_errors(
+            {"value": 1, "from_unit": "cups", "to_unit": "ml"}
+        )
+    )
+    assert errors
+
+
+# -- weather ----------------------------------------------------------------------------
+
+
+def test_forecast_covers_every_city_and_day() -> None:
+    for city in cities():
+        for day in ("today", "tomorrow"):
+            result = weather.run({"city": city, "day": day})
+            check(weather.OUTPUT_SCHEMA, result)
+            assert weather.validate(result) is None
+
+
+def test_cities_copy_matches_shared_list_shape() -> None:
+    data = json.loads((ROOT / "edge_agent" / "data" / "cities.json").read_text())
+    assert len(data) == 44
+    assert all(set(entry) == {"city", "timezone"} for entry in data)
+
+
+def test_forecast_file_is_reproducible() -> None:
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "build_forecast.py"), "--check"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+
+
+def test_weather_unknown_city_fails_validation() -> None:
+    result = weather.run({"city": "atlantis"})
+    assert weather.validate(result) is not None
+    with pytest.raises(ValueError):
+        weather.run({"city": "paris", "day": "yesterday"})
+
+
+# -- world clock ------------------------------------------------------------------------
+
+
+def test_world_clock_uses_iana_zones(fixed_now: datetime) -> None:
+    run = clock.make_run(lambda: fixed_now)
+    tokyo = run({"city": "tokyo"})
+    assert tokyo == {
+        "city": "tokyo",
+        "time": "21:00",
+        "timezone": "Asia/Tokyo",
+        "date": "2026-06-01",
+        "utc_offset": "+09:00",
+    }
+    assert run({"city": "new york"})["time"] == "08:00"  # EDT in June
+    check(clock.OUTPUT_SCHEMA, tokyo)
+    assert clock.validate(tokyo) is None
+    assert clock.validate({"timezone": "Mars/Olympus"}) is not None
+    with pytest.raises(ValueError):
+        run({"city": "atlantis"})
+
+
+# -- devices ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "problem"),
+    [
+        ({"device": "light", "action": "on"}, None),
+        ({"device": "thermostat", "action": "set", "value": 21}, None),
+        ({"device": "door_lock", "action": "on"}, "cannot on"),
+        ({"device": "blinds", "action": "lock"}, "cannot lock"),
+        ({"device": "light", "action": "set"}, "needs a value"),
+        ({"device": "thermostat", "action": "set", "value": 80}, "between"),
+        ({"device": "toaster", "action": "on"}, "unknown device"),
+    ],
+)
+def test_device_business_rules(args: dict, problem: str | None) -> None:
+    result = devices.check_arguments(args)
+    if problem is None:
+        assert result is None
+    else:
+        assert result is not None and problem in result
+
+
+def test_device_state_persists_in_memory(memory: MemoryStore) -> None:
+    run = devices.make_run(memory)
+    out = run({"device": "light", "action": "set", "room": "Kitchen", "value": 40})
+    assert out == {"device": "light", "room": "kitchen", "state": "set to 40", "value": 40}
+    check(devices.OUTPUT_SCHEMA, out)
+    state = memory.get_device_state("light", "kitchen")
+    assert state is not None and state["value"] == 40 and state["power"] == "on"
+    run({"device": "light", "action": "off", "room": "kitchen"})
+    assert memory.get_device_state("light", "kitchen")["state"] == "off"
+    with pytest.raises(ValueError):
+        run({"device": "door_lock", "action": "open"})
+
+
+def test_unlocking_needs_approval() -> None:
+    assert requires_approval("device_control", {"device": "door_lock", "action": "unlock"})
+    assert not requires_approval("device_control", {"device": "door_lock", "action": "lock"})
+    assert not requires_approval("calculator", {"expression": "1+1"})
+
+
+# -- timers and notes -------------------------------------------------------------------
+
+
+def test_timer_persists(memory: MemoryStore) -> None:
+    run = timers.make_run(memory)
+    out = run({"seconds": 90})
+    check(timers.OUTPUT_SCHEMA, out)
+    assert timers.validate(out) is None
+    assert any(t["timer_id"] == out["timer_id"] for t in memory.timers())
+    for bad in (0, -5, 10**9, 1.5):
+        with pytest.raises(ValueError):
+            run({"seconds": bad})
+
+
+def test_notes_add_and_search(memory: MemoryStore) -> None:
+    add, search = notes.make_add(memory), notes.make_search(memory)
+    added = add({"text": "  the wifi   password is sunflower42 "})
+    assert added["text"] == "the wifi password is sunflower42"
+    check(notes.ADD_OUTPUT_SCHEMA, added)
+    add({"text": "buy milk and eggs"})
+    found = search({"query": "wifi password"})
+    check(notes.SEARCH_OUTPUT_SCHEMA, found)
+    assert notes.validate_search(found) is None
+    assert found["count"] >= 1
+    assert found["results"][0]["text"] == "the wifi password is sunflower42"
+    assert all(hit["kind"] in notes.RESULT_KINDS for hit in found["results"])
+    with pytest.raises(ValueError):
+        add({"text": "   "})
+    with pytest.raises(ValueError):
+        search({"query": " "})
+
+
+# -- the registry -----------------------------------------------------------------------
+
+
+def test_builtin_registry(memory: MemoryStore, fixed_now: datetime) -> None:
+    registry = builtin_tools(memory, now=lambda: fixed_now)
+    assert sorted(registry.names()) == sorted(TOOL_NAMES)
+    for name in TOOL_NAMES:
+        spec = registry.get(name)
+        assert spec is not None
+        assert spec.side_effects == (name in SIDE_EFFECT_TOOLS)
+        assert (spec.idempotency_key is not None) == spec.side_effects
+        assert spec.executor == "edge"
+        assert spec.input_schema == input_schemas()[name]
+        assert spec.output_schema
+        assert spec.validator is not None
+    key = registry.get("set_timer").idempotency_key  # type: ignore[union-attr]
+    assert key is not None
+    assert key("s1", {"seconds": 5}) == key("s1", {"seconds": 5})
+    assert key("s1", {"seconds": 5}) != key("s2", {"seconds": 5})
