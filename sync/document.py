@@ -138,10 +138,6 @@ def decode_state_vector(vector: bytes) -> dict[int, int]:
     return result
 
 
-Touched = dict[str, set[str]]
-"""Record ids per kind that an operation changed."""
-
-
 class MemoryDocument:
     """The Yjs document of one replica, with a per-record index of its entries.
 
@@ -227,8 +223,9 @@ class MemoryDocument:
 
     # ---- remote updates ------------------------------------------------------------
 
-    def apply_remote(self, update: bytes) -> Touched:
-        """Apply a peer's update, drop the entries that lost, return the touched records.
+    def apply_remote(self, update: bytes) -> dict[str, dict[str, Entry | None]]:
+        """Apply a peer's update, drop the entries that lost, return the touched records
+        with their winning entries (None: no entry left).
 
         Raises:
             InvalidUpdateError: the bytes are not a Yjs update, or carry keys or values
@@ -243,47 +240,60 @@ class MemoryDocument:
         subscriptions = []
         for kind, ymap in self.maps.items():
             sink = changed[kind]
-            subscriptions.append(
-                (ymap, ymap.integrated.observe(lambda e, s=sink: s.append(e.keys)))
-            )
+            # The raw event: pycrdt's wrapper re-walks every changed key in Python.
+            raw = ymap.integrated.observe(lambda e, s=sink: s.append(e.keys))
+            subscriptions.append(raw)
         try:
             self.doc.apply_update(update)
         except ValueError as exc:
             raise InvalidUpdateError(f"cannot apply update: {exc}") from exc
         finally:
-            for _ymap, subscription in subscriptions:
+            for subscription in subscriptions:
                 subscription.drop()
-        touched: Touched = {}
+        result: dict[str, dict[str, Entry | None]] = {}
+        removals: list[tuple[str, str, str]] = []
         for kind, key_sets in changed.items():
             if not key_sets:
                 continue
             nodes_of = self._nodes[kind]
-            ids = touched.setdefault(kind, set())
+            fresh: dict[str, dict[str, object]] = {}
             for keys in key_sets:
                 for key, change in keys.items():
                     record_id, node = split_key(key)
-                    ids.add(record_id)
                     nodes = nodes_of.setdefault(record_id, set())
+                    values = fresh.setdefault(record_id, {})
                     if change["action"] == "delete":
                         nodes.discard(node)
+                        values.pop(node, None)
                     else:
                         nodes.add(node)
-                    if not nodes:
-                        del nodes_of[record_id]
-        self._drop_losers(touched)
-        return touched
-
-    def _drop_losers(self, touched: Touched) -> None:
-        removals: list[tuple[str, str, str]] = []
-        for kind, ids in touched.items():
-            for record_id in ids:
-                entries = self.entries(kind, record_id)
-                if len(entries) < 2:
+                        values[node] = change["newValue"]
+            ymap = self.maps[kind]
+            winners = result[kind] = {}
+            for record_id, values in fresh.items():
+                nodes = nodes_of.get(record_id, set())
+                if not nodes:
+                    nodes_of.pop(record_id, None)
+                    winners[record_id] = None
                     continue
+                entries = [
+                    decode_entry(
+                        node,
+                        values[node]
+                        if node in values
+                        else ymap.get(f"{record_id}{SEPARATOR}{node}"),
+                    )
+                    for node in nodes
+                ]
                 best = max(entries, key=lambda e: e.order)
+                winners[record_id] = best
                 removals.extend((kind, record_id, e.node) for e in entries if e is not best)
-        if not removals:
-            return
+        if removals:
+            self._drop(removals)
+        return result
+
+    def _drop(self, removals: list[tuple[str, str, str]]) -> None:
+        """Remove losing entries and bump this replica's ``_sys`` entry (one transaction)."""
         with self.doc.transaction():
             for kind, record_id, node in removals:
                 del self.maps[kind][f"{record_id}{SEPARATOR}{node}"]

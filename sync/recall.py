@@ -2,10 +2,11 @@
 
 ``score = 0.5 ** (age_days / 30) * confidence * relevance``, hits under 0.3 dropped.
 
-- candidates: the best ``candidates`` FTS5 matches by BM25 for the query's terms (any
-  term; stop words only when the query has nothing else); at device scale the notes
-  with embeddings are also compared directly, so a paraphrase with no shared word is
-  still found. Never a scan of every stored vector.
+- candidates: the best ``candidates`` FTS5 matches by BM25 with every query term, topped
+  up with matches of any term (stop words only count when the query has nothing else);
+  while there are at most 5,000 notes, the notes are also compared by embedding (one
+  cached matrix), so a paraphrase with no shared word is still found. Never a scan of
+  every stored vector: steps are only ever re-ranked.
 - relevance: the share of the query's terms the text contains; with an embedder, the
   mean of that and the cosine similarity of the stored embedding (clipped at 0).
 - confidence: per tool (calculator 0.99, weather 0.95, search 0.72...) or per kind
@@ -18,6 +19,7 @@ import re
 import sqlite3
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -56,14 +58,57 @@ def query_terms(query: str) -> list[str]:
     return content or words
 
 
-def fts_expression(terms: list[str]) -> str:
-    """An FTS5 query matching any of the terms (each quoted, so no operator injection)."""
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
-
-
 def decay(age_days: float) -> float:
     """The 30-day half-life factor (1.0 for now or the future)."""
     return float(0.5 ** (max(age_days, 0.0) / HALF_LIFE_DAYS))
+
+
+class NoteVectors:
+    """The embeddings of the notes, as one matrix, cached until the store changes."""
+
+    def __init__(self) -> None:
+        self._version = -1
+        self._rows: list[tuple[Any, ...]] = []
+        self._matrix: np.ndarray | None = None
+
+    def nearest(
+        self, conn: sqlite3.Connection, version: int, query_vec: np.ndarray, k: int = 20
+    ) -> list[tuple[Any, ...]]:
+        """Rows of the ``k`` notes closest to the query (positive cosine only)."""
+        if version != self._version:
+            self._load(conn, query_vec.shape[0])
+            self._version = version
+        if self._matrix is None:
+            return []
+        sims = self._matrix @ query_vec
+        best = np.argsort(-sims)[:k]
+        return [self._rows[i] for i in best if sims[i] > 0]
+
+    def _load(self, conn: sqlite3.Connection, dim: int) -> None:
+        self._rows, self._matrix = [], None
+        count = conn.execute(
+            "SELECT count(*) FROM (SELECT 1 FROM recall WHERE source = 'notes' LIMIT ?)",
+            [SEMANTIC_NOTE_LIMIT + 1],
+        ).fetchone()[0]
+        if not count or count > SEMANTIC_NOTE_LIMIT:
+            return
+        rows = conn.execute(
+            "SELECT r.rid, r.kind, r.record_id, f.text, r.confidence, r.created_at,"
+            " r.created_s, r.embedding FROM recall r JOIN recall_fts f ON f.rowid = r.rid"
+            " WHERE r.source = 'notes' AND r.embedding IS NOT NULL"
+        ).fetchall()
+        good = [r for r in rows if len(r[7]) == dim * 4]
+        if good:
+            self._rows = good
+            blob = b"".join(r[7] for r in good)
+            self._matrix = np.frombuffer(blob, dtype=np.float32).reshape(-1, dim)
+
+
+_CANDIDATES_SQL = (
+    "SELECT r.rid, r.kind, r.record_id, f.text, r.confidence, r.created_at, r.created_s,"
+    " r.embedding FROM (SELECT rowid, text FROM recall_fts WHERE recall_fts MATCH ?"
+    " ORDER BY rank LIMIT ?) f JOIN recall r ON r.rid = f.rowid"
+)
 
 
 def search(
@@ -75,59 +120,55 @@ def search(
     candidates: int = 50,
     now_s: float | None = None,
     min_score: float = MIN_SCORE,
-    use_embeddings: bool = True,
+    note_vectors: NoteVectors | None = None,
+    version: int = 0,
 ) -> list[RecallHit]:
-    """Search the recall index; best first, at most ``limit`` hits scoring >= min_score."""
+    """Search the recall index; best first, at most ``limit`` hits scoring >= min_score.
+
+    Candidates: the texts with every term (FTS5, best BM25 first), topped up with texts
+    with any term when there are fewer than ``candidates``; with an embedder and
+    ``note_vectors``, also the notes nearest by embedding.
+    """
     terms = query_terms(query)
     if not terms or limit <= 0:
         return []
     now = time.time() if now_s is None else now_s
-    rows = conn.execute(
-        "SELECT r.rid, r.kind, r.record_id, r.text, r.confidence, r.created_at, r.created_s,"
-        " r.embedding FROM recall_fts JOIN recall r ON r.rid = recall_fts.rowid"
-        " WHERE recall_fts MATCH ? ORDER BY recall_fts.rank LIMIT ?",
-        [fts_expression(terms), candidates],
-    ).fetchall()
+    quoted = ['"' + t.replace('"', '""') + '"' for t in terms]
+    rows = conn.execute(_CANDIDATES_SQL, [" ".join(quoted), candidates]).fetchall()
+    if len(rows) < candidates and len(terms) > 1:
+        seen = {row[0] for row in rows}
+        more = conn.execute(_CANDIDATES_SQL, [" OR ".join(quoted), candidates]).fetchall()
+        rows.extend(r for r in more if r[0] not in seen)
     query_vec = None
-    if use_embeddings and embedder is not None:
+    if embedder is not None:
         vec = np.asarray(embedder(query), dtype=np.float32).reshape(-1)
         norm = float(np.linalg.norm(vec))
         query_vec = vec / norm if norm > 0 else vec
-        seen = {row[0] for row in rows}
-        rows.extend(r for r in _semantic_notes(conn, query_vec) if r[0] not in seen)
+        if note_vectors is not None:
+            seen = {row[0] for row in rows}
+            near = note_vectors.nearest(conn, version, query_vec)
+            rows.extend(r for r in near if r[0] not in seen)
+    if not rows:
+        return []
     term_set = set(terms)
+    cosines: list[float | None] = [None] * len(rows)
+    if query_vec is not None:
+        dim_bytes = query_vec.shape[0] * 4
+        with_vec = [i for i, r in enumerate(rows) if r[7] is not None and len(r[7]) == dim_bytes]
+        if with_vec:
+            blob = b"".join(rows[i][7] for i in with_vec)
+            sims = np.frombuffer(blob, dtype=np.float32).reshape(len(with_vec), -1) @ query_vec
+            for i, sim in zip(with_vec, sims.tolist(), strict=True):
+                cosines[i] = max(sim, 0.0)
     hits: list[RecallHit] = []
-    for _rid, kind, record_id, text, confidence, created_at, created_s, blob in rows:
+    for row, cosine in zip(rows, cosines, strict=True):
+        _rid, kind, record_id, text, confidence, created_at, created_s, _blob = row
         words = {w.lower() for w in _TOKEN.findall(text)}
-        coverage = len(term_set & words) / len(term_set)
-        relevance = coverage
-        if query_vec is not None and blob is not None:
-            stored = np.frombuffer(blob, dtype=np.float32)
-            if stored.shape == query_vec.shape:
-                cosine = max(float(stored @ query_vec), 0.0)
-                relevance = 0.5 * coverage + 0.5 * cosine
+        relevance = len(term_set & words) / len(term_set)
+        if cosine is not None:
+            relevance = 0.5 * relevance + 0.5 * cosine
         score = decay((now - created_s) / 86_400.0) * float(confidence) * relevance
         if score >= min_score:
             hits.append(RecallHit(kind, record_id, text, round(score, 6), created_at))
-    hits.sort(key=lambda h: (-h.score, h.created_at), reverse=False)
+    hits.sort(key=lambda h: (-h.score, h.created_at))
     return hits[:limit]
-
-
-def _semantic_notes(conn: sqlite3.Connection, query_vec: np.ndarray) -> list[tuple[object, ...]]:
-    count = conn.execute(
-        "SELECT count(*) FROM recall WHERE source = 'notes' AND embedding IS NOT NULL"
-    ).fetchone()[0]
-    if not count or count > SEMANTIC_NOTE_LIMIT:
-        return []
-    rows = conn.execute(
-        "SELECT rid, kind, record_id, text, confidence, created_at, created_s, embedding"
-        " FROM recall WHERE source = 'notes' AND embedding IS NOT NULL"
-    ).fetchall()
-    dim = query_vec.shape[0]
-    good = [r for r in rows if len(r[7]) == dim * 4]
-    if not good:
-        return []
-    matrix = np.frombuffer(b"".join(r[7] for r in good), dtype=np.float32).reshape(-1, dim)
-    sims = matrix @ query_vec
-    best = np.argsort(-sims)[:20]
-    return [tuple(good[i]) for i in best if sims[i] > 0]

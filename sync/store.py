@@ -122,6 +122,8 @@ class MemoryStore:
         self._captured: list[bytes] = []
         self._depth = 0
         self._dirty = False
+        self._version = 0
+        self._note_vectors = _recall.NoteVectors()
         self.doc = self._load_document()
         if len(self._log) > compact_every:
             self.compact()
@@ -204,6 +206,7 @@ class MemoryStore:
                     self._reload()
                 raise
             finally:
+                self._version += 1
                 self._captured.clear()
                 self._depth = 0
                 self._dirty = False
@@ -235,17 +238,26 @@ class MemoryStore:
 
     def put_record(self, kind: str, record_id: str, data: Mapping[str, Any]) -> str:
         """Write a record (validated against its table) and return its id."""
-        self._check_kind(kind)
-        check_id(record_id)
-        clean = _json_safe(dict(data), "record")
-        build_row(kind, record_id, Entry("0" * 16, self.node_id, clean))
-        with self._transaction():
-            hlc = self.clock.now()
-            self._dirty = True
-            self.doc.put(kind, record_id, hlc, clean)
-            row = build_row(kind, record_id, Entry(hlc, self.node_id, clean))
-            materialise(self.db.conn, kind, [(record_id, row)], self.embedder)
+        self.put_records(kind, {record_id: data})
         return record_id
+
+    def put_records(self, kind: str, records: Mapping[str, Mapping[str, Any]]) -> None:
+        """Write many records of one kind in one transaction (all validated first)."""
+        self._check_kind(kind)
+        prepared = []
+        for record_id, data in records.items():
+            check_id(record_id)
+            clean = _json_safe(dict(data), "record")
+            row = build_row(kind, record_id, Entry("0" * 16, self.node_id, clean))
+            prepared.append((record_id, clean, row))
+        with self._transaction(), self.doc.doc.transaction():
+            self._dirty = True
+            changes: list[tuple[str, dict[str, Any] | None]] = []
+            for record_id, clean, row in prepared:
+                hlc = self.clock.now()
+                self.doc.put(kind, record_id, hlc, clean)
+                changes.append((record_id, None if row is None else {**row, "hlc": hlc}))
+            materialise(self.db.conn, kind, changes, self.embedder)
 
     def forget(self, kind: str, record_id: str) -> None:
         """Delete a record everywhere: a tombstone that wins over every older edit.
@@ -330,7 +342,14 @@ class MemoryStore:
         if not isinstance(query, str):
             raise InvalidRecordError("query must be a string")
         with self._lock:
-            return _recall.search(self.db.conn, query, limit=limit, embedder=self.embedder)
+            return _recall.search(
+                self.db.conn,
+                query,
+                limit=limit,
+                embedder=self.embedder,
+                note_vectors=self._note_vectors,
+                version=self._version,
+            )
 
     # ---- timers --------------------------------------------------------------------
 
@@ -551,9 +570,7 @@ class MemoryStore:
             )
             data = {"step": json_format.MessageToDict(step), "created_at": created}
             prepared.append((step_id, data))
-        with self._transaction(), self.doc.doc.transaction():
-            for step_id, data in prepared:
-                self.put_record("steps", step_id, data)
+        self.put_records("steps", dict(prepared))
         return [step_id for step_id, _ in prepared]
 
     def append_steps(self, session_id: str, steps: Iterable[pb.ReactStep]) -> None:
@@ -666,10 +683,9 @@ class MemoryStore:
             self._dirty = True
             touched = self.doc.apply_remote(bytes(update))
             highest = ""
-            for kind, ids in touched.items():
+            for kind, winners in touched.items():
                 changes: list[tuple[str, dict[str, Any] | None]] = []
-                for record_id in ids:
-                    entry = self.doc.winner(kind, record_id)
+                for record_id, entry in winners.items():
                     if entry is None:
                         changes.append((record_id, None))
                         continue

@@ -322,32 +322,14 @@ def materialise(
     recall_builder = RECALL_BUILDERS.get(kind)
     upserts: list[dict[str, Any]] = []
     deletes: list[tuple[str]] = []
-    recall_rows: list[tuple[Any, ...]] = []
-    recall_deletes: list[tuple[str, str]] = []
+    searchable: dict[str, RecallEntry | None] = {}
     for record_id, row in changes:
         if row is None:
             deletes.append((record_id,))
         else:
             upserts.append(row)
-        if recall_builder is None:
-            continue
-        entry = recall_builder(row) if row is not None else None
-        if entry is None:
-            recall_deletes.append((kind, record_id))
-        else:
-            recall_rows.append(
-                (
-                    entry.kind,
-                    record_id,
-                    entry.text,
-                    entry.tool,
-                    entry.confidence,
-                    entry.created_at,
-                    epoch_s(entry.created_at) if entry.created_at else 0.0,
-                    embedding_bytes(embedder, entry.text),
-                    kind,
-                )
-            )
+        if recall_builder is not None:
+            searchable[record_id] = recall_builder(row) if row is not None else None
     if deletes:
         conn.executemany(f"DELETE FROM {kind} WHERE id = ?", deletes)
     if upserts:
@@ -357,18 +339,58 @@ def materialise(
             f"VALUES ({', '.join('?' for _ in columns)})"
         )
         conn.executemany(sql, [tuple(r[c] for c in columns) for r in upserts])
-    if recall_deletes:
-        conn.executemany(
-            "DELETE FROM recall WHERE record_id = ? AND source = ?",
-            [(rid, k) for k, rid in recall_deletes],
+    if searchable:
+        _index(conn, kind, searchable, embedder)
+
+
+def _index(
+    conn: sqlite3.Connection,
+    source: str,
+    searchable: dict[str, RecallEntry | None],
+    embedder: Embedder | None,
+) -> None:
+    ids = list(searchable)
+    existing: dict[str, int] = {}
+    for i in range(0, len(ids), 500):
+        part = ids[i : i + 500]
+        marks = ", ".join("?" for _ in part)
+        for rid, record_id in conn.execute(
+            f"SELECT rid, record_id FROM recall WHERE source = ? AND record_id IN ({marks})",
+            [source, *part],
+        ):
+            existing[record_id] = rid
+    stale = [(rid,) for record_id, rid in existing.items()]
+    if stale:
+        conn.executemany("DELETE FROM recall WHERE rid = ?", stale)
+        conn.executemany("DELETE FROM recall_fts WHERE rowid = ?", stale)
+    row = conn.execute("SELECT coalesce(max(rid), 0) FROM recall").fetchone()
+    next_rid = max(int(row[0]), max(existing.values(), default=0)) + 1
+    rows: list[tuple[Any, ...]] = []
+    texts: list[tuple[int, str]] = []
+    for record_id, entry in searchable.items():
+        if entry is None:
+            continue
+        rid = existing.get(record_id)
+        if rid is None:
+            rid, next_rid = next_rid, next_rid + 1
+        rows.append(
+            (
+                rid,
+                source,
+                entry.kind,
+                record_id,
+                entry.tool,
+                entry.confidence,
+                entry.created_at,
+                epoch_s(entry.created_at) if entry.created_at else 0.0,
+                embedding_bytes(embedder, entry.text),
+            )
         )
-    if recall_rows:
+        texts.append((rid, entry.text))
+    if rows:
         conn.executemany(
-            "INSERT INTO recall (kind, record_id, text, tool, confidence, created_at, created_s,"
-            " embedding, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
-            " ON CONFLICT (source, record_id) DO UPDATE SET kind = excluded.kind,"
-            " text = excluded.text, tool = excluded.tool, confidence = excluded.confidence,"
-            " created_at = excluded.created_at, created_s = excluded.created_s,"
-            " embedding = excluded.embedding",
-            recall_rows,
+            "INSERT INTO recall (rid, source, kind, record_id, tool, confidence, created_at,"
+            " created_s, embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            rows,
         )
+        conn.executemany("INSERT INTO recall_fts (rowid, text) VALUES (?, ?)", texts)

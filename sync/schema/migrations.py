@@ -116,15 +116,16 @@ def _v1_initial(db: sqlite_utils.Database) -> None:
     db.table("snapshots").create({"id": int, "data": bytes, "upto_seq": int, "at": str}, pk="id")
     db.table("meta").create({"key": str, "value": str}, pk="key")
     # Searchable texts: ``source`` is the table, ``kind`` what a hit is (note, step,
-    # answer, fact). ``created_s`` (epoch seconds) and ``confidence`` feed the decay
-    # score without parsing dates per hit; ``embedding`` is float32 bytes or NULL.
+    # answer, fact). ``created_s`` (epoch seconds) and ``confidence`` feed the decay score
+    # without parsing dates per hit; ``embedding`` is float32 bytes or NULL. The text
+    # itself lives only in the FTS5 table (same rowid), which the store maintains
+    # explicitly: per-row triggers made bulk merges several times slower.
     db.execute(
         """CREATE TABLE recall (
             rid INTEGER PRIMARY KEY,
             source TEXT NOT NULL,
             kind TEXT NOT NULL,
             record_id TEXT NOT NULL,
-            text TEXT NOT NULL,
             tool TEXT,
             confidence REAL NOT NULL,
             created_at TEXT NOT NULL,
@@ -134,21 +135,7 @@ def _v1_initial(db: sqlite_utils.Database) -> None:
         )"""
     )
     db.execute(
-        "CREATE VIRTUAL TABLE recall_fts USING fts5("
-        "text, content='recall', content_rowid='rid', tokenize='unicode61 remove_diacritics 2')"
-    )
-    db.execute(
-        "CREATE TRIGGER recall_ai AFTER INSERT ON recall BEGIN "
-        "INSERT INTO recall_fts(rowid, text) VALUES (new.rid, new.text); END"
-    )
-    db.execute(
-        "CREATE TRIGGER recall_ad AFTER DELETE ON recall BEGIN "
-        "INSERT INTO recall_fts(recall_fts, rowid, text) VALUES ('delete', old.rid, old.text); END"
-    )
-    db.execute(
-        "CREATE TRIGGER recall_au AFTER UPDATE ON recall BEGIN "
-        "INSERT INTO recall_fts(recall_fts, rowid, text) VALUES ('delete', old.rid, old.text); "
-        "INSERT INTO recall_fts(rowid, text) VALUES (new.rid, new.text); END"
+        "CREATE VIRTUAL TABLE recall_fts USING fts5(text, tokenize='unicode61 remove_diacritics 2')"
     )
 
 
