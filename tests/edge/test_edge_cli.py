@@ -1,0 +1,82 @@
+"""`edge-agent` errors: one line on stderr and a non-zero exit code, before any model loads."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from edge_agent.cli import app
+from edge_agent.home import memory_path
+from edge_agent.router import DEFAULT_MODEL_DIR
+
+runner = CliRunner()
+
+
+def test_empty_query() -> None:
+    result = runner.invoke(app, ["ask", "   "])
+    assert result.exit_code == 2
+    assert "error: the query is empty" in result.output
+
+
+def test_missing_eval_file(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["eval", str(tmp_path / "missing.jsonl")])
+    assert result.exit_code == 2
+    assert "error: no such file" in result.output
+
+
+def test_malformed_eval_line(tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    good = {"query": "hi", "route": "edge", "tool": None, "args": None, "expected_value": None}
+    path.write_text(json.dumps(good) + "\n{oops\n", encoding="utf-8")
+    result = runner.invoke(app, ["eval", str(path), "--json"])
+    assert result.exit_code == 2
+    assert f"error: {path}:2: not valid JSON" in result.output
+
+
+def test_bad_cloud_target(tmp_path: Path) -> None:
+    if not (DEFAULT_MODEL_DIR / "router.json").is_file():
+        pytest.skip("shipped router not built")
+    result = runner.invoke(
+        app, ["ask", "hello", "--cloud", "nowhere", "--memory", str(tmp_path / "m.db")]
+    )
+    assert result.exit_code == 2
+    assert "HOST:PORT" in result.output
+
+
+def test_memory_location(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("EDGELOOP_HOME", str(tmp_path))
+    assert memory_path() == tmp_path / "edge.db"
+    assert memory_path(str(tmp_path / "x.db")) == tmp_path / "x.db"
+    monkeypatch.delenv("EDGELOOP_HOME")
+    assert memory_path() == Path.home() / ".edgeloop" / "edge.db"
+
+
+@pytest.mark.skipif(
+    not (DEFAULT_MODEL_DIR / "router.json").is_file(), reason="shipped router not built"
+)
+def test_ask_json_ends_with_the_final_answer(tmp_path: Path) -> None:
+    env = {**os.environ, "EDGELOOP_HOME": str(tmp_path)}
+    result = subprocess.run(
+        [sys.executable, "-m", "edge_agent", "ask", "what's 15% of 80", "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [line["stepType"] for line in lines] == [
+        "STEP_TYPE_THOUGHT",
+        "STEP_TYPE_ACTION",
+        "STEP_TYPE_OBSERVATION",
+        "STEP_TYPE_FINAL_ANSWER",
+    ]
+    assert lines[-1]["content"] == "15% of 80 = 12."
+    assert (tmp_path / "edge.db").is_file()

@@ -1,0 +1,93 @@
+"""Eval file loading, argument matching rules and the metrics."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from edge_agent.evaluation import (
+    EvalFileError,
+    args_match,
+    load_cases,
+    run_eval,
+    token_f1,
+)
+from edge_agent.router import Router
+
+
+def write(tmp_path: Path, lines: list[str]) -> Path:
+    path = tmp_path / "eval.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def line(**fields: object) -> str:
+    base: dict[str, object] = {"route": "edge", "tool": None, "args": None, "expected_value": None}
+    base.update(fields)
+    return json.dumps(base)
+
+
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        ("{not json", "not valid JSON"),
+        ("[1, 2]", "JSON object"),
+        (line(query=""), "'query'"),
+        (line(query="hi", route="moon"), "'route'"),
+        (line(query="hi", args=[1]), "'args'"),
+        (line(query="hi", expected_value="12"), "'expected_value'"),
+    ],
+)
+def test_malformed_line_names_its_number(tmp_path: Path, bad: str, message: str) -> None:
+    path = write(tmp_path, [line(query="hello"), "", bad])
+    with pytest.raises(EvalFileError, match=rf"eval.jsonl:3: .*{message}"):
+        load_cases(path)
+
+
+def test_missing_and_empty_files(tmp_path: Path) -> None:
+    with pytest.raises(EvalFileError, match="no such file"):
+        load_cases(tmp_path / "nope.jsonl")
+    with pytest.raises(EvalFileError, match="no eval lines"):
+        load_cases(write(tmp_path, [""]))
+
+
+def test_argument_matching_rules() -> None:
+    assert args_match(
+        {"value": 3.5, "from_unit": "KG "}, {"value": 3.5000000001, "from_unit": "kg"}
+    )
+    assert not args_match({"value": 3.5}, {"value": 3.6})
+    assert args_match({"text": "buy milk and eggs"}, {"text": "buy milk and eggs please"})
+    assert not args_match({"text": "buy milk"}, {"text": "call the dentist"})
+    assert not args_match({"device": "light"}, {"device": "light", "room": "kitchen"})
+    assert args_match({"device": "light", "room": None}, {"device": "light"})
+    assert not args_match({"device": "light"}, None)
+    assert token_f1("the wifi password", "wifi password") == pytest.approx(0.8)
+
+
+def test_metrics(tmp_path: Path, stub_router: Router) -> None:
+    path = write(
+        tmp_path,
+        [
+            line(query="what is 6 times 7", tool="calculator", expected_value=42),
+            line(query="what is 6 times 8", tool="calculator", expected_value=42),
+            line(query="convert 5 kg to lb", tool="unit_convert",
+                 args={"value": 5, "from_unit": "kg", "to_unit": "lb"}),
+            line(query="hello", tool=None),
+            line(query="write a poem", route="cloud"),
+            line(query="weather in paris and rome", route="cloud"),
+            line(query="set a timer for 5 minutes", route="cloud"),
+        ],
+    )  # fmt: skip
+    report = run_eval(stub_router, load_cases(path))
+    metrics = report.metrics
+    assert metrics["n"] == 7
+    assert metrics["route_accuracy"] == pytest.approx(6 / 7, abs=1e-4)
+    assert metrics["tool_accuracy"] == 1.0
+    assert metrics["args_accuracy"] == pytest.approx(2 / 3, abs=1e-4)
+    assert metrics["cloud_recall"] == pytest.approx(2 / 3, abs=1e-4)
+    assert metrics["edge_precision"] == pytest.approx(4 / 5, abs=1e-4)
+    assert {"p50_ms", "p95_ms"} <= set(metrics)
+    assert report.confusion[("cloud", "set_timer")] == 1
+    assert {miss["line"] for miss in report.misses} == {2, 7}
