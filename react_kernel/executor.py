@@ -17,6 +17,7 @@ from __future__ import annotations
 import concurrent.futures
 import hashlib
 import json
+import random
 import threading
 import time
 from collections.abc import Callable
@@ -240,19 +241,24 @@ class ToolExecutor:
 
         def before_sleep(state: RetryCallState) -> None:
             exc = state.outcome.exception() if state.outcome else None
-            notes.append(f"retry {state.attempt_number}: {type(exc).__name__}: {exc}")
+            notes.append(f"retry {state.attempt_number + 1}: {type(exc).__name__}: {exc}")
 
         policy = self.retry
-        if policy.max_retries <= 0:
-            # Nothing to retry: skip tenacity's per-call setup entirely.
-            try:
-                return ToolOutcome(pb.OBSERVATION_STATUS_OK, attempt(), attempts=1)
-            except BaseException as exc:
+        # The first attempt runs directly: setting up tenacity costs more than a fast
+        # tool, and most calls succeed. Only a retryable failure enters the retry loop.
+        try:
+            return ToolOutcome(pb.OBSERVATION_STATUS_OK, attempt(), attempts=1)
+        except Exception as exc:
+            retries = min(2, policy.max_retries)
+            if retries <= 0 or not retryable(exc):
                 return _failure(spec, exc, attempts, notes)
+            notes.append(f"retry 1: {type(exc).__name__}: {exc}")
+        # Backoff before retry n (n = 1, 2): initial * 2**(n-1) + jitter, capped at max_s.
+        self._sleep(min(policy.max_s, policy.initial_s + random.uniform(0, policy.jitter_s)))
         retrying = Retrying(
-            stop=stop_after_attempt(1 + min(2, policy.max_retries)),
+            stop=stop_after_attempt(retries),
             wait=wait_exponential_jitter(
-                initial=policy.initial_s, max=policy.max_s, jitter=policy.jitter_s
+                initial=policy.initial_s * 2, max=policy.max_s, jitter=policy.jitter_s
             ),
             retry=retry_if_exception(retryable),
             sleep=self._sleep,

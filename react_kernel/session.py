@@ -31,7 +31,7 @@ from react_kernel.reasoner import ReasoningContext
 from react_kernel.receipts import build_receipt
 from react_kernel.safety import sandbox_arguments, screen_injection
 from react_kernel.state import TERMINAL_STATES, State, StateMachine, Transition
-from react_kernel.steps import from_struct, new_act_id
+from react_kernel.steps import from_struct, new_act_id, to_struct
 
 if TYPE_CHECKING:
     from react_kernel.loop import AgentLoop
@@ -477,7 +477,7 @@ class Session:
         )
         obs.arguments.CopyFrom(action.arguments)
         if output:
-            obs.observation.update(json.loads(json.dumps(output, default=str)))
+            obs.observation.CopyFrom(to_struct(output))
         return obs
 
     def _outcome_step(self, action: pb.ReactStep, outcome: ToolOutcome) -> pb.ReactStep:
@@ -530,7 +530,9 @@ class Session:
         if not keep_origin or step.origin == pb.ORIGIN_UNSPECIFIED:
             step.origin = self.loop.origin
         if not step.HasField("created_at"):
-            step.created_at.GetCurrentTime()
+            now = time.time_ns()
+            stamp = step.created_at
+            stamp.seconds, stamp.nanos = divmod(now, 1_000_000_000)
         if model and not step.model:
             step.model = self.loop.reasoner.name
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import time
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 
 from edgeloop.v1 import agent_pb2 as pb
@@ -96,13 +96,18 @@ def input_sha256(data: bytes | str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Transition:
-    """One logged change of state."""
+    """One logged change of state (``at_us``: microseconds since the Unix epoch, UTC)."""
 
     from_state: State
     to_state: State
     duration_ms: float
     input_sha256: str
-    at: str
+    at_us: int
+
+    @property
+    def at(self) -> str:
+        """When the transition happened, ISO 8601 in UTC."""
+        return (_EPOCH + timedelta(microseconds=self.at_us)).isoformat()
 
     def to_dict(self) -> dict[str, object]:
         """A JSON-ready dict (used by session serialisation)."""
@@ -117,13 +122,19 @@ class Transition:
     @classmethod
     def from_dict(cls, data: dict[str, object]) -> Transition:
         """Inverse of :meth:`to_dict`."""
+        at = datetime.fromisoformat(str(data["at"]))
+        if at.tzinfo is None:
+            at = at.replace(tzinfo=UTC)
         return cls(
             State(str(data["from"])),
             State(str(data["to"])),
             float(data["duration_ms"]),  # type: ignore[arg-type]
             str(data["input_sha256"]),
-            str(data["at"]),
+            (at - _EPOCH) // timedelta(microseconds=1),
         )
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 class StateMachine:
@@ -158,7 +169,7 @@ class StateMachine:
                 to_state,
                 round((now - self._entered) * 1000.0, 3),
                 input_sha256(data),
-                datetime.now(UTC).isoformat(),
+                time.time_ns() // 1000,
             )
         )
         self.state = to_state

@@ -39,14 +39,37 @@ def to_struct(values: Mapping[str, Any] | None) -> Struct:
     """Convert a JSON-like dict to a protobuf Struct (numbers become doubles)."""
     struct = Struct()
     if values:
-        struct.update(json.loads(json.dumps(values, default=str)))
+        try:
+            struct.update(values)
+        except (TypeError, ValueError, AttributeError):
+            # Not plain JSON (dates, sets, non-string keys...): go through JSON text.
+            struct.Clear()
+            struct.update(json.loads(json.dumps(values, default=str)))
     return struct
 
 
 def from_struct(struct: Struct) -> dict[str, Any]:
     """Convert a Struct back to a dict; integral doubles come back as ints."""
-    values: dict[str, Any] = _integralise(json_format.MessageToDict(struct))
-    return values
+    return {key: _from_value(value) for key, value in struct.fields.items()}
+
+
+def _from_value(value: Any) -> Any:
+    # Walks the Struct directly: several times faster than json_format.MessageToDict.
+    kind = value.WhichOneof("kind")
+    if kind == "string_value":
+        return value.string_value
+    if kind == "number_value":
+        number = value.number_value
+        if number.is_integer() and abs(number) < 2**53:
+            return int(number)
+        return number
+    if kind == "bool_value":
+        return value.bool_value
+    if kind == "struct_value":
+        return {k: _from_value(v) for k, v in value.struct_value.fields.items()}
+    if kind == "list_value":
+        return [_from_value(v) for v in value.list_value.values]
+    return None
 
 
 def _integralise(value: Any) -> Any:

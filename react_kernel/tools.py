@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -50,6 +51,7 @@ class ToolSpec:
     confidence: float = 1.0
 
 
+@functools.lru_cache(maxsize=4096)
 def normalize_tool_name(name: str) -> str:
     """Lower-case, strip quotes/backticks and call syntax, map separators to ``_``.
 
