@@ -104,14 +104,21 @@ def _configure_logging() -> None:
 def eval_command(
     file: str = typer.Argument(..., help="Compound-query JSON lines file."),
     json_output: bool = typer.Option(False, "--json", help="Print the metrics as JSON."),
+    show_failures: bool = typer.Option(
+        False, "--failures", help="Also list the lines the planner got wrong (stderr)."
+    ),
 ) -> None:
     """Run the planner over a compound-query file and print its metrics."""
     from cloud_agent.evaluation import EvalFileError, evaluate
 
+    failures: list[dict[str, object]] = []
     try:
-        metrics = evaluate(file)
+        metrics = evaluate(file, failures_out=failures)
     except EvalFileError as exc:
         raise fail(str(exc), 2) from None
+    if show_failures:
+        for failure in failures:
+            typer.echo(json.dumps(failure, default=str), err=True)
     if json_output:
         typer.echo(json.dumps(metrics))
         return

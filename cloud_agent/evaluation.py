@@ -223,8 +223,13 @@ def _execute(tools: Any, action: pb.ReactStep, args: dict[str, Any]) -> pb.React
     return observation
 
 
-def evaluate(path: str | Path, reasoner: PlannerReasoner | None = None) -> dict[str, Any]:
-    """Run the planner over the file and return the metrics dict."""
+def evaluate(
+    path: str | Path,
+    reasoner: PlannerReasoner | None = None,
+    failures_out: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """Run the planner over the file and return the metrics dict (``failures_out``, when
+    given, receives each line the planner got wrong with the calls it made)."""
     cases = load_cases(path)
     planner = reasoner or PlannerReasoner()
     answerable = [c for c in cases if c.answerable]
@@ -234,7 +239,7 @@ def evaluate(path: str | Path, reasoner: PlannerReasoner | None = None) -> dict[
     failures: list[dict[str, Any]] = []
     with scratch_memory() as memory:
         tools = local_registry(memory)
-        for number, case in enumerate(cases):
+        for number, case in enumerate(cases):  # noqa: B007 - number names the session
             outcome = run_query(planner, tools, case.query, f"eval-{number}")
             timings.append(outcome.ms)
             if case.answerable:
@@ -244,7 +249,11 @@ def evaluate(path: str | Path, reasoner: PlannerReasoner | None = None) -> dict[
                 ok = outcome.refused and not outcome.calls
                 declined += ok
             if not ok:
-                failures.append({"query": case.query, "calls": outcome.calls})
+                failures.append(
+                    {"query": case.query, "expected": case.calls, "calls": outcome.calls}
+                )
+    if failures_out is not None:
+        failures_out.extend(failures)
     ordered = sorted(timings)
     return {
         "n": len(cases),

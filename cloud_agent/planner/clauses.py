@@ -30,6 +30,11 @@ _CASUAL: tuple[tuple[str, str], ...] = (
     (r"\bgimme\b", "give me"),
     (r"\bvs\.?\b|\bversus\b", " or "),
     (r"\btemp\b", "temperature"),
+    (r"\blites\b", "lights"),
+    (r"\blite\b", "light"),
+    (r"\btimr\b", "timer"),
+    (r"\bnite\b", "night"),
+    (r"\badd\s+one\s+(?=saying|that\s+says|reading|with)", "add a note "),
     (r"\bmins?\b", "minutes"),
     (r"\bsecs?\b", "seconds"),
     (r"\bhrs?\b", "hours"),
@@ -52,17 +57,120 @@ _OPEN = re.compile(
 
 def normalise(query: str) -> str:
     """Lower-case, casual spellings spelt out, whitespace collapsed, end punctuation dropped."""
-    text = query.lower().replace("’", "'").replace("…", " ").replace("...", " ")
+    text = _drop_self_corrections(query.lower().replace("’", "'").replace("…", "..."))
+    text = text.replace("...", " ")
     for pattern, replacement in _CASUAL:
         text = re.sub(pattern, replacement, text)
     text = re.sub(r"[!?]+", " ", text)
     text = re.sub(r"\.(?=\s|$)", " ", text)
-    return " ".join(text.split())
+    text = _numbers(" ".join(text.split()))
+    return " ".join(_fix_typo(word) for word in text.split())
+
+
+def _numbers(text: str) -> str:
+    """Number words as digits ("two and a half" -> "2.5"), so that "and" inside a number
+    never cuts a clause; the edge's own reader does it."""
+    try:
+        from edge_agent.arguments.numbers import normalise_numbers
+    except ImportError:  # pragma: no cover - the edge package ships with the cloud
+        return text
+    return str(normalise_numbers(text))
+
+
+# The words that name a tool or a device; misspellings of them are read as them.
+_VOCABULARY = (
+    "weather",
+    "forecast",
+    "temperature",
+    "convert",
+    "timer",
+    "notes",
+    "note",
+    "search",
+    "lights",
+    "light",
+    "thermostat",
+    "blinds",
+    "heater",
+    "speaker",
+    "unlock",
+    "tomorrow",
+    "today",
+    "warmer",
+    "colder",
+    "hotter",
+    "sunny",
+    "raining",
+    "snowing",
+    "minutes",
+    "seconds",
+    "hours",
+    "kilometers",
+    "miles",
+    "celsius",
+    "fahrenheit",
+    "kilograms",
+    "pounds",
+    "television",
+    "volume",
+    "remind",
+    "switch",
+    "calculate",
+    "divided",
+    "multiply",
+)
+
+
+def _fix_typo(word: str) -> str:
+    """A misspelt tool or device word as the word ('wether' -> 'weather'); others as is."""
+    core = word.strip(",;:'\"")
+    if len(core) < 5 or not core.isalpha() or core in _VOCABULARY:
+        return word
+    import difflib
+
+    # Typos rarely change the first letter; real words that do ("older" / "colder") stay.
+    candidates = [v for v in _VOCABULARY if v[0] == core[0]]
+    match = difflib.get_close_matches(core, candidates, n=1, cutoff=0.84)
+    return word.replace(core, match[0]) if match else word
+
+
+_CORRECTION = re.compile(r"\.\.\.\s*(?:no|i\s+mean|sorry|actually|wait|rather)\b[,:]?\s*")
+_BOUNDARY = re.compile(r"(?:^|[,;]|\band\b|\bthen\b|\bor\b|\bthan\b)\s*")
+
+
+def _drop_self_corrections(text: str) -> str:
+    """'unlock... no, lock the door' -> 'lock the door'; 'than oslo... i mean than moscow'
+    -> 'than moscow': what comes before the correction, back to the clause's start, goes."""
+    while True:
+        match = _CORRECTION.search(text)
+        if match is None:
+            return text
+        head = text[: match.start()]
+        cut = max((m.end() for m in _BOUNDARY.finditer(head)), default=0)
+        # "... than oslo... i mean than moscow": drop the repeated boundary word too.
+        tail = text[match.end() :]
+        keep = head[:cut]
+        boundary = head[cut - 5 : cut].strip() if cut else ""
+        if boundary and tail.startswith(boundary):
+            keep = head[: cut - len(boundary) - 1].rstrip() + " "
+        text = keep + tail
+
+
+_DURATION_AND = re.compile(
+    r"\b(\d+(?:\.\d+)?\s*(?:hours?|h|minutes?|min))\s+and\s+(?=(?:a\s+half|\d+(?:\.\d+)?\s*"
+    r"(?:minutes?|min|seconds?|s)\b))"
+)
 
 
 def split_clauses(text: str) -> list[str]:
     """Cut normalised text at conjunctions and commas; empty pieces are dropped."""
-    return [piece.strip(" .") for piece in _SPLIT.split(text) if piece and piece.strip(" .")]
+    protected = _DURATION_AND.sub(lambda m: f"{m.group(1)} \x00 ", text)
+    pieces = _SPLIT.split(protected)
+    return [
+        piece.replace(" \x00 ", " and ").replace("\x00", "and").strip(" .")
+        for piece in pieces
+        if piece and piece.strip(" .")
+    ]
 
 
 def open_knowledge_cues(text: str) -> list[str]:

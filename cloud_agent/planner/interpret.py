@@ -27,10 +27,10 @@ SEARCH_NOTES = "search_notes"
 
 _NOTE_SEARCH = re.compile(
     r"\b(?:search|find|look\s*up|look\s+for|check|anything|look\s+(?:in|through|at)|any|what(?:\s+is)?\s+in|read)"
-    r"\b.*\bnotes?\b|\bnotes?\s+(?:about|on|for|regarding|mentioning)\b|\bwhat\s+did\s+i\s+note\b"
+    r"\b.*\bnotes?\b|\bnotes?\s+(?:about|on|for|regarding|mentioning)\b|\bwhat\s+did\s+i\s+(?:note|write|save)\b|\bdo\s+i\s+have\s+(?:any\s+)?notes?\b"
 )
 _NOTE_ADD = re.compile(
-    r"\b(?:(?:save|keep|store|put)\s+(?:that|this|it)\s+(?:as|in)\s+(?:a\s+)?notes?|"
+    r"\badd\b.+\bto\s+(?:my\s+)?notes\b|\b(?:(?:save|keep|store|put)\s+(?:that|this|it)\s+(?:as|in)\s+(?:a\s+)?notes?|"
     r"add(?:\s+a)?\s+(?:note|one)|make\s+a\s+note|take\s+a\s+note|note\s+(?:that|down|to)|"
     r"jot(?:\s+down)?|write\s+down|remind\s+me\s+to|remember\s+(?:that|to)|note:|"
     r"put\s+(?:a\s+note|in\s+my\s+notes)|save\s+a\s+note|new\s+note)\b"
@@ -67,7 +67,7 @@ _WEATHER = re.compile(
 )
 _CLOCK = re.compile(
     r"\b(?:what\s+time|time\s+(?:in|is|at|there|now|difference|zone)|the\s+time|local\s+time|"
-    r"clock|later|earlier|o'clock|ahead|behind|time)\b"
+    r"clock|later|earlier|o'clock|ahead|behind|time|what\s+day|the\s+date|date\s+in)\b"
 )
 _REFERS_BACK = re.compile(
     r"\b(?:that|it|the\s+result|the\s+answer|this|them|the\s+total|the\s+sum)\b"
@@ -109,6 +109,7 @@ class Clause:
     value: float | None = None
     refers_back: bool = False
     args: dict[str, Any] | None = None
+    own_tool: str | None = None  # the tool its own words name (None: carried over)
 
     @property
     def has_entity(self) -> bool:
@@ -187,6 +188,8 @@ def find_action(text: str, device: str | None) -> str | None:
         return "set"
     if re.search(r"\b(?:to|at)\s+\d", text) and re.search(r"\b(?:volume|brightness)\b", text):
         return "set"
+    if re.search(r"\bset\b.*\bto\s+(?:that|it|the\s+result|this)\b", text):
+        return "set"  # "set the ac to that": the value comes from the previous result
     if re.search(r"\b(?:open|raise)\b", text):
         return "open"
     if re.search(r"\b(?:close|shut|lower|draw)\b", text):
@@ -278,6 +281,7 @@ def read_clause(text: str, extractor: Extractor | None = None) -> Clause:
     clause.refers_back = bool(_REFERS_BACK.search(text))
     if clause.tool in (WEATHER, CLOCK) and clause.device and not clause.cities:
         clause.tool = DEVICE if clause.action else clause.tool
+    clause.own_tool = clause.tool
     return clause
 
 

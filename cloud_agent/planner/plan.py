@@ -90,6 +90,9 @@ def _is_context(clause: it.Clause, clauses: list[it.Clause]) -> bool:
     )
 
 
+_SET_PRONOUN = re.compile(r"\b(?:set|turn|dim|put|change)\s+(?:it|them|that|those)\b")
+
+
 def _carry_tools(clauses: list[it.Clause]) -> None:
     """A fragment with an entity but no tool of its own takes the tool before it."""
     previous: it.Clause | None = None
@@ -97,8 +100,11 @@ def _carry_tools(clauses: list[it.Clause]) -> None:
         if (
             previous is not None
             and previous.tool == it.DEVICE
-            and clause.tool in (None, it.DEVICE)
-            and (clause.refers_back or (clause.device == "speaker" and "volume" in clause.text))
+            and (
+                clause.tool in (None, it.DEVICE)
+                and (clause.refers_back or (clause.device == "speaker" and "volume" in clause.text))
+                or _SET_PRONOUN.search(clause.text)
+            )
             and it.find_action(clause.text, previous.device)
         ):
             # "turn on the heater and | set it to 23", "turn on the tv and | the volume to 40"
@@ -140,6 +146,19 @@ def _merge(clauses: list[it.Clause], extractor: it.Extractor | None) -> list[it.
                 clauses[i : i + 2] = [merged]
                 changed = True
                 break
+            # "is stockholm colder than moscow, | today": a day that belongs to the clause.
+            if (
+                clause.days
+                and not clause.cities
+                and not clause.device
+                and prev is not None
+                and prev.tool in _NEEDS_CITY
+                and not prev.days
+            ):
+                prev.days = clause.days
+                del clauses[i]
+                changed = True
+                break
             # "add a note to buy eggs | milk": a cut inside free text.
             if (
                 not clause.has_entity
@@ -160,15 +179,22 @@ def _carried_days(clause: it.Clause, clauses: list[it.Clause]) -> list[str]:
     if clause.days:
         return clause.days
     index = clauses.index(clause)
-    same = [c for c in clauses if c.tool == clause.tool or (c.tool is None and c.cities)]
-    later = [c for c in clauses[index + 1 :] if c in same and c.days]
-    if later and all(
-        c.tool in (clause.tool, None) for c in clauses[index + 1 : clauses.index(later[0]) + 1]
-    ):
+    # Only fragments that carry the tool over share a day ("weather in Beijing | and
+    # Shanghai tomorrow"); a clause with words of its own starts afresh ("..., and what's
+    # the temperature in Chicago" is today).
+    following = clauses[index + 1 :]
+    carried = []
+    for c in following:
+        if c.own_tool is not None or c.tool != clause.tool:
+            break
+        carried.append(c)
+    later = [c for c in carried if c.days]
+    if later:
         return later[0].days[:1]
-    earlier = [c for c in clauses[:index] if c in same and c.days]
-    if earlier:
-        return earlier[-1].days[-1:]
+    if clause.own_tool is None:
+        earlier = [c for c in clauses[:index] if c.tool == clause.tool and c.days]
+        if earlier:
+            return earlier[-1].days[-1:]
     return ["today"]
 
 
@@ -211,6 +237,10 @@ def _calls(
     ):
         return [PlannedCall(tool, {"text": previous.text})]
     args = it.edge_arguments(tool, clause.text, extractor) or _own_arguments(tool, clause.text)
+    many = re.search(r"\bthat\s+many\s+(seconds|minutes|hours)\b", clause.text)
+    if tool == it.TIMER and many and previous is not None:
+        factor = {"seconds": 1, "minutes": 60, "hours": 3600}[many.group(1)]
+        return [PlannedCall(tool, {"seconds": f"{PREV}*{factor}"})]
     if args and tool == it.ADD_NOTE and _NOTE_PREFIX.match(str(args.get("text", ""))):
         args = _own_arguments(tool, str(args["text"])) or args  # "remind me to buy milk"
     return [PlannedCall(tool, args)] if args else []
@@ -233,10 +263,14 @@ def _device_call(
     clause.device, clause.action = device, action
     out: dict[str, Any] = {"device": device, "action": action}
     room = clause.room or args.get("room")
+    if room is None and clause.refers_back and previous is not None and previous.device == device:
+        room = previous.room  # "turn on the lights in the living room and set them to 50"
     if room:
         out["room"] = room
     if action == "set":
         value = args.get("value", clause.value)
+        if value is None and re.search(r"\bto\s+(?:that|it|the\s+result)\b", clause.text):
+            value = PREV  # "convert 72 f to c and set the ac to that"
         if value is not None:
             out["value"] = value
     return [PlannedCall(it.DEVICE, out)]
@@ -307,12 +341,14 @@ def _expression(clause: it.Clause, previous: it.Clause | None) -> str:
 
 
 _NOTE_PREFIX = re.compile(
-    r"^.*?\b(?:add(?:\s+a)?\s+note(?:\s+(?:to|that|saying|says|:))?|add\s+one\s+saying|"
+    r"^.*?\b(?:add\s+(?=.+\bto\s+(?:my\s+)?notes\b)|add(?:\s+a)?\s+note(?:\s+(?:to|that|saying|says|:))?|add\s+one\s+saying|"
     r"make\s+a\s+note(?:\s+(?:to|that))?|note\s+(?:that|down|to)|note:|jot(?:\s+down)?|"
     r"write\s+down|remind\s+me\s+to|remember\s+(?:that|to)|save\s+a\s+note(?:\s+to)?|"
     r"new\s+note(?:\s+to)?)\s*"
 )
 _SEARCH_PREFIX = re.compile(
+    r"^.*?\bwhat\s+did\s+i\s+(?:note|write|save)\s+(?:about|on|regarding)\s+|"
+    r"^.*?\bdo\s+i\s+have\s+(?:any\s+)?notes?\s+(?:about|on|for)\s+|"
     r"^.*?\b(?:search|look|find)\s+(?:for\s+)?(?=.+\s+in\s+my\s+notes)|\s+in\s+my\s+notes.*$|"
     r"^.*?\bnotes?\s+(?:for|about|on|regarding|mentioning)\s+|^.*?\bnote\s+about\s+"
 )
@@ -321,6 +357,7 @@ _SEARCH_PREFIX = re.compile(
 def _own_arguments(tool: str, text: str) -> dict[str, Any] | None:
     if tool == it.ADD_NOTE:
         note = _NOTE_PREFIX.sub("", text).strip(" :,.")
+        note = re.sub(r"\s+to\s+(?:my\s+)?notes$", "", note).strip(" '\"")
         note = re.sub(r"^(?:to|that|saying)\s+", "", note)
         return {"text": note} if note else None
     if tool == it.SEARCH_NOTES:

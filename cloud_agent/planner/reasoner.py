@@ -136,9 +136,22 @@ def _resolve(
     call: PlannedCall, done: list[tuple[pb.ReactStep, pb.ReactStep | None]]
 ) -> PlannedCall:
     """Fill ``{prev}`` with the value of the previous observation."""
+    if call.args.get("value") == PREV:
+        value = _previous_value(done)
+        return PlannedCall(call.tool, {**call.args, "value": round(value, 6)})
+    seconds = call.args.get("seconds")
+    if isinstance(seconds, str) and seconds.startswith(PREV):
+        factor = float(seconds.removeprefix(PREV).lstrip("*") or 1)
+        return PlannedCall(call.tool, {"seconds": round(_previous_value(done) * factor)})
     expression = call.args.get("expression")
     if not isinstance(expression, str) or PREV not in expression:
         return call
+    return PlannedCall(
+        call.tool, {"expression": expression.replace(PREV, f"{_previous_value(done):g}")}
+    )
+
+
+def _previous_value(done: list[tuple[pb.ReactStep, pb.ReactStep | None]]) -> float:
     previous = observation_values(done[-1][1]) if done else {}
     value = previous.get("value")
     if not isinstance(value, int | float):
@@ -146,4 +159,4 @@ def _resolve(
             r"-?\d+(?:\.\d+)?", done[-1][1].content if done and done[-1][1] else ""
         )
         value = float(numbers[-1]) if numbers else 0
-    return PlannedCall(call.tool, {"expression": expression.replace(PREV, f"{value:g}")})
+    return float(value)
