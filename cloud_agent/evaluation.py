@@ -239,7 +239,7 @@ def evaluate(
     failures: list[dict[str, Any]] = []
     with scratch_memory() as memory:
         tools = local_registry(memory)
-        for number, case in enumerate(cases):  # noqa: B007 - number names the session
+        for number, case in enumerate(cases):
             outcome = run_query(planner, tools, case.query, f"eval-{number}")
             timings.append(outcome.ms)
             if case.answerable:

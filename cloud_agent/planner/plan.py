@@ -101,8 +101,13 @@ def _carry_tools(clauses: list[it.Clause]) -> None:
             previous is not None
             and previous.tool == it.DEVICE
             and (
-                clause.tool in (None, it.DEVICE)
-                and (clause.refers_back or (clause.device == "speaker" and "volume" in clause.text))
+                (
+                    clause.tool in (None, it.DEVICE)
+                    and (
+                        clause.refers_back
+                        or (clause.device == "speaker" and "volume" in clause.text)
+                    )
+                )
                 or _SET_PRONOUN.search(clause.text)
             )
             and it.find_action(clause.text, previous.device)

@@ -67,7 +67,13 @@ def test_matching_rules() -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["compound_train.jsonl", "compound_train2.jsonl", "compound_train3.jsonl", "compound_heldout.jsonl"]
+    "name",
+    [
+        "compound_train.jsonl",
+        "compound_train2.jsonl",
+        "compound_train3.jsonl",
+        "compound_heldout.jsonl",
+    ],
 )
 def test_eval_bars(name: str) -> None:
     metrics = evaluate(DATA / name)
