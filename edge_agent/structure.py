@@ -60,7 +60,8 @@ _INTENT_CUES: dict[str, re.Pattern[str]] = {
 _REASONING = re.compile(
     r"\b(?:than|compare[ds]?|comparison|versus|vs\.?|warmer|colder|hotter|cooler|sunnier|"
     r"rainier|wetter|windier|drier|difference|differ|which (?:city|one|is|place)|"
-    r"should i|shall i|good (?:day|idea|time) (?:to|for)|what (?:to|should i) wear|"
+    r"(?:should|shall) i (?:bring|take|wear|pack|go|do|plan|cancel|carry|leave|stay)|"
+    r"good (?:day|idea|time) (?:to|for)|what (?:to|should i) wear|"
     r"what to pack|ok to go|okay to go|safe to|worth (?:it|going)|plan(?:ning)? (?:a|my|the)|"
     r"if it'?s|when it'?s|in (?:celsius|fahrenheit|kelvin)|to (?:celsius|fahrenheit|kelvin)|"
     r"ahead of|behind|hours? ahead|hours? behind|both|each|every|all of)\b",

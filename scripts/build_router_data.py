@@ -198,6 +198,17 @@ def calculator(g: Gen) -> str:
         f"quick, {a} {op} {b}",
         f"figure out {pct}% of {a} for me",
         f"how much is {a} {op} {b} {g.pick(['', 'again', 'roughly'])}",
+        f"can you tell me what {a} {op} {b} is",
+        f"i need to know {a} {op} {b}",
+        f"what does {a} {op} {b} come to",
+        f"{a} {op} {b} is?",
+        f"take {b} away from {a}",
+        f"the square of {c}",
+        f"cube of {c}",
+        f"what's {pct} percent of {a} dollars",
+        f"if i have {a} and add {b} what do i get",
+        f"how much is {pct}% off {a}",
+        f"help me with some math: {a} {op} {b}",
     ]
     return g.dress(g.pick(forms))
 
@@ -270,6 +281,14 @@ def unit_convert(g: Gen) -> str:
         if src in ("c", "f", "k")
         else f"how much is {v} {a} in {b}",
         f"unit conversion: {v} {a} -> {b}",
+        f"{v} {a} equals how many {b}",
+        f"how much is {v} {a} in {b} roughly",
+        f"if something weighs {v} {a} how many {b} is it"
+        if src in UNIT_GROUPS[1]
+        else f"{v} {a} into {b}",
+        f"i've got {v} {a}, convert that to {b}",
+        f"what would {v} {a} be in {b}",
+        f"quick conversion, {v} {a} in {b}",
     ]
     return g.dress(g.pick(forms))
 
@@ -309,6 +328,13 @@ def get_weather(g: Gen) -> str:
         f"what's the {g.pick(WEATHER_WORDS)} in {city} looking like {day}",
         f"{day} in {city}, sun or rain?",
         f"is it foggy in {city} {day}",
+        f"should i expect rain in {city} {day}",
+        f"what kind of weather is {city} getting {day}",
+        f"weather report for {city} {day}",
+        f"tell me if it'll be cold in {city} {day}",
+        f"how many degrees is it in {city} {day}",
+        f"i'm heading out in {city}, what's the weather",
+        f"is there a storm in {city} {day}",
         f"what are the conditions in {city} {day}",
     ]
     return g.dress(g.pick(forms))
@@ -378,6 +404,11 @@ def device_control(g: Gen) -> str:
         f"it's boiling in here, {on} the ac{where}",
         f"set the thermostat to {g.number(16, 26)}",
         f"change the temperature to {g.number(16, 26)} degrees",
+        f"brightness {g.number(5, 100)} in the {g.pick(ROOMS)}",
+        f"turn up the heat to {g.number(18, 26)}",
+        f"could you get {the}{name}{where} {g.pick(['on', 'off'])} for me",
+        f"i want {the}{name}{where} {g.pick(['on', 'off'])}",
+        f"{g.pick(['please', 'hey', 'ok'])} {g.pick([on, off])} {the}{name}{where} now",
     ]
     return g.dress(g.pick(forms))
 
@@ -419,6 +450,12 @@ def set_timer(g: Gen) -> str:
         f"time me for {d}",
         f"let me know when {d} have passed",
         f"ping me in {d}{what}",
+        f"count down {d}",
+        f"set the oven timer for {d}",
+        f"alert me after {d}",
+        f"beep in {d}",
+        f"timer for {d} please",
+        f"{d} on the clock{what}",
     ]
     return g.dress(g.pick(forms))
 
@@ -470,6 +507,12 @@ def add_note(g: Gen) -> str:
         f"keep a note that {body}",
         f"log a note: {body}",
         f"quick note, {body}",
+        f"note down {body}",
+        f"can you remember that {body}",
+        f"write a note that {body}",
+        f"jot a note: {body}",
+        f"save to notes: {body}",
+        f"add this to my notes: {body}",
     ]
     return g.dress(g.pick(forms))
 
@@ -508,6 +551,12 @@ def search_notes(g: Gen) -> str:
         f"what was that note about {topic} again",
         f"dig up the note on {topic}",
         f"remind me what i noted about {topic}",
+        f"what do my notes say about {topic}",
+        f"have i got anything saved on {topic}",
+        f"what did i save regarding {topic}",
+        f"pull up notes: {topic}",
+        f"look in my notes for {topic}",
+        f"notes about {topic}",
     ]
     return g.dress(g.pick(forms))
 
@@ -535,6 +584,13 @@ def world_clock(g: Gen) -> str:
         f"whats the time over in {city} rn",
         f"i need to call {city}, what time is it there",
         f"what's the current time in {city}",
+        f"time now in {city}?",
+        f"what's the hour in {city}",
+        f"time check: {city}",
+        f"what time do they have in {city}",
+        f"is it daytime in {city} right now",
+        f"what o'clock is it in {city}",
+        f"got the time in {city}?",
     ]
     return g.dress(g.pick(forms))
 

@@ -26,7 +26,7 @@ _names(DEVICE_NAMES, "light", "light", "lights", "lamp", "lamps", "bulb", "bulbs
        "light bulb", "light bulbs", "ceiling light", "ceiling lights", "lighting",
        "lites", "lite", "ligths", "ligts", "lihgts", "lightd", "lighs", "desk lamp",
        "floor lamp", "night light", "overhead light", "overhead lights", "lamp light",
-       "the big light", "spotlights", "downlights", "ligth")  # fmt: skip
+       "the big light", "spotlights", "downlights", "brightness", "ligth")  # fmt: skip
 _names(DEVICE_NAMES, "ac", "ac", "a/c", "a / c", "a.c.", "aircon", "air con", "air-con",
        "air conditioning", "air conditioner", "airconditioner", "air conditionner",
        "aircondition", "cooling", "the cooler", "cooler", "air-conditioning",
@@ -127,6 +127,8 @@ def _action(joined: str, tokens: list[str], device: str, value: float | None) ->
         return "set"
     off = _has(joined, _OFF) or "off" in tokens or "of" in tokens[-1:]
     on = _has(joined, _ON) or "on" in tokens
+    if value is not None and not off and not on:
+        return "set"  # "brightness 40 in the bedroom", "bedroom lights 40"
     if off and not _has(joined, ("turn on", "switch on", "power on")):
         return "off"
     if on:

@@ -84,6 +84,8 @@ def _rewrite(text: str) -> str:
         r"\bthe square root of\b|\bsquare root of\b|\bsqrt of\b|\broot of\b", " sqrt ", text
     )
     text = re.sub(r"\bsquare root\b|\bsqrt\b", " sqrt ", text)
+    text = re.sub(r"\b(?:the )?square of (\S+)", r" \1 ^ 2 ", text)
+    text = re.sub(r"\b(?:the )?cube of (\S+)", r" \1 ^ 3 ", text)
     text = re.sub(r"\bhalf of\b", " 0.5 * ", text)
     text = re.sub(r"\bdouble\b", " 2 * ", text)
     text = re.sub(r"\btriple\b", " 3 * ", text)
