@@ -16,7 +16,7 @@ def weather(city: str) -> str:
 
 
 def final_of(loop: Any, query: str = "weather in paris and oslo") -> pb.ReactStep:
-    steps = list(loop.start(query).run())
+    steps: list[pb.ReactStep] = list(loop.start(query).run())
     final = steps[-1]
     assert final.step_type == pb.STEP_TYPE_FINAL_ANSWER
     assert final.metadata["best_effort"] == "true" and final.receipt_id

@@ -20,7 +20,7 @@ def session(make_loop: Any) -> Session:
             "Thought: compare\nFinal Answer: Paris is warmer (21 vs 4).",
         ]
     )
-    s = loop.start("is paris warmer than oslo?", session_id="sess-1")
+    s: Session = loop.start("is paris warmer than oslo?", session_id="sess-1")
     list(s.run())
     return s
 

@@ -43,7 +43,12 @@ def test_registry_rejects_duplicates_and_bad_schemas() -> None:
 
 def test_invalid_input_is_an_error_observation_and_the_tool_is_not_called() -> None:
     called: list[dict[str, Any]] = []
-    spec = ToolSpec("t", "", SCHEMA, func=lambda a: called.append(a) or {"ok": True})
+
+    def tool(args: dict[str, Any]) -> dict[str, Any]:
+        called.append(args)
+        return {"ok": True}
+
+    spec = ToolSpec("t", "", SCHEMA, func=tool)
     outcome = executor_for(spec).call(spec, {"n": -1}, session_id="s")
     assert outcome.status == pb.OBSERVATION_STATUS_ERROR
     assert "invalid input" in (outcome.error or "") and "minimum" in (outcome.error or "")
@@ -161,11 +166,16 @@ def test_circuit_breaker_opens_and_fails_fast() -> None:
 
 def test_side_effecting_result_is_stored_and_replayed() -> None:
     runs: list[int] = []
+
+    def note(args: dict[str, Any]) -> dict[str, Any]:
+        runs.append(1)
+        return {"id": len(runs)}
+
     spec = ToolSpec(
         "note",
         "",
         SCHEMA,
-        func=lambda a: runs.append(1) or {"id": len(runs)},
+        func=note,
         side_effects=True,
         idempotency_key=lambda session, args: f"{session}:{args['n']}",
     )
