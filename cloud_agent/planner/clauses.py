@@ -147,6 +147,12 @@ def _drop_self_corrections(text: str) -> str:
             return text
         head = text[: match.start()]
         cut = max((m.end() for m in _BOUNDARY.finditer(head)), default=0)
+        lead = text[match.end() :].split(" ", 1)[0]
+        if lead in ("to", "for", "in", "at", "with", "by") and f" {lead} " in head[cut:]:
+            # "set the thermostat to 68 f... no, to 20": only the value is corrected.
+            cut = head.rindex(f" {lead} ")
+            text = head[:cut] + " " + text[match.end() :]
+            continue
         # "... than oslo... i mean than moscow": drop the repeated boundary word too.
         tail = text[match.end() :]
         keep = head[:cut]
@@ -157,7 +163,7 @@ def _drop_self_corrections(text: str) -> str:
 
 
 _DURATION_AND = re.compile(
-    r"\b(\d+(?:\.\d+)?\s*(?:hours?|h|minutes?|min))\s+and\s+(?=(?:a\s+half|\d+(?:\.\d+)?\s*"
+    r"\b((?:\d+(?:\.\d+)?|an?)\s*(?:hours?|h|minutes?|min))\s+and\s+(?=(?:a\s+half\b|0?\.5\b|\d+(?:\.\d+)?\s*"
     r"(?:minutes?|min|seconds?|s)\b))"
 )
 

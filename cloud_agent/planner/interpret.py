@@ -43,7 +43,7 @@ _CONVERT = re.compile(
 _CALC = re.compile(
     r"\d\s*(?:[-+*/x×÷^%])\s*[\d(]|\b(?:times|multipl\w*|divide\w*|divided|plus|minus|"
     r"percent|square\s+root|sqrt|subtract\w*|sum|product|squared|cubed|double|half\s+of|"
-    r"triple|calculate|compute)\b|\badd\s+[\d.]+\b|\b\d+\s*%\s*of\b"
+    r"triple|calculate|compute|power\s+of)\b|\badd\s+[\d.]+\b|\b\d+\s*%\s*of\b"
 )
 _DEVICE_WORDS: tuple[tuple[str, str], ...] = (
     (r"\b(?:front\s+door|back\s+door|door\s*lock|doors?|locks?)\b", "door_lock"),
@@ -217,7 +217,7 @@ def find_value(text: str) -> float | None:
 
 _WRITING = re.compile(r"^(?:can\s+you\s+|could\s+you\s+)?(?:write|compose|draft)\b(?!\s+down)")
 _TARGET_UNIT = re.compile(r"\b(?:in|into|to)\s+(?:degrees\s+)?([a-z°]+)\s*$")
-QUANTITY = re.compile(r"\d(?:[\d.,]*)\s*(?:°\s*)?[a-z]")
+QUANTITY = re.compile(r"\d(?:[\d.,]*)\s*(?:°\s*)?[a-z]+")
 
 
 def is_writing(text: str) -> bool:
@@ -240,11 +240,17 @@ def tool_cue(text: str) -> str | None:
     if (
         _CONVERT.search(text)
         and _mentions_unit(text)
-        and (re.search(r"\d", text) or _REFERS_BACK.search(text))
+        and (re.search(r"\d", text) or (_REFERS_BACK.search(text) and _TARGET_UNIT.search(text)))
     ):
         return CONVERT
     target = _TARGET_UNIT.search(text)
-    if target and _UNIT_WORD.fullmatch(target.group(1)) and not find_device(text):
+    weather_reading = _WEATHER.search(text) and not re.search(r"\d", text)
+    if (
+        target
+        and _UNIT_WORD.fullmatch(target.group(1))
+        and not find_device(text)
+        and not (weather_reading and find_cities(text))
+    ):
         return CONVERT  # "tell me the length in yards", "what 21 celsius is in fahrenheit"
     if _CALC.search(text):
         return CALCULATOR
@@ -262,6 +268,11 @@ _UNIT_WORD = re.compile(
     r"meters?|metres?|kilometers?|kilometres?|centimeters?|centimetres?|millimeters?|"
     r"millimetres?|milligrams?|kilogram|milliliters?|millilitres?)\b"
 )
+
+
+def is_unit_word(word: str) -> bool:
+    """Whether ``word`` names a unit ("feet", "kg", "celsius")."""
+    return bool(_UNIT_WORD.fullmatch(word))
 
 
 def _mentions_unit(text: str) -> bool:

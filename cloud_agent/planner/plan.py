@@ -85,7 +85,11 @@ def _refusal(text: str, clauses: list[it.Clause]) -> str | None:
 def _is_context(clause: it.Clause, clauses: list[it.Clause]) -> bool:
     """A statement that later clauses refer back to ("the pool is 25 m long, | note that")."""
     index = clauses.index(clause)
-    return bool(it.QUANTITY.search(clause.text)) and any(
+    quantity = any(
+        it.is_unit_word(m.group(0).lstrip("0123456789.,° "))
+        for m in it.QUANTITY.finditer(clause.text)
+    )
+    return quantity and any(
         (c.tool is not None and c.refers_back) or c.tool == it.CONVERT for c in clauses[index + 1 :]
     )
 
@@ -227,11 +231,21 @@ def _calls(
             pairs = list(zip(cities, days, strict=True))
         else:
             pairs = [(city, day) for city in cities for day in days]
-        return [PlannedCall(it.WEATHER, {"city": c, "day": d}) for c, d in pairs]
+        calls = [PlannedCall(it.WEATHER, {"city": c, "day": d}) for c, d in pairs]
+        scale = _TEMPERATURE_SCALE.search(clause.text)
+        if scale:
+            # "the temperature in Tokyo in Fahrenheit": each reading converted from °C.
+            target = _SCALES[scale.group(1)]
+            calls = [
+                step
+                for call in calls
+                for step in (call, PlannedCall(it.CONVERT, _temperature_args(target)))
+            ]
+        return calls
     if tool == it.DEVICE:
         return _device_call(clause, previous, extractor)
     if tool == it.CONVERT:
-        return _convert_call(clause, text, extractor)
+        return _convert_call(clause, text, extractor, previous)
     if tool == it.CALCULATOR:
         return [PlannedCall(it.CALCULATOR, {"expression": _expression(clause, previous)})]
     if (
@@ -284,12 +298,27 @@ def _device_call(
 _QUANTITY = re.compile(r"(-?\d+(?:\.\d+)?)\s*(°?\s*[a-z]+(?:/[a-z]+)?)")
 
 
+_TEMPERATURE_SCALE = re.compile(r"\bin\s+(?:degrees\s+)?(fahrenheit|kelvin)\b")
+_SCALES = {"fahrenheit": "f", "kelvin": "k", "celsius": "c"}
+
+
+def _temperature_args(target: str) -> dict[str, Any]:
+    return {"value": PREV, "from_unit": "c", "to_unit": target}
+
+
 def _convert_call(
-    clause: it.Clause, text: str, extractor: it.Extractor | None
+    clause: it.Clause,
+    text: str,
+    extractor: it.Extractor | None,
+    previous: it.Clause | None = None,
 ) -> list[PlannedCall]:
     args = it.edge_arguments(it.CONVERT, clause.text, extractor)
     if args and args.get("value") is not None:
         return [PlannedCall(it.CONVERT, args)]
+    scale = re.search(r"\b(?:in|to|into)\s+(?:degrees\s+)?(fahrenheit|kelvin)\b", clause.text)
+    if scale and previous is not None and previous.tool == it.WEATHER:
+        # "weather in Paris | and convert the temperature to Fahrenheit"
+        return [PlannedCall(it.CONVERT, _temperature_args(_SCALES[scale.group(1)]))]
     # "note that the fence is 12 feet | and tell me that in meters": the quantity is earlier.
     before = text[: text.find(clause.text)] if clause.text in text else text
     target = re.search(r"\b(?:in|to|into)\s+([a-z°]+)", clause.text)

@@ -153,7 +153,7 @@ def _resolve(
 
 def _previous_value(done: list[tuple[pb.ReactStep, pb.ReactStep | None]]) -> float:
     previous = observation_values(done[-1][1]) if done else {}
-    value = previous.get("value")
+    value = previous.get("value", previous.get("temperature"))
     if not isinstance(value, int | float):
         numbers = re.findall(
             r"-?\d+(?:\.\d+)?", done[-1][1].content if done and done[-1][1] else ""
