@@ -18,6 +18,7 @@ from cloud_agent.planner import interpret as it
 from cloud_agent.planner.clauses import normalise, open_knowledge_cues, split_clauses
 
 PREV = "{prev}"
+_COMPARES = re.compile(r"\b(?:than|or|versus|compared)\b|\w+er\b")
 _NEEDS_CITY = (it.WEATHER, it.CLOCK)
 
 
@@ -219,8 +220,12 @@ def _calls(
         return []  # a statement the clauses after it refer back to
     if tool in _NEEDS_CITY:
         cities = clause.cities
-        if not cities and previous is not None and (clause.refers_back or "there" in clause.text):
+        there = re.search(r"\bthere\b", clause.text) is not None
+        if not cities and previous is not None and (clause.refers_back or there):
             cities = previous.cities
+        elif cities and there and previous is not None and _COMPARES.search(clause.text):
+            # "what's the time in Rome and | is it warmer there than in Madrid"
+            cities = [c for c in previous.cities if c not in cities] + cities
         if not cities and previous is not None and previous.tool in _NEEDS_CITY:
             cities = previous.cities  # "weather in melbourne today | and tomorrow"
         clause.cities = cities
