@@ -29,11 +29,51 @@ from sync import MemoryStore
 from sync.exchange import same_state
 from sync.views import build_row, materialise
 
-WORDS = (
-    "call mum about the weekend remember dentist friday buy oat milk bread eggs pay rent "
-    "book train to oslo check boiler pressure water the plants renew passport meeting notes "
-    "project alpha deadline next tuesday birthday gift ideas for sam pick up dry cleaning"
-).split()
+WORDS = [
+    "call",
+    "mum",
+    "about",
+    "the",
+    "weekend",
+    "remember",
+    "dentist",
+    "friday",
+    "buy",
+    "oat",
+    "milk",
+    "bread",
+    "eggs",
+    "pay",
+    "rent",
+    "book",
+    "train",
+    "to",
+    "oslo",
+    "check",
+    "boiler",
+    "pressure",
+    "water",
+    "the",
+    "plants",
+    "renew",
+    "passport",
+    "meeting",
+    "notes",
+    "project",
+    "alpha",
+    "deadline",
+    "next",
+    "tuesday",
+    "birthday",
+    "gift",
+    "ideas",
+    "for",
+    "sam",
+    "pick",
+    "up",
+    "dry",
+    "cleaning",
+]
 
 
 def rss_mb() -> float:
@@ -138,14 +178,16 @@ def main() -> None:
             print(
                 f"{n:>7} records/side: sync {r['sync_s']:.3f}s (produce {r['produce_s']:.3f}s,"
                 f" apply {r['apply_s']:.3f}s, {r['rounds']} rounds), wire {r['wire_bytes']} B"
-                f" = {r['diff_bytes_per_record']} B/record, {r['wire_bytes'] / r['raw_json_bytes']:.2f}x"
+                f" = {r['diff_bytes_per_record']} B/record,"
+                f" {r['wire_bytes'] / r['raw_json_bytes']:.2f}x"
                 f" raw JSON; naive JSON both ways {r['naive_sync_s']:.3f}s"
                 f" (CRDT/naive time {r['sync_s'] / max(r['naive_sync_s'], 1e-9):.2f}x);"
                 f" RSS {r['rss_mb']} MB",
                 flush=True,
             )
             summary[str(n)] = {
-                k: r[k] for k in ("sync_s", "wire_bytes", "raw_json_bytes", "naive_sync_s", "rss_mb")
+                k: r[k]
+                for k in ("sync_s", "wire_bytes", "raw_json_bytes", "naive_sync_s", "rss_mb")
             }
     print(json.dumps(summary))
 

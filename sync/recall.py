@@ -2,8 +2,10 @@
 
 ``score = 0.5 ** (age_days / 30) * confidence * relevance``, hits under 0.3 dropped.
 
-- candidates: the best ``candidates`` FTS5 matches by BM25 with every query term, topped
-  up with matches of any term (stop words only count when the query has nothing else);
+- candidates: the best ``candidates`` FTS5 matches by BM25 with every selective query
+  term (the most recent matches when every term matches thousands), topped up with
+  matches of any term when fewer than ``limit`` texts have them all (stop words count
+  only when the query has nothing else);
   while there are at most 5,000 notes, the notes are also compared by embedding (one
   cached matrix), so a paraphrase with no shared word is still found. Never a scan of
   every stored vector: steps are only ever re-ranked.
@@ -104,11 +106,51 @@ class NoteVectors:
             self._matrix = np.frombuffer(blob, dtype=np.float32).reshape(-1, dim)
 
 
-_CANDIDATES_SQL = (
-    "SELECT r.rid, r.kind, r.record_id, f.text, r.confidence, r.created_at, r.created_s,"
-    " r.embedding FROM (SELECT rowid, text FROM recall_fts WHERE recall_fts MATCH ?"
-    " ORDER BY rank LIMIT ?) f JOIN recall r ON r.rid = f.rowid"
+# The text is fetched for the chosen few only: selecting it in the ranked subquery would
+# read the stored text of every match before the sort.
+_RANKED_SQL = (
+    "SELECT r.rid, r.kind, r.record_id, (SELECT text FROM recall_fts WHERE rowid = f.rowid),"
+    " r.confidence, r.created_at, r.created_s, r.embedding"
+    " FROM (SELECT rowid FROM recall_fts WHERE recall_fts MATCH ? ORDER BY rank LIMIT ?) f"
+    " JOIN recall r ON r.rid = f.rowid"
 )
+_RECENT_SQL = _RANKED_SQL.replace("ORDER BY rank", "ORDER BY rowid DESC")
+BROAD_MATCHES = 2_000
+"""Above this many matching texts, candidates are the most recent matches, not BM25's best
+(ranking every match costs ~0.1 ms per thousand; recency is what the decay rewards)."""
+
+
+def _doc_counts(conn: sqlite3.Connection, terms: list[str]) -> dict[str, int]:
+    # One equality lookup per term: fts5vocab seeks on ``term = ?`` but scans for ``IN``.
+    counts = {}
+    for term in terms:
+        row = conn.execute("SELECT doc FROM recall_vocab WHERE term = ?", [term]).fetchone()
+        if row is not None:
+            counts[term] = int(row[0])
+    return counts
+
+
+def _candidates(
+    conn: sqlite3.Connection, terms: list[str], limit: int, candidates: int
+) -> list[tuple[Any, ...]]:
+    counts = _doc_counts(conn, terms)
+    present = [t for t in terms if counts.get(t)]
+    if not present:
+        return []
+    # Terms that match thousands of texts act as stop words while a selective term
+    # exists (relevance still counts them); a query of broad terms only takes the
+    # most recent texts that match, which FTS5 finds without ranking every match.
+    selective = [t for t in present if counts[t] <= BROAD_MATCHES]
+    chosen, sql = (selective, _RANKED_SQL) if selective else (present, _RECENT_SQL)
+    quoted = ['"' + t.replace('"', '""') + '"' for t in chosen]
+    rows: list[tuple[Any, ...]] = []
+    if len(present) == len(terms) or selective:
+        rows = conn.execute(sql, [" ".join(quoted), candidates]).fetchall()
+    if len(rows) < limit and len(chosen) > 1:
+        seen = {row[0] for row in rows}
+        more = conn.execute(sql, [" OR ".join(quoted), candidates]).fetchall()
+        rows.extend(r for r in more if r[0] not in seen)
+    return rows
 
 
 def search(
@@ -125,20 +167,17 @@ def search(
 ) -> list[RecallHit]:
     """Search the recall index; best first, at most ``limit`` hits scoring >= min_score.
 
-    Candidates: the texts with every term (FTS5, best BM25 first), topped up with texts
-    with any term when there are fewer than ``candidates``; with an embedder and
+    Candidates: the texts with every selective term (FTS5, best BM25 first; terms that
+    match more than BROAD_MATCHES texts are skipped while a selective one exists, and a
+    query of broad terms only takes the most recent matches), topped up with texts with
+    any of them when fewer than ``limit`` have them all; with an embedder and
     ``note_vectors``, also the notes nearest by embedding.
     """
     terms = query_terms(query)
     if not terms or limit <= 0:
         return []
     now = time.time() if now_s is None else now_s
-    quoted = ['"' + t.replace('"', '""') + '"' for t in terms]
-    rows = conn.execute(_CANDIDATES_SQL, [" ".join(quoted), candidates]).fetchall()
-    if len(rows) < candidates and len(terms) > 1:
-        seen = {row[0] for row in rows}
-        more = conn.execute(_CANDIDATES_SQL, [" OR ".join(quoted), candidates]).fetchall()
-        rows.extend(r for r in more if r[0] not in seen)
+    rows = _candidates(conn, terms, limit, candidates)
     query_vec = None
     if embedder is not None:
         vec = np.asarray(embedder(query), dtype=np.float32).reshape(-1)

@@ -112,6 +112,8 @@ class MemoryStore:
             self.db.enable_wal()
         self.db.execute(f"PRAGMA synchronous = {synchronous.upper()}")
         self.db.execute("PRAGMA busy_timeout = 5000")
+        # 64 MiB of page cache: bulk merges touch the B-trees and the FTS index at random.
+        self.db.execute("PRAGMA cache_size = -65536")
         migrate(self.db)
         self.node_id = self._init_node_id(node_id)
         self.clock = HybridLogicalClock(now_ms)

@@ -14,6 +14,7 @@ import sqlite3
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -66,10 +67,11 @@ def iso(moment: datetime) -> str:
     return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
 
 
+@lru_cache(maxsize=4096)
 def epoch_s(value: str) -> float:
     """Seconds since the epoch of an ISO-8601 timestamp (naive means UTC)."""
     try:
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        moment = datetime.fromisoformat(value)
     except ValueError as exc:
         raise InvalidRecordError(f"bad timestamp: {value!r}") from exc
     if moment.tzinfo is None:

@@ -10,6 +10,7 @@ Tables (every synced table is a materialised view of the CRDT document, see
 
     sessions, steps, notes, timers, device_state, facts, receipts, pending, transitions
     recall + recall_fts   one row per searchable text (FTS5, BM25) with its embedding
+    recall_vocab          FTS5 term statistics (v2)
     idempotency           the kernel's idempotency keys (local, not synced)
     update_log            every CRDT update, appended in the same transaction as the change
     snapshots             the latest compacted document state
@@ -139,7 +140,13 @@ def _v1_initial(db: sqlite_utils.Database) -> None:
     )
 
 
-MIGRATIONS: list[Migration] = [_v1_initial]
+def _v2_fts_vocab(db: sqlite_utils.Database) -> None:
+    # Document frequency per term: recall ranks selective queries by BM25 and very common
+    # ones by recency, because BM25 over hundreds of thousands of matches is slow.
+    db.execute("CREATE VIRTUAL TABLE recall_vocab USING fts5vocab(recall_fts, 'row')")
+
+
+MIGRATIONS: list[Migration] = [_v1_initial, _v2_fts_vocab]
 """Migration ``i`` takes the schema from version ``i`` to ``i + 1``."""
 
 SCHEMA_VERSION = len(MIGRATIONS)
