@@ -24,7 +24,9 @@ class GuardConfig:
 
     ``max_steps``: reasoner calls per turn. ``max_repeats``: how many times the same
     (tool, arguments) may run in a session before the loop stops. ``stall_jaccard``:
-    consecutive observations more similar than this stop the loop. ``time_budget_s``:
+    consecutive observations more similar than this stop the loop (tokens of the tool,
+    its arguments and the observation: the same result for different arguments counts
+    as new unless the result is long enough to dominate). ``time_budget_s``:
     wall-clock seconds of work per turn (time spent waiting for a human or the device is
     not counted). ``max_consecutive_errors``: ERROR steps in a row before giving up.
     ``max_tool_calls``: tool calls per session, all tools together.

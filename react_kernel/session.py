@@ -428,7 +428,7 @@ class Session:
     def _after_observation(self) -> None:
         last = self.steps[-1] if self.steps else None
         if last is not None and last.step_type == pb.STEP_TYPE_OBSERVATION:
-            current = tokens(last.content)
+            current = _observation_tokens(last)
             previous = self._last_obs_tokens
             self._last_obs_tokens = current
             if previous is not None and jaccard(previous, current) > self.loop.guards.stall_jaccard:
@@ -660,12 +660,18 @@ class Session:
             raise ResumeError(f"invalid serialised session: {exc}") from None
         for step in reversed(session.steps):
             if step.step_type == pb.STEP_TYPE_OBSERVATION and step.turn_id == session.turn_id:
-                session._last_obs_tokens = tokens(step.content)
+                session._last_obs_tokens = _observation_tokens(step)
                 break
         waiting = session.state in _PAUSED or session.state is State.ACTING
         if waiting and session.pending_action() is None:
             raise ResumeError("the serialised session waits for an action it does not hold")
         return session
+
+
+def _observation_tokens(step: pb.ReactStep) -> frozenset[str]:
+    # The call is part of what was observed: the same forecast for two different cities is
+    # two facts, not a stall; the same long result for two paraphrased queries is a stall.
+    return tokens(f"{step.tool} {canonical_json(from_struct(step.arguments))} {step.content}")
 
 
 def _pair(tool: str, args: dict[str, Any]) -> str:

@@ -73,7 +73,7 @@ def run_flaky(seed: int) -> Run:
         ScriptedReasoner(replies),
         tools,
         idempotency=InMemoryIdempotencyStore(),
-        guards=GuardConfig(max_steps=12, max_repeats=2),
+        guards=GuardConfig(max_steps=8, max_repeats=2),
         retry=RetryPolicy(initial_s=0.05, jitter_s=0.01, breaker_threshold=4, breaker_reset_s=3600),
         sleep=waits.append,
     )
@@ -109,7 +109,7 @@ def test_retries_breaker_best_effort_and_no_double_effects() -> None:
     final = run.steps[-1]
     assert final.step_type == pb.STEP_TYPE_FINAL_ANSWER
     assert final.metadata["best_effort"] == "true"
-    assert final.stop_reason in (pb.STOP_REASON_STALLED, pb.STOP_REASON_MAX_STEPS)
+    assert final.stop_reason == pb.STOP_REASON_MAX_STEPS
     assert "reading" in final.content
     # No side effect ran twice.
     assert len(run.effects) == len(set(run.effects))

@@ -8,7 +8,7 @@ from typing import Any
 from kernel_helpers import Calls
 
 from edgeloop.v1 import agent_pb2 as pb
-from react_kernel import GuardConfig, best_effort_answer, jaccard
+from react_kernel import GuardConfig, ToolRegistry, ToolSpec, best_effort_answer, jaccard
 
 
 def weather(city: str) -> str:
@@ -43,10 +43,33 @@ def test_repeated_action(make_loop: Any, calls: Calls) -> None:
 
 
 def test_stalled_observations(make_loop: Any) -> None:
-    # Two unknown cities give the same observation: nothing new was learnt.
-    final = final_of(make_loop([weather("lyon"), weather("nice"), "Final Answer: never"]))
+    page = " ".join(f"word{i}" for i in range(60))  # the same long page every time
+
+    tools = ToolRegistry(
+        [
+            ToolSpec(
+                "search",
+                "Web search.",
+                {"type": "object", "properties": {"query": {"type": "string"}}},
+                func=lambda args: {"page": page},
+            )
+        ]
+    )
+    replies = [
+        'Action: search\nAction Input: {"query": "edgeloop release date"}',
+        'Action: search\nAction Input: {"query": "edgeloop release day"}',
+        "Final Answer: never",
+    ]
+    final = final_of(make_loop(replies, tools=tools), "when is the edgeloop release")
     assert final.stop_reason == pb.STOP_REASON_STALLED
     assert "stopped telling me anything new" in final.content
+
+
+def test_same_result_for_different_arguments_is_not_a_stall(make_loop: Any) -> None:
+    # Two unknown cities get the same forecast: two facts, not a stall.
+    loop = make_loop([weather("lyon"), weather("nice"), "Final Answer: same weather"])
+    steps = list(loop.start("compare lyon and nice").run())
+    assert steps[-1].stop_reason == pb.STOP_REASON_FINAL_ANSWER
 
 
 def test_time_budget(make_loop: Any) -> None:
