@@ -153,7 +153,7 @@ class CloudLink:
         breaker: Any = None,
         redactor: Callable[[pb.ReactStep], pb.ReactStep] | None = None,
         use_tls: bool = False,
-        health_timeout_s: float = 1.0,
+        health_timeout_s: float = 2.5,
     ) -> None:
         self.target = target
         self.deadline_s = deadline_s
@@ -193,13 +193,19 @@ class CloudLink:
             metadata.append(("authorization", f"Bearer {self._token}"))
         return metadata
 
-    def healthy(self) -> bool:
-        """True when the cloud answers its health check with SERVING (used on reconnect)."""
+    def healthy(self, timeout_s: float | None = None) -> bool:
+        """True when the cloud answers its health check with SERVING (used on reconnect).
+
+        Waits up to ``timeout_s`` (default ``health_timeout_s``, longer than the channel's
+        longest reconnect backoff) for the connection, so a cloud that just came back is
+        seen as back.
+        """
         try:
             response = self._health.Check(
                 health_pb2.HealthCheckRequest(service=""),
-                timeout=self.health_timeout_s,
+                timeout=self.health_timeout_s if timeout_s is None else timeout_s,
                 metadata=self._metadata("health"),
+                wait_for_ready=True,
             )
         except grpc.RpcError:
             return False

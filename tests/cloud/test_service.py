@@ -116,7 +116,7 @@ def test_outage_before_the_stream(make_cloud: Any) -> None:
                     run_device_tool=lambda a: a,
                 )
             )
-        assert not link.healthy()
+        assert not link.healthy(timeout_s=0.2)
 
 
 def test_breaker_opens_after_repeated_outages(make_cloud: Any) -> None:
