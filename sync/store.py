@@ -172,11 +172,28 @@ class MemoryStore:
     def _load_document(self) -> MemoryDocument:
         doc = MemoryDocument(self.node_id, on_update=self._captured.append)
         try:
-            doc.load(self._log.replay())
+            with self.db.atomic():  # one consistent read of snapshot + log
+                self._head = self._log.head()
+                doc.load(self._log.replay())
+                self._data_version = self._read_data_version()
         except Exception:
             doc.close()
             raise
         return doc
+
+    def _read_data_version(self) -> int:
+        return int(self.db.execute("PRAGMA data_version").fetchone()[0])
+
+    def _catch_up(self) -> None:
+        """Reload the document if another connection to the same file wrote to it."""
+        if self._depth or self.path == ":memory:":
+            return
+        version = self._read_data_version()
+        if version != self._data_version:
+            self._data_version = version
+            if self._log.head() != self._head:
+                self.doc.close()
+                self.doc = self._load_document()
 
     def _reload(self) -> None:
         self.doc.close()
@@ -194,6 +211,7 @@ class MemoryStore:
                 finally:
                     self._depth -= 1
                 return
+            self._catch_up()
             self._depth = 1
             self._captured.clear()
             self._dirty = False
@@ -203,6 +221,7 @@ class MemoryStore:
                     if self._captured:
                         self._log.append(self._captured)
                         self._set_meta("hlc_high", self.clock.last())
+                        self._head = self._log.head()
             except BaseException:
                 if self._dirty or self._captured:
                     self._reload()
@@ -279,6 +298,7 @@ class MemoryStore:
         """A record's current data (None if absent or deleted)."""
         self._check_kind(kind)
         with self._lock:
+            self._catch_up()
             entry = self.doc.winner(kind, record_id)
         return None if entry is None or entry.data is None else dict(entry.data)
 
@@ -286,6 +306,7 @@ class MemoryStore:
         """Every live record of a kind, by id."""
         self._check_kind(kind)
         with self._lock:
+            self._catch_up()
             out = {}
             for record_id in self.doc.record_ids(kind):
                 entry = self.doc.winner(kind, record_id)
@@ -662,6 +683,7 @@ class MemoryStore:
     def state_vector(self) -> bytes:
         """The document's Yjs state vector."""
         with self._lock:
+            self._catch_up()
             return self.doc.state_vector()
 
     def diff(self, state_vector: bytes) -> bytes:
@@ -671,6 +693,7 @@ class MemoryStore:
             InvalidUpdateError: the state vector is malformed.
         """
         with self._lock:
+            self._catch_up()
             return self.doc.diff(state_vector)
 
     def apply_update(self, update: bytes) -> bool:
@@ -706,4 +729,5 @@ class MemoryStore:
     def document_json(self) -> dict[str, dict[str, str]]:
         """The document as plain data (tests compare replicas with it)."""
         with self._lock:
+            self._catch_up()
             return self.doc.to_py()

@@ -30,6 +30,14 @@ class UpdateLog:
             self._db.conn.executemany("INSERT INTO update_log (data, at) VALUES (?, ?)", rows)
         return len(rows)
 
+    def head(self) -> int:
+        """The sequence number of the newest entry (or of the snapshot), -1 if none."""
+        row = self._db.execute(
+            "SELECT max(m) FROM (SELECT max(seq) AS m FROM update_log"
+            " UNION ALL SELECT max(upto_seq) FROM snapshots)"
+        ).fetchone()
+        return -1 if row[0] is None else int(row[0])
+
     def __len__(self) -> int:
         row = self._db.execute("SELECT count(*) FROM update_log").fetchone()
         return int(row[0])

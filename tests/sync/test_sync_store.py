@@ -203,3 +203,38 @@ def test_compaction_keeps_state(tmp_path: Path) -> None:
     with MemoryStore(path) as store:
         assert store.document_json() == doc
         assert len(store.notes()) == 20
+
+
+def test_two_instances_on_one_file_see_each_other(tmp_path: Path) -> None:
+    path = tmp_path / "shared.db"
+    first = MemoryStore(path, node_id="cloud")
+    second = MemoryStore(path)
+    note = second.add_note("written by the second instance")
+    assert first.get_record("notes", note) is not None
+    assert first.document_json() == second.document_json()
+    first.add_note("and by the first")
+    assert second.document_json() == first.document_json()
+    assert len(second.records("notes")) == 2
+    first.close()
+    second.close()
+
+
+def test_semantic_note_recall_without_shared_words(tmp_path: Path) -> None:
+    import numpy as np
+
+    topics = {"milk": 0, "groceries": 0, "bread": 0, "dentist": 1, "tooth": 1}
+
+    def embed(text: str) -> np.ndarray:
+        vec = np.zeros(4, dtype=np.float32)
+        for word in text.lower().split():
+            if word in topics:
+                vec[topics[word]] += 1
+        return vec
+
+    with MemoryStore(tmp_path / "m.db", embedder=embed) as store:
+        milk = store.add_note("buy milk and bread")
+        store.add_note("dentist on friday")
+        hits = store.search("groceries")
+        assert [h.record_id for h in hits] == [milk]
+        later = store.add_note("more groceries")  # the cached note matrix is refreshed
+        assert {h.record_id for h in store.search("groceries")} == {milk, later}
