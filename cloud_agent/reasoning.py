@@ -205,8 +205,7 @@ class CloudReasoner:
             for step in steps:
                 if deadline is not None and time.monotonic() >= deadline:
                     raise ReasonerDeadlineError("the deadline passed")
-                yield step
-                await asyncio.sleep(0)  # let other sessions' steps through
+                yield step  # the transport's write awaits: other sessions' steps go through
             return
         loop = asyncio.get_running_loop()
         context = contextvars.copy_context()

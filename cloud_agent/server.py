@@ -8,6 +8,7 @@ docs/operations.md).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -55,3 +56,19 @@ def add_common_services(
         [*names, health.SERVICE_NAME, reflection.SERVICE_NAME], server
     )
     return health_servicer
+
+
+async def serve(config: Any = None) -> grpc.aio.Server:
+    """Start the cloud reasoner for ``config`` (a ``CloudConfig``; defaults: zero-config
+    localhost) and return the running ``grpc.aio.Server``.
+
+    ``cloud_agent.service.CloudServer`` is the richer handle (it also stops the worker
+    threads, the metrics endpoint and the memory stores); this is the contract's shape.
+    """
+    from cloud_agent.config import CloudConfig
+    from cloud_agent.service import CloudServer
+
+    cloud = CloudServer(config or CloudConfig())
+    await cloud.start()
+    assert cloud.server is not None
+    return cloud.server
