@@ -1,15 +1,23 @@
 """Memory: SQLite store, CRDT document and the gRPC sync that merges offline edits.
 
-Public names::
+Public names (each from the module that defines it)::
 
-    MemoryStore                      the store (sync.store)
-    RecallHit                        one search result (sync.recall)
-    MemoryDocument, KINDS            the CRDT document (sync.document)
-    HybridLogicalClock               the clock that orders concurrent edits (sync.hlc)
-    sync_stores                      merge two stores in-process (sync.exchange)
-    errors                           MemoryStoreError and its subclasses (sync.errors)
+    MemoryStore, RecallHit                  the store and its search results
+    MemoryDocument, KINDS                   the CRDT document and its record kinds
+    HybridLogicalClock                      orders concurrent edits
+    sync_stores, SyncStats                  merge two stores in-process
+    UserStores                              one store per user (the server side)
+    MemorySyncServicer, add_sync_service    the gRPC service
+    sync_with, sync_with_async, SyncResult  the gRPC client
+    Principal, TokenMapAuth                 per-device bearer tokens
+    MemoryStoreError and subclasses         the errors (see sync.errors)
+
+The stand-alone server (``sync.server``) is not imported here: it pulls in
+``cloud_agent.server``, which in turn mounts this package's servicer.
 """
 
+from sync.auth import Principal, TokenMapAuth
+from sync.client import SyncResult, sync_with, sync_with_async
 from sync.document import KINDS, MemoryDocument
 from sync.errors import (
     InvalidRecordError,
@@ -20,9 +28,12 @@ from sync.errors import (
     SyncAuthError,
     UnauthenticatedError,
 )
+from sync.exchange import SyncStats, sync_stores
 from sync.hlc import HybridLogicalClock
 from sync.recall import RecallHit
+from sync.service import MemorySyncServicer, add_sync_service
 from sync.store import MemoryStore
+from sync.userstores import UserStores
 
 __all__ = [
     "KINDS",
@@ -32,9 +43,19 @@ __all__ = [
     "MemoryDocument",
     "MemoryStore",
     "MemoryStoreError",
+    "MemorySyncServicer",
     "PermissionDeniedError",
+    "Principal",
     "RecallHit",
     "RecordNotFoundError",
     "SyncAuthError",
+    "SyncResult",
+    "SyncStats",
+    "TokenMapAuth",
     "UnauthenticatedError",
+    "UserStores",
+    "add_sync_service",
+    "sync_stores",
+    "sync_with",
+    "sync_with_async",
 ]
