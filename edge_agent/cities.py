@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 
 # Everyday names and old names that are not spelling variants of the canonical name.
@@ -104,6 +104,7 @@ def find_cities(text: str, cutoff: float = CUTOFF) -> list[tuple[int, str]]:
     return found
 
 
+@lru_cache(maxsize=8192)
 def _lookup_chunk(chunk: str, width: int, cutoff: float) -> str | None:
     known = cities()
     if chunk in known:
@@ -116,7 +117,13 @@ def _lookup_chunk(chunk: str, width: int, cutoff: float) -> str | None:
         return None
     # A fuzzy multi-word match must match a multi-word city, and vice versa, so that
     # "in rome" never becomes "rome" twice nor "rome today" a city.
-    pool = [c for c in known if (" " in c) == (width > 1)]
+    # A typo rarely changes both of the first two letters: comparing only names that share
+    # one of them keeps the fuzzy match cheap (difflib is the slow part of a decision).
+    pool = [
+        c
+        for c in known
+        if (" " in c) == (width > 1) and (c[0] == chunk[0] or c[1:2] == chunk[1:2])
+    ]
     match = difflib.get_close_matches(chunk, pool, n=1, cutoff=cutoff)
     return match[0] if match else None
 

@@ -12,6 +12,10 @@ from __future__ import annotations
 
 import re
 
+from edge_agent.arguments.numbers import normalise_numbers
+from edge_agent.arguments.units import unit_arguments
+from edge_agent.cities import find_cities
+
 _JOINERS = re.compile(
     r"\s*(?:,?\s*\band then\b|,?\s*\bthen\b|,?\s*\band also\b|,?\s*\balso\b|,?\s*\bafter that\b|"
     r",?\s*\bafterwards\b|,?\s*\bplus\b|,?\s*\band\b|;|&|\.\s+|,)\s*",
@@ -33,13 +37,30 @@ _REQUEST_START = re.compile(
     r"(?:the\s+)?(?:weather|forecast|temperature|time\b|local time|current time)|"
     r"(?:what|which)\s+time\b|"
     r"(?:is it|will it|is it going to)\s+(?:\S+\s+)?(?:rain|snow|sunny|cold|hot|warm|windy)|"
-    r"(?:convert|calculate|compute|work out|search|find|look up|look for)\b|"
+    r"(?:convert|calculate|compute|work out|search|look up|look for)\b|"
+    r"find\b(?!\s+(?:it|that|them|this)\b)|"
+    r"(?:what|where) did i (?:note|write|jot|save|put)|did i (?:note|write|jot|save)|"
+    r"have i got anything|show me (?:my |the |any )?notes?|(?:pull|dig) up (?:my|the)|"
     r"how many\s+\S+\s+(?:in|is|are)\b|"
     r"(?:time|weather|forecast)\s+(?:in|for|at)\b"
     r")",
     re.IGNORECASE,
 )
 _REQUEST_ANYWHERE = re.compile(r"(?:^|\s)" + _REQUEST_START.pattern[1:], re.IGNORECASE)
+# Arithmetic in a clause (after number words became digits): an operator between numbers.
+_ARITHMETIC = re.compile(
+    r"\d\s*(?:[-+*/x×÷^%]|plus|minus|times|over|divided|multiplied|per ?cent|percent)\s*"
+    r"(?:by\s+|of\s+)?\d|(?:square|cube)(?: root)? of\s+\d|\d\s+(?:squared|cubed)\b",
+    re.IGNORECASE,
+)
+# A clause that points back at the first ("convert that to mph", "can you find it")
+# continues the same request.
+_BACK_REFERENCE = re.compile(r"^(?:\S+\s+){0,3}?(?:it|that|this|them|those|these)\b", re.I)
+# Words that may trail a single request after a comma or "and" without being one.
+_FILLER = frozenset(
+    """please pls plz thanks thank you thx ty cheers now right now rn today ok okay
+    mate buddy friend dude sir again too there then quickly asap""".split()  # noqa: SIM905
+)
 # What a clause of each intent's own request contains.
 _INTENT_CUES: dict[str, re.Pattern[str]] = {
     name: re.compile(pattern, re.IGNORECASE)
@@ -62,7 +83,7 @@ _REASONING = re.compile(
     r"rainier|wetter|windier|drier|difference|differ|which (?:city|one|is|place)|"
     r"(?:should|shall) i (?:bring|take|wear|pack|go|do|plan|cancel|carry|leave|stay)|"
     r"good (?:day|idea|time) (?:to|for)|what (?:to|should i) wear|"
-    r"what to pack|ok to go|okay to go|safe to|worth (?:it|going)|plan(?:ning)? (?:a|my|the)|"
+    r"what to pack|ok to go|okay to go|safe to|worth (?:it|going)|plan (?:a|my|the)|"
     r"if it'?s|when it'?s|in (?:celsius|fahrenheit|kelvin)|to (?:celsius|fahrenheit|kelvin)|"
     r"ahead of|behind|hours? ahead|hours? behind|both|each|every|all of)\b",
     re.IGNORECASE,
@@ -83,21 +104,54 @@ def second_request(text: str, intent: str) -> bool:
     request ("I'm cooking, so set a timer") is not a request; a note's content may itself
     contain "and" ("buy milk and eggs"), and for arithmetic "and" is "plus".
     """
-    parts = clauses(text)
+    # Numbers first, so "four hundred and nineteen" is one clause, not two.
+    parts = clauses(normalise_numbers(text))
     if len(parts) < 2:
         return False
-    requests = [bool(_REQUEST_ANYWHERE.search(part)) for part in parts]
+    if intent in _SUBJECT_CUES and _another_subject(clauses(text)[1:], intent):
+        return True
+    requests = [_is_request(part) for part in parts]
     if sum(requests) >= 2:
         return True
     cue = _INTENT_CUES.get(intent)
     for k in range(1, len(parts)):
         part = parts[k]
-        if not _REQUEST_START.match(part):
+        if not _REQUEST_START.match(part) or _BACK_REFERENCE.match(part):
             continue
         if intent == "calculator" and re.match(r"^[\d\s.+\-*/^%()x]+$", part):
             continue
         before = " ".join(parts[:k])
         if cue is not None and cue.search(before):
+            return True
+    return False
+
+
+def _is_request(part: str) -> bool:
+    """A clause that asks for something a tool does: a command, arithmetic or a conversion."""
+    if _REQUEST_ANYWHERE.search(part):
+        return True
+    if _ARITHMETIC.search(normalise_numbers(part)):
+        return True
+    return unit_arguments(part) is not None
+
+
+_DAY = re.compile(
+    r"\b(?:today|tonight|tomorrow|tmrw|yesterday|weekend|monday|tuesday|wednesday|thursday|"
+    r"friday|saturday|sunday|morning|evening|afternoon)\b",
+    re.IGNORECASE,
+)
+
+
+def _another_subject(later: list[str], intent: str) -> bool:
+    """A short trailing clause that is not filler names a second place or day ("and Oslo")."""
+    cue = _SUBJECT_CUES[intent]
+    for part in later:
+        words = part.lower().strip(" ?!.").split()
+        if not 1 <= len(words) <= 3 or cue.search(part):
+            continue
+        if all(word in _FILLER for word in words):
+            continue
+        if find_cities(part) or _DAY.search(part) or re.search(r"\b[A-Z][a-z]+", part):
             return True
     return False
 
@@ -110,7 +164,8 @@ def needs_reasoning(text: str, intent: str) -> bool:
 # A weather or time lookup names its subject; a city alone ("population of Mumbai") is not one.
 _SUBJECT_CUES: dict[str, re.Pattern[str]] = {
     "get_weather": re.compile(
-        r"\b(?:weather|wether|weahter|whether|forecast|forcast|rain\w*|snow\w*|sun\w*|cloud\w*|"
+        r"\b(?:weather|wether|weahter|wheather|weathr|whether|forecast|forcast|tmp\w*|tem\w*|"
+        r"rain\w*|snow\w*|sun\w*|cloud\w*|"
         r"wind\w*|fog\w*|mist\w*|temp\w*|hot|cold|warm|chilly|freezing|umbrella|jacket|coat|"
         r"degrees|humid\w*|storm\w*|thunder\w*|outside|shine|conditions|like out|like there|"
         r"like today|like tomorrow|heat|sweater|shorts|drizzl\w*|hail|clear|grey|gray|overcast|"
@@ -118,7 +173,8 @@ _SUBJECT_CUES: dict[str, re.Pattern[str]] = {
         re.IGNORECASE,
     ),
     "world_clock": re.compile(
-        r"\b(?:time|clock|hour|o'?clock|late|early|morning|night|evening|afternoon|midnight|"
+        r"\b(?:time|clock|hour|o'?clock|late|early|morning|night|evening|afternoon|midnight|daytime|"
+        r"nighttime|dark|"
         r"noon|awake|asleep|tiem|tme)\b",
         re.IGNORECASE,
     ),

@@ -105,6 +105,11 @@ def _unit_position(tokens: list[str], i: int) -> bool:
         "in",
         "into",
         ",",
+        "thanks",
+        "thx",
+        "pls",
+        "!",
+        "now",
     )
 
 

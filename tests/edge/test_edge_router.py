@@ -54,7 +54,8 @@ def test_edge_decision_carries_tool_and_arguments(stub_router: Router) -> None:
     [
         ("write a poem about rain", "scope"),
         ("unsure 2 + 2", "low confidence"),
-        ("weather in Paris and Berlin", "cannot fill"),
+        ("weather in Paris and Berlin", "compound"),
+        ("weather in Paris next week", "cannot fill"),
         ("turn off the light and lock the door", "compound"),
         ("weather in Atlantis", "cannot fill"),
         ("   ", "empty"),
