@@ -73,7 +73,7 @@ class CloudReasoner:
         self.reasoner = reasoner
         self.metrics = metrics
         self.limiter = limiter or RateLimiter(config.rate_per_s, config.rate_burst)
-        self._loops: dict[frozenset[str], AgentLoop] = {}
+        self._loops: dict[tuple[frozenset[str], int], AgentLoop] = {}
         self._owners: OrderedDict[str, str] = OrderedDict()
         self._lock = threading.Lock()
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="reasoner")
@@ -82,23 +82,28 @@ class CloudReasoner:
         """Stop the worker threads (sessions in flight finish their current step)."""
         self._pool.shutdown(wait=False, cancel_futures=True)
 
-    def loop_for(self, device_tools: frozenset[str]) -> AgentLoop:
-        """The kernel loop for a set of device tools (one per set, reused)."""
+    def loop_for(self, device_tools: frozenset[str], max_steps: int = 0) -> AgentLoop:
+        """The kernel loop for a set of device tools and a step budget (one each, reused).
+
+        ``max_steps`` 0 (or above the server's) means the server's ``max_steps``.
+        """
+        steps = self.config.max_steps if max_steps <= 0 else min(max_steps, self.config.max_steps)
+        key = (device_tools, steps)
         with self._lock:
-            loop = self._loops.get(device_tools)
+            loop = self._loops.get(key)
             if loop is None:
                 loop = AgentLoop(
                     self.reasoner,
                     cloud_registry(device_tools),
                     origin=pb.ORIGIN_CLOUD,
                     guards=GuardConfig(
-                        max_steps=self.config.max_steps,
+                        max_steps=steps,
                         time_budget_s=self.config.session_timeout_s,
                         max_repeats=2,
                     ),
                     safety=SafetyConfig(injection_policy="refuse"),
                 )
-                self._loops[device_tools] = loop
+                self._loops[key] = loop
             return loop
 
     def admit(self, principal: Principal, request: pb.ReasonRequest) -> str:
@@ -150,7 +155,7 @@ class CloudReasoner:
         device_tools = (
             frozenset(request.device_tools or DEVICE_TOOLS) if next_observation else frozenset()
         )
-        session = self.loop_for(device_tools).start(
+        session = self.loop_for(device_tools, request.max_steps).start(
             query, session_id=request.session_id, trace_id=trace_id
         )
         session.turn_id = request.turn_id
