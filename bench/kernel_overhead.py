@@ -14,7 +14,8 @@ median over sessions of (session time / steps), in microseconds.
   ``AIMessage`` tool calls.
 - smolagents: ``ToolCallingAgent`` with a ``Model`` that replays tool calls.
 
-The other two are an optional extra: ``pip install -e '.[compare]'``. When one cannot be
+Each framework's agent/graph/loop is built once; only running sessions is timed. The
+other two are an optional extra: ``pip install -e '.[compare]'``. When one cannot be
 imported, its column says why and its JSON value is null.
 
 Run: ``python bench/kernel_overhead.py [--steps 20] [--rounds 60]``. The last line is
@@ -89,8 +90,11 @@ def ours_session(steps: int, *, text: bool) -> Callable[[], int]:
         replies.append(pb.ReactStep(step_type=pb.STEP_TYPE_FINAL_ANSWER, content="done"))
     guards = GuardConfig(max_steps=steps + 5, stall_jaccard=1.01, max_tool_calls=steps + 5)
 
+    reasoner = ScriptedReasoner(replies)
+    loop = AgentLoop(reasoner, tools, guards=guards)
+
     def run() -> int:
-        loop = AgentLoop(ScriptedReasoner(replies), tools, guards=guards)
+        reasoner.position = 0
         session = loop.start("run the no-op tool")
         produced = list(session.run())
         assert produced[-1].stop_reason == pb.STOP_REASON_FINAL_ANSWER, produced[-1]
@@ -142,9 +146,11 @@ def langgraph_session(steps: int) -> Callable[[], int]:
 
     noop_tool.name = "noop"
 
+    model = ScriptedChatModel()
+    agent = create_react_agent(model, [noop_tool])  # compiled once, outside the timing
+
     def run() -> int:
-        model = ScriptedChatModel()
-        agent = create_react_agent(model, [noop_tool])
+        model.position = 0
         result = agent.invoke(
             {"messages": [("user", "run the no-op tool")]}, {"recursion_limit": 4 * steps + 10}
         )
@@ -205,14 +211,14 @@ def smolagents_session(steps: int) -> Callable[[], int]:
 
     tool = NoopTool()
 
+    model = ScriptedModel()
+    agent = ToolCallingAgent(
+        tools=[tool], model=model, max_steps=steps + 5, verbosity_level=LogLevel.OFF
+    )  # built once, outside the timing
+
     def run() -> int:
-        agent = ToolCallingAgent(
-            tools=[tool],
-            model=ScriptedModel(),
-            max_steps=steps + 5,
-            verbosity_level=LogLevel.OFF,
-        )
-        answer = agent.run("run the no-op tool")
+        model.position = 0
+        answer = agent.run("run the no-op tool", reset=True)
         assert answer == "done", answer
         return steps + 1
 
