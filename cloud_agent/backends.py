@@ -88,9 +88,9 @@ def build_reasoner(
     backends: list[Reasoner] = []
     for name in config.backends:
         if name == "planner":
-            from cloud_agent.planner.reasoner import PlannerReasoner
+            from cloud_agent.planner.reasoner import PlannerReasoner, load_edge_router
 
-            backends.append(PlannerReasoner(on_route=on_route))
+            backends.append(PlannerReasoner(on_route=on_route, router=load_edge_router()))
         elif name == "openai":
             from cloud_agent.openai_backend import OpenAIReasoner
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cloud_agent.planner.reasoner import REFUSAL_KEY, PlannerReasoner
+from cloud_agent.planner.reasoner import REFUSAL_KEY, PlannerReasoner, load_edge_router
 from cloud_agent.tools import local_registry
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel.steps import from_struct, to_struct
@@ -231,7 +231,7 @@ def evaluate(
     """Run the planner over the file and return the metrics dict (``failures_out``, when
     given, receives each line the planner got wrong with the calls it made)."""
     cases = load_cases(path)
-    planner = reasoner or PlannerReasoner()
+    planner = reasoner or PlannerReasoner(router=load_edge_router())
     answerable = [c for c in cases if c.answerable]
     unanswerable = [c for c in cases if not c.answerable]
     right = declined = 0

@@ -41,12 +41,19 @@ class Plan:
     compare: str | None = None
 
 
-def make_plan(query: str, extractor: it.Extractor | None = None) -> Plan:
-    """Plan ``query``: clauses read, carried over, and turned into tool calls."""
+def make_plan(query: str, extractor: it.Extractor | None = None, router: Any = None) -> Plan:
+    """Plan ``query``: clauses read, carried over, and turned into tool calls.
+
+    ``router`` (the edge's ``Router``) reads the clauses that no cue word places: when its
+    four gates keep a clause on the device (confident, one request, arguments filled),
+    the planner takes its tool and arguments.
+    """
     text = normalise(query)
     clauses = _merge([it.read_clause(piece, extractor) for piece in split_clauses(text)], extractor)
     plan = Plan(query=query)
     _carry_tools(clauses)
+    if router is not None:
+        _ask_router(router, clauses)
     refusal = _refusal(text, clauses)
     if refusal:
         plan.refusal = refusal
@@ -96,6 +103,24 @@ def _is_context(clause: it.Clause, clauses: list[it.Clause]) -> bool:
 
 
 _SET_PRONOUN = re.compile(r"\b(?:set|turn|dim|put|change)\s+(?:it|them|that|those)\b")
+
+
+def _ask_router(router: Any, clauses: list[it.Clause]) -> None:
+    """Let the edge's model place the clauses that no cue word placed."""
+    for clause in clauses:
+        if (
+            clause.tool is not None
+            or open_knowledge_cues(clause.text)
+            or it.is_writing(clause.text)
+        ):
+            continue
+        try:
+            decision = router.decide(clause.text)
+        except Exception:  # the model is an aid here; a failure leaves the clause unplaced
+            continue
+        if decision.route == "edge" and decision.tool:
+            clause.tool = clause.own_tool = decision.tool
+            clause.args = dict(decision.arguments or {})
 
 
 def _carry_tools(clauses: list[it.Clause]) -> None:
@@ -247,6 +272,8 @@ def _calls(
                 for step in (call, PlannedCall(it.CONVERT, _temperature_args(target)))
             ]
         return calls
+    if clause.args and tool not in _NEEDS_CITY:
+        return [PlannedCall(tool, dict(clause.args))]  # placed by the edge's router
     if tool == it.DEVICE:
         return _device_call(clause, previous, extractor)
     if tool == it.CONVERT:

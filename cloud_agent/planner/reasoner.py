@@ -42,8 +42,10 @@ class PlannerReasoner:
         self,
         extractor: it.Extractor | None = None,
         on_route: Callable[[str, str], None] | None = None,
+        router: Any = None,
     ) -> None:
         self._extractor = extractor
+        self._router = router
         self._on_route = on_route
         self._plans: OrderedDict[str, Plan] = OrderedDict()
 
@@ -53,7 +55,7 @@ class PlannerReasoner:
         if found is not None:
             self._plans.move_to_end(query)
             return found
-        plan = make_plan(query, self._extractor)
+        plan = make_plan(query, self._extractor, self._router)
         if self._on_route is not None:
             if plan.refusal:
                 self._on_route("refuse", "")
@@ -97,6 +99,18 @@ class PlannerReasoner:
             )
             return [thought, action]
         return [_final(compose_answer(plan, done))]
+
+
+def load_edge_router() -> Any:
+    """The edge's shipped router, for clauses no cue word places (None when not built)."""
+    try:
+        from edge_agent.router import Router, RouterError
+    except ImportError:  # pragma: no cover - the edge package ships with the cloud
+        return None
+    try:
+        return Router.load()
+    except RouterError:
+        return None
 
 
 def _final(text: str, refusal: str | None = None) -> pb.ReactStep:

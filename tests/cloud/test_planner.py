@@ -93,3 +93,22 @@ def test_eval_cli_bad_file(tmp_path: Path) -> None:
     bad.write_text("not json\n")
     result = CliRunner().invoke(app, ["eval", str(bad)])
     assert result.exit_code == 2
+
+
+class _FakeRouter:
+    """Stands in for the edge's router: keeps 'how is paris looking' on the device."""
+
+    def decide(self, text: str) -> object:
+        from types import SimpleNamespace
+
+        if "looking" in text:
+            city = text.split()[-1]
+            return SimpleNamespace(route="edge", tool="get_weather", arguments={"city": city})
+        return SimpleNamespace(route="cloud", tool=None, arguments=None)
+
+
+def test_router_places_clauses_without_cue_words() -> None:
+    query = "how is paris looking and lock the door"
+    assert make_plan(query).refusal
+    plan = make_plan(query, router=_FakeRouter())
+    assert [c.tool for c in plan.calls] == ["get_weather", "device_control"]
