@@ -148,10 +148,11 @@ def _drop_self_corrections(text: str) -> str:
         head = text[: match.start()]
         cut = max((m.end() for m in _BOUNDARY.finditer(head)), default=0)
         lead = text[match.end() :].split(" ", 1)[0]
-        if lead in ("to", "for", "in", "at", "with", "by") and f" {lead} " in head[cut:]:
+        partial = ("to", "for", "in", "at", "with", "by", "the", "a", "an", "my", "of")
+        if lead in partial and f" {lead} " in f" {head[cut:]}":
             # "set the thermostat to 68 f... no, to 20": only the value is corrected.
-            cut = head.rindex(f" {lead} ")
-            text = head[:cut] + " " + text[match.end() :]
+            cut = f" {head}".rindex(f" {lead} ")
+            text = head[: max(cut - 1, 0)] + " " + text[match.end() :]
             continue
         # "... than oslo... i mean than moscow": drop the repeated boundary word too.
         tail = text[match.end() :]
