@@ -174,6 +174,8 @@ _KV_LINE = re.compile(
     r"^[ \t]*[-*]?[ \t]*[\"'`]?([A-Za-z_][\w\- ]{0,40}?)[\"'`]?[ \t]*[:=][ \t]*(.*)$"
 )
 _KV_PAIR = re.compile(r"([A-Za-z_]\w*)\s*=\s*(\"[^\"]*\"|'[^']*'|[^,]+?)\s*(?:,|$)")
+# strict=False: models put raw newlines and tabs inside JSON strings.
+_DECODER = json.JSONDecoder(strict=False)
 _FINAL_TOOL_NAMES = {"final_answer", "finalanswer", "final", "finish", "answer", "respond"}
 _NO_TOOL_NAMES = {"none", "n_a", "na", "no_tool", "nothing", "null", "no_action"}
 
@@ -331,7 +333,7 @@ class _Parser:
             if m.start() not in line_starts and not any(s <= m.start() < e for s, e, _, _ in marks):
                 marks.append((m.start(), m.end(), _label_kind(m.group("label")), False))
         marks.sort()
-        # "Answer:" alone is only a label at the start of a line with nothing else labelled.
+        marks = _drop_marks_inside_json(text, marks)
         segments: list[_Segment] = []
         for i, (start, end, kind, at_line) in enumerate(marks):
             stop = marks[i + 1][0] if i + 1 < len(marks) else len(text)
@@ -597,6 +599,29 @@ class _Parser:
 # -- module helpers ----------------------------------------------------------------------
 
 
+def _drop_marks_inside_json(
+    text: str, marks: list[tuple[int, int, str, bool]]
+) -> list[tuple[int, int, str, bool]]:
+    """Drop label-like text inside a JSON value that follows a label
+    (``Action Input: {"text": "Action: buy milk"}`` has one label, not two)."""
+    kept: list[tuple[int, int, str, bool]] = []
+    skip_until = -1
+    for mark in marks:
+        start, end, kind, _ = mark
+        if start < skip_until:
+            continue
+        kept.append(mark)
+        if kind in ("input", "action"):
+            body = end + (len(text) - end - len(text[end:].lstrip()))
+            if text[body : body + 1] in ("{", "["):
+                try:
+                    _, stop = _DECODER.raw_decode(text, body)
+                except ValueError:
+                    continue
+                skip_until = stop
+    return kept
+
+
 def _strip_fences(text: str) -> tuple[str, bool]:
     """The content of the first fenced block when the text has one (else the text)."""
     if "```" not in text:
@@ -645,7 +670,7 @@ def _as_text(value: Any) -> str:
 
 def _loads_loose(text: str, fb: list[str], *, trailing_ok: bool = False) -> Any:
     """JSON, or JSON with trailing text, or repaired JSON; None if nothing works."""
-    decoder = json.JSONDecoder()
+    decoder = _DECODER
     try:
         value, end = decoder.raw_decode(text)
         if end == len(text) or not text[end:].strip():
@@ -707,7 +732,7 @@ def _repair_json(text: str) -> Any:
     if "'" in fixed and '"' not in fixed.replace('\\"', ""):
         fixed = fixed.replace("'", '"')
     try:
-        return json.loads(fixed)
+        return _DECODER.decode(fixed)
     except ValueError:
         pass
     try:
@@ -730,7 +755,7 @@ def _jsonable(value: Any) -> Any:
 def _json_objects(text: str, fb: list[str]) -> list[tuple[Any, int, int]]:
     """Top-level JSON objects found in ``text``: (value, start, end)."""
     found: list[tuple[Any, int, int]] = []
-    decoder = json.JSONDecoder()
+    decoder = _DECODER
     pos = 0
     tries = 0
     while tries < 20:
