@@ -110,6 +110,8 @@ class CloudMetrics:
         )
         self._collector = _CallbackCollector(breakers, parser_fallbacks or _kernel_parser_fallbacks)
         self.registry.register(self._collector)
+        self._step_children: dict[tuple[str, str, str, str], Any] = {}
+        self._latency_children: dict[str, Any] = {}
         self._http: Any = None
         self._http_thread: threading.Thread | None = None
 
@@ -126,9 +128,16 @@ class CloudMetrics:
             else ""
         )
         origin = _enum_label(pb.Origin, step.origin, "ORIGIN_")
-        self.steps.labels(kind, step.tool, status, origin).inc()
+        key = (kind, step.tool, status, origin)
+        counter = self._step_children.get(key)
+        if counter is None:  # label lookups cost more than the increment: keep the children
+            counter = self._step_children[key] = self.steps.labels(*key)
+        counter.inc()
         if step.latency_ms > 0:
-            self.step_latency.labels(kind).observe(step.latency_ms / 1000.0)
+            histogram = self._latency_children.get(kind)
+            if histogram is None:
+                histogram = self._latency_children[kind] = self.step_latency.labels(kind)
+            histogram.observe(step.latency_ms / 1000.0)
 
     def serve(self, port: int, host: str = "127.0.0.1") -> int:
         """Serve ``/metrics`` over HTTP on ``host:port`` (0 picks a port); return the port."""
