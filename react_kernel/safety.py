@@ -188,7 +188,7 @@ def _sandbox(value: Any, schema: Any, cap: int, path: str, cut: list[str]) -> An
         stripped = value.strip()
         if len(stripped) > limit:
             cut.append(path or "$")
-            stripped = stripped[:limit]
+            stripped = stripped[:limit].rstrip()
         return stripped
     if isinstance(value, Mapping):
         props = schema.get("properties", {})
