@@ -21,7 +21,11 @@ __all__ = ["Reasoner", "ReasoningContext", "ScriptedReasoner", "ScriptedReply"]
 
 @dataclass(slots=True)
 class ReasoningContext:
-    """What a reasoner sees: the query, every step so far, the tools, ids and metadata."""
+    """What a reasoner sees: the query, every step so far, the tools, ids and metadata.
+
+    ``history`` is the session's own list of steps (not a copy, to keep each turn cheap):
+    read it, never change it.
+    """
 
     query: str
     history: list[pb.ReactStep]

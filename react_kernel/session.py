@@ -413,7 +413,15 @@ class Session:
             self._sm.transition(State.OBSERVING, f"already-executed:{act_id}")
             return
         spec = self.loop.tools.get(action.tool)
-        assert spec is not None
+        if spec is None:
+            # Resumed by a loop that lacks the tool: say so instead of crashing.
+            missing = f"error: tool {action.tool!r} is not available on this side"
+            obs = self._observation(action, pb.OBSERVATION_STATUS_ERROR, {}, missing)
+            self._executed.add(act_id)
+            self._record(obs)
+            self.pending_act_id = None
+            self._sm.transition(State.OBSERVING, obs.SerializeToString())
+            return
         args = from_struct(action.arguments)
         self._tool_calls[spec.name] = self._tool_calls.get(spec.name, 0) + 1
         outcome = self.loop.executor.call(spec, args, session_id=self.session_id)

@@ -78,3 +78,17 @@ def test_session_store_saves_at_pauses_and_end(make_loop: Any) -> None:
     assert [s.step_index for s in store.steps["abc"]] == list(range(len(resumed.steps)))
     with pytest.raises(ResumeError):
         loop.resume("missing")
+
+
+def test_resume_with_a_loop_that_lacks_the_tool(make_loop: Any) -> None:
+    from react_kernel import AgentLoop, ScriptedReasoner, ToolRegistry
+
+    loop = make_loop(['Action: device_control\nAction Input: {"device": "fan", "action": "on"}'])
+    session = loop.start("fan on")
+    act_id = list(session.run())[-1].act_id
+    session.approve(act_id)
+    bare = AgentLoop(ScriptedReasoner(["Final Answer: could not"]), ToolRegistry())
+    resumed = Session.from_json(session.to_json(), bare)
+    steps = list(resumed.run())
+    assert steps[0].status == 2 and "not available" in steps[0].content  # ERROR
+    assert steps[-1].content == "could not"
