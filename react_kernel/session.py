@@ -291,9 +291,10 @@ class Session:
             self._sm.transition(State.FAILED, failure.SerializeToString())
             return
         latency = (time.perf_counter() - start) * 1000.0
-        if not produced:
+        if not produced or not all(isinstance(step, pb.ReactStep) for step in produced):
+            what = "no step" if not produced else "something other than ReactSteps"
             produced = [
-                pb.ReactStep(step_type=pb.STEP_TYPE_ERROR, content="the reasoner returned no step")
+                pb.ReactStep(step_type=pb.STEP_TYPE_ERROR, content=f"the reasoner returned {what}")
             ]
         decisive = produced[-1]
         for step in produced[:-1]:
