@@ -130,8 +130,22 @@ def _fix_typo(word: str) -> str:
 
     # Typos rarely change the first letter; real words that do ("older" / "colder") stay.
     candidates = [v for v in _VOCABULARY if v[0] == core[0]]
+    for candidate in candidates:  # two letters swapped: "lihgts", "wetaher"
+        if len(candidate) == len(core) and _one_swap(core, candidate):
+            return word.replace(core, candidate)
     match = difflib.get_close_matches(core, candidates, n=1, cutoff=0.84)
     return word.replace(core, match[0]) if match else word
+
+
+def _one_swap(a: str, b: str) -> bool:
+    """Whether ``a`` is ``b`` with two adjacent letters swapped."""
+    diff = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
+    return (
+        len(diff) == 2
+        and diff[1] == diff[0] + 1
+        and a[diff[0]] == b[diff[1]]
+        and a[diff[1]] == b[diff[0]]
+    )
 
 
 _CORRECTION = re.compile(r"\.\.\.\s*(?:no|i\s+mean|sorry|actually|wait|rather)\b[,:]?\s*")
@@ -148,6 +162,10 @@ def _drop_self_corrections(text: str) -> str:
         head = text[: match.start()]
         cut = max((m.end() for m in _BOUNDARY.finditer(head)), default=0)
         lead = text[match.end() :].split(" ", 1)[0]
+        swapped = _swap_last_city(head, text[match.end() :])
+        if swapped is not None:  # "weather in tokyo, osaka, kyoto... no, seoul"
+            text = swapped
+            continue
         partial = ("to", "for", "in", "at", "with", "by", "the", "a", "an", "my", "of")
         if lead in partial and f" {lead} " in f" {head[cut:]}":
             # "set the thermostat to 68 f... no, to 20": only the value is corrected.
@@ -161,6 +179,29 @@ def _drop_self_corrections(text: str) -> str:
         if boundary and tail.startswith(boundary):
             keep = head[: cut - len(boundary) - 1].rstrip() + " "
         text = keep + tail
+
+
+def _swap_last_city(head: str, tail: str) -> str | None:
+    """When a correction names a city, it replaces the place just said: the last word
+    (or the last two, for a two-word city) before the correction."""
+    try:
+        from edge_agent.cities import find_cities
+    except ImportError:  # pragma: no cover - the edge package ships with the cloud
+        return None
+    new = find_cities(tail)
+    words = head.split()
+    if not new or new[0][0] != 0 or not words or words[-1] in ("in", "for", "at", "of"):
+        return None
+    width = (
+        2 if len(words) >= 2 and find_cities(" ".join(words[-2:])) == [(0, _city_of(words))] else 1
+    )
+    return " ".join(words[:-width]) + " " + tail
+
+
+def _city_of(words: list[str]) -> str:
+    from edge_agent.cities import resolve_city
+
+    return resolve_city(" ".join(words[-2:])) or ""
 
 
 _DURATION_AND = re.compile(
