@@ -121,10 +121,14 @@ _VOCABULARY = (
 )
 
 
+# Real words that are close to a vocabulary word: never "corrected".
+_REAL_WORDS = frozenset({"whether", "wither", "heather", "leather", "feather", "minute", "second"})
+
+
 def _fix_typo(word: str) -> str:
     """A misspelt tool or device word as the word ('wether' -> 'weather'); others as is."""
     core = word.strip(",;:'\"")
-    if len(core) < 5 or not core.isalpha() or core in _VOCABULARY:
+    if len(core) < 5 or not core.isalpha() or core in _VOCABULARY or core in _REAL_WORDS:
         return word
     import difflib
 

@@ -41,7 +41,8 @@ _CONVERT = re.compile(
     r"|\bwhat\s+is\s+[\d.]+\s*[a-z°]+\s+in\b|\b[\d.]+\s*[a-z°]+\s+(?:in|to|into)\s+[a-z°]+"
 )
 _CALC = re.compile(
-    r"\d\s*(?:[-+*/x×÷^%])\s*[\d(]|\b(?:times|multipl\w*|divide\w*|divided|plus|minus|"
+    r"\d\s*(?:[-+*/x×÷^%])\s*[\d(]|\d\s*times\b|\btimes\s+(?:\d|it|that|by|the)|"
+    r"\b(?:multipl\w*|divide\w*|divided|plus|minus|"
     r"percent|square\s+root|sqrt|subtract\w*|sum|product|squared|cubed|double|half\s+of|"
     r"triple|calculate|compute|power\s+of)\b|\badd\s+[\d.]+\b|\b\d+\s*%\s*of\b"
 )
@@ -61,13 +62,15 @@ _DEVICE_VERB = re.compile(
     r"power|raise|lower)\b|\b(?:on|off)\b"
 )
 _WEATHER = re.compile(
-    r"\b(?:weather|forecast|temperature|rain\w*|sunn\w*|sun|snow\w*|hot|hotter|hottest|cold|"
+    r"\b(?:weather|forecast|temperatures?|rain\w*|drizzl\w*|showers|overcast|precipitation|"
+    r"sunn\w*|sun|snow\w*|hot|hotter|hottest|cold|"
     r"colder|coldest|warm\w*|cool|cooler|coolest|umbrella|humid\w*|wind\w*|fog\w*|cloud\w*|"
     r"chilly|freezing|jacket|coat|storm\w*|degrees\s+outside|nice\s+out)\b"
 )
 _CLOCK = re.compile(
     r"\b(?:what\s+time|time\s+(?:in|is|at|there|now|difference|zone)|the\s+time|local\s+time|"
-    r"clock|later|earlier|o'clock|ahead|behind|time|what\s+day|the\s+date|date\s+in)\b"
+    r"clock|later|earlier|o'clock|ahead|behind|times?|what\s+day|the\s+date|date\s+in|"
+    r"morning|afternoon|evening|night|nighttime|daytime|midnight|noon|dark|awake|asleep)\b"
 )
 _REFERS_BACK = re.compile(
     r"\b(?:that|it|the\s+result|the\s+answer|this|them|the\s+total|the\s+sum)\b"

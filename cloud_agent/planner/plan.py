@@ -243,8 +243,26 @@ def _calls(
     tool = clause.tool
     if tool is None:
         return []  # a statement the clauses after it refer back to
+    if (
+        tool == it.WEATHER
+        and previous is not None
+        and previous.tool == it.WEATHER
+        and previous.cities
+        and not clause.cities
+        and not clause.days
+        and clause.own_tool is not None
+        and not re.search(r"\bthere\b|\bthan\b", clause.text)
+    ):
+        return []  # "weather in London tomorrow, | and should I bring an umbrella": same reading
     if tool in _NEEDS_CITY:
         cities = clause.cities
+        if not cities and not clause.refers_back:
+            # "what's the time | and weather in Tokyo": the places come after.
+            index = clauses.index(clause)
+            following = clauses[index + 1] if index + 1 < len(clauses) else None
+            if following is not None and following.tool in _NEEDS_CITY and following.cities:
+                cities = following.cities
+                clause.days = clause.days or following.days
         there = re.search(r"\bthere\b", clause.text) is not None
         if not cities and previous is not None and (clause.refers_back or there):
             cities = previous.cities
