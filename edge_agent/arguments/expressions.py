@@ -78,12 +78,24 @@ _LEADING = re.compile(
 )
 
 
+_ORDINALS = {
+    "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
+    "eighth": 8, "ninth": 9, "tenth": 10,
+}  # fmt: skip
+
+
 def _rewrite(text: str) -> str:
+    text = re.sub(
+        r"\bto the (" + "|".join(_ORDINALS) + r")\b",
+        lambda m: f"to the {_ORDINALS[m.group(1)]}",
+        text,
+    )
     text = normalise_numbers(text)
     text = re.sub(
         r"\bthe square root of\b|\bsquare root of\b|\bsqrt of\b|\broot of\b", " sqrt ", text
     )
     text = re.sub(r"\bsquare root\b|\bsqrt\b", " sqrt ", text)
+    text = re.sub(r"\bto the (\d+)(?: ?(?:st|nd|rd|th))?(?: power)?\b", r" ^ \1 ", text)
     text = re.sub(r"\b(?:the )?square of (\S+)", r" \1 ^ 2 ", text)
     text = re.sub(r"\b(?:the )?cube of (\S+)", r" \1 ^ 3 ", text)
     text = re.sub(r"\bhalf of\b", " 0.5 * ", text)
