@@ -30,7 +30,7 @@ from cloud_agent.metrics import CloudMetrics
 from cloud_agent.security import Principal, RateLimiter, check_query
 from cloud_agent.tools import DEVICE_TOOLS, cloud_registry
 from edgeloop.v1 import agent_pb2 as pb
-from react_kernel import AgentLoop, GuardConfig, SafetyConfig, Session, State
+from react_kernel import AgentLoop, GuardConfig, SafetyConfig, Session, SessionError, State
 
 log = logging.getLogger(__name__)
 trace_id_var: contextvars.ContextVar[str] = contextvars.ContextVar("trace_id", default="-")
@@ -184,7 +184,10 @@ class CloudReasoner:
                     return
                 self._observe(observation)
                 from_device.add(observation.act_id)
-                session.provide_observation(observation)
+                try:
+                    session.provide_observation(observation)
+                except SessionError as exc:  # the device answered another act, or twice
+                    raise InvalidRequestError(f"observation refused: {exc}") from exc
             if session.receipt is not None:
                 yield Event("receipt", receipt=session.receipt)
             outcome = "completed" if session.state is State.FINISHED else session.state.value

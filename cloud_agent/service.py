@@ -148,6 +148,7 @@ class CloudServer:
         self.port: int | None = None
         self.metrics_port: int | None = None
         self._stores: Any = None
+        self._health: Any = None
 
     def metrics_breakers(self, reasoner: Any) -> None:
         """Expose the backends' breaker states on the metrics endpoint."""
@@ -164,7 +165,7 @@ class CloudServer:
         names = [service_full_name("CloudReasonerService")]
         if self._add_memory_sync(server):
             names.append(service_full_name("MemorySyncService"))
-        add_common_services(server, names)
+        self._health = add_common_services(server, names)
         address = f"{self.config.host}:{self.config.port}"
         if self.config.tls_cert and self.config.tls_key:
             bound = server.add_secure_port(
@@ -197,6 +198,8 @@ class CloudServer:
     async def stop(self, grace: float | None = None) -> None:
         """Stop accepting calls, let calls in flight finish within ``grace`` seconds."""
         if self.server is not None:
+            if self._health is not None:  # load balancers stop sending new calls first
+                self._health.enter_graceful_shutdown()
             await self.server.stop(self.config.grace_s if grace is None else grace)
             self.server = None
         self.handler.close()

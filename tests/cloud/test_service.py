@@ -263,3 +263,26 @@ def test_request_step_budget_is_honoured(cloud: Any) -> None:
         steps = [r.step for r in stub.Reason(request, timeout=10)]
     assert steps[-1].stop_reason == pb.STOP_REASON_MAX_STEPS
     assert len([s for s in steps if s.step_type == pb.STEP_TYPE_ACTION]) == 2
+
+
+def test_observation_for_another_act_is_invalid(cloud: Any) -> None:
+    with grpc.insecure_channel(cloud.target) as channel:
+        stub = pb_grpc.CloudReasonerServiceStub(channel)
+        start = pb.ConverseRequest(
+            start=pb.ReasonRequest(session_id="wrong-act", query="turn off the tv")
+        )
+        wrong = pb.ConverseRequest(
+            observation=pb.ReactStep(act_id="not-the-one", status=pb.OBSERVATION_STATUS_OK)
+        )
+        with pytest.raises(grpc.RpcError) as info:
+            list(stub.Converse(iter([start, wrong]), timeout=5))
+    assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def test_first_message_must_be_start(cloud: Any) -> None:
+    with grpc.insecure_channel(cloud.target) as channel:
+        stub = pb_grpc.CloudReasonerServiceStub(channel)
+        cancel = pb.ConverseRequest(cancel=pb.CancelSession(reason="x"))
+        with pytest.raises(grpc.RpcError) as info:
+            list(stub.Converse(iter([cancel]), timeout=5))
+    assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
