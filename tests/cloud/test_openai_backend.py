@@ -233,3 +233,27 @@ def test_failing_endpoint_falls_back_to_the_planner(
     assert len(endpoint.requests) == 1
     states = cloud.cloud.reasoner.breaker_states()
     assert states["backend:openai"] == "open"
+
+
+def test_token_usage_lands_in_the_receipt(endpoint: ScriptedEndpoint, make_cloud: Any) -> None:
+    from edge_agent.cloud_link import CloudLink
+
+    endpoint.script = [
+        {"content": 'Action: world_clock\nAction Input: {"city": "tokyo"}'},
+        {"content": "Final Answer: It is evening in Tokyo."},
+    ]
+    config = CloudConfig(
+        port=0,
+        backends=("openai",),
+        openai=OpenAIConfig(base_url=endpoint.base_url, model="test-model", timeout_s=5),
+    )
+    cloud = make_cloud(config)
+    with CloudLink(cloud.target, deadline_s=10) as link:
+        steps = list(
+            link.run("time in Tokyo?", session_id="tok", trace_id="t", run_device_tool=lambda a: a)
+        )
+        receipt = link.last_receipt
+    assert steps[-1].content == "It is evening in Tokyo."
+    assert receipt is not None
+    assert receipt.token_usage.prompt_tokens == 200
+    assert receipt.token_usage.completion_tokens == 40
