@@ -152,6 +152,33 @@ class Encoder:
                 self._cache.popitem(last=False)
         return vec
 
+    def embed_layers(self, text: str) -> np.ndarray:
+        """Each transformer layer's mean-pooled, normalised output, shape (6, 384).
+
+        The intent heads read these: lower layers keep lexical detail that the last layer
+        smooths away, and a linear head over all six is more accurate than over one.
+        """
+        return self._run(text, "layer_embeddings")[1]
+
+    def embed_layers_many(self, texts: Iterable[str], progress: bool = False) -> np.ndarray:
+        """:meth:`embed_layers` for each text, one at a time, shape (n, 6, 384)."""
+        items: Sequence[str] = texts if isinstance(texts, Sequence) else list(texts)
+        rows = self._many(items, "layer_embeddings", progress)
+        return np.stack(rows) if rows else np.empty((0, 6, DIMENSION), dtype=np.float32)
+
+    def _many(self, items: Sequence[str], output: str, progress: bool) -> list[np.ndarray]:
+        if not progress:
+            return [self._run(text, output)[1] for text in items]
+        from rich.progress import Progress
+
+        rows = []
+        with Progress(transient=True) as bar:
+            task = bar.add_task("embedding", total=len(items))
+            for text in items:
+                rows.append(self._run(text, output)[1])
+                bar.advance(task)
+        return rows
+
     def embed_many(self, texts: Iterable[str], progress: bool = False) -> np.ndarray:
         """Embed texts one at a time (exactly as live queries are), shape (n, 384).
 
@@ -160,19 +187,8 @@ class Encoder:
             progress: Show a rich progress bar (for training on thousands of examples).
         """
         items: Sequence[str] = texts if isinstance(texts, Sequence) else list(texts)
-        out = np.empty((len(items), DIMENSION), dtype=np.float32)
-        if progress:
-            from rich.progress import Progress
-
-            with Progress(transient=True) as bar:
-                task = bar.add_task("embedding", total=len(items))
-                for i, text in enumerate(items):
-                    out[i] = self._run(text, "sentence_embedding")[1]
-                    bar.advance(task)
-        else:
-            for i, text in enumerate(items):
-                out[i] = self._run(text, "sentence_embedding")[1]
-        return out
+        rows = self._many(items, "sentence_embedding", progress)
+        return np.stack(rows) if rows else np.empty((0, DIMENSION), dtype=np.float32)
 
     def encode_tokens(self, text: str) -> tuple[list[str], list[tuple[int, int]], np.ndarray]:
         """Word pieces, their character offsets in ``text`` and their embeddings.
