@@ -4,9 +4,12 @@ Fills a store through its public API (``save_steps`` in batches: CRDT document, 
 log, SQLite view, FTS5 and a 384-float embedding per step, like the edge encoder's),
 then runs the same queries two ways:
 
-- FTS5 alone: BM25 candidates, decay score, no embeddings;
+- FTS5 alone: FTS5 candidates scored by BM25 and term coverage, decay, no embeddings;
 - combined: the same candidates re-ranked with the stored embeddings (cosine against the
-  query's embedding) — never a scan over every stored vector.
+  query's embedding, which is computed per query) — never a scan over every vector.
+
+Both use the store's search (``sync.recall.search``) with warm caches (document
+frequencies, as a running store keeps them).
 
 The embedder is a deterministic hashing embedder (the real ONNX encoder costs ~ms per
 text, which would measure the encoder, not the store). Queries are two or three words
@@ -36,7 +39,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from edgeloop.v1 import agent_pb2 as pb
 from sync import MemoryStore
-from sync.recall import NoteVectors, search
+from sync.recall import NoteVectors, TermStats, search
 
 CITIES = [
     "oslo",
@@ -180,10 +183,11 @@ def bench(n: int, root: Path, queries_n: int, dim: int) -> dict[str, Any]:
     fill_s = time.perf_counter() - t0
     queries = make_queries(rng, contents, queries_n)
     conn = store.db.conn
-    vectors = NoteVectors()
-    fts_qps, fts_lat, fts_hits = timed(queries, lambda q: search(conn, q))
+    vectors, stats = NoteVectors(), TermStats()
+    fts_qps, fts_lat, fts_hits = timed(queries, lambda q: search(conn, q, term_stats=stats))
     comb_qps, comb_lat, comb_hits = timed(
-        queries, lambda q: search(conn, q, embedder=embedder, note_vectors=vectors)
+        queries,
+        lambda q: search(conn, q, embedder=embedder, note_vectors=vectors, term_stats=stats),
     )
     size = db_mb(path)
     store.close()

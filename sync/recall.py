@@ -2,24 +2,27 @@
 
 ``score = 0.5 ** (age_days / 30) * confidence * relevance``, hits under 0.3 dropped.
 
-- candidates: the best ``candidates`` FTS5 matches by BM25 with every selective query
-  term (the most recent matches when every term matches thousands), topped up with
-  matches of any term when fewer than ``limit`` texts have them all (stop words count
-  only when the query has nothing else);
+- candidates: the ``candidates`` (50) most recent FTS5 matches with every query term,
+  topped up with matches of any term when fewer than ``limit`` texts have them all
+  (stop words count only when the query has nothing else);
   while there are at most 5,000 notes, the notes are also compared by embedding (one
   cached matrix), so a paraphrase with no shared word is still found. Never a scan of
   every stored vector: steps are only ever re-ranked.
-- relevance: the share of the query's terms the text contains; with an embedder, the
-  mean of that and the cosine similarity of the stored embedding (clipped at 0).
+- relevance: lexical = mean of the share of the query's terms the text contains and its
+  BM25 (k1 1.2, b 0.75, IDF from cached document frequencies) relative to the best
+  candidate's; with an embedder, the mean of lexical and the cosine similarity of the
+  stored embedding (clipped at 0).
 - confidence: per tool (calculator 0.99, weather 0.95, search 0.72...) or per kind
   (notes 0.9, final answers 0.85), see ``sync.views``.
 """
 
 from __future__ import annotations
 
+import math
 import re
 import sqlite3
 import time
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -106,49 +109,66 @@ class NoteVectors:
             self._matrix = np.frombuffer(blob, dtype=np.float32).reshape(-1, dim)
 
 
-# The text is fetched for the chosen few only: selecting it in the ranked subquery would
-# read the stored text of every match before the sort.
-_RANKED_SQL = (
+# Candidates are the most recent matches: FTS5 streams them in rowid order and stops at
+# the limit, so the cost does not grow with the number of matches. FTS5's own rank does
+# not scale here: ``ORDER BY rank`` scores every match, and bm25() first counts every
+# document of each term for its IDF (~1 ms per 25k documents, per query). BM25 is
+# computed below over the candidates, with document frequencies cached in TermStats.
+_CANDIDATES_SQL = (
     "SELECT r.rid, r.kind, r.record_id, (SELECT text FROM recall_fts WHERE rowid = f.rowid),"
     " r.confidence, r.created_at, r.created_s, r.embedding"
-    " FROM (SELECT rowid FROM recall_fts WHERE recall_fts MATCH ? ORDER BY rank LIMIT ?) f"
-    " JOIN recall r ON r.rid = f.rowid"
+    " FROM (SELECT rowid FROM recall_fts WHERE recall_fts MATCH ?"
+    " ORDER BY rowid DESC LIMIT ?) f JOIN recall r ON r.rid = f.rowid"
 )
-_RECENT_SQL = _RANKED_SQL.replace("ORDER BY rank", "ORDER BY rowid DESC")
-BROAD_MATCHES = 2_000
-"""Above this many matching texts, candidates are the most recent matches, not BM25's best
-(ranking every match costs ~0.1 ms per thousand; recency is what the decay rewards)."""
+BM25_K1 = 1.2
+BM25_B = 0.75
 
 
-def _doc_counts(conn: sqlite3.Connection, terms: list[str]) -> dict[str, int]:
-    # One equality lookup per term: fts5vocab seeks on ``term = ?`` but scans for ``IN``.
-    counts = {}
-    for term in terms:
+class TermStats:
+    """Document frequencies per term and the number of texts, cached between queries.
+
+    A term's count is re-read after ``refresh_every`` store versions (writes), so BM25's
+    IDF follows the store without walking a common term's document list on each query.
+    """
+
+    def __init__(self, refresh_every: int = 1_000, max_terms: int = 50_000) -> None:
+        self._refresh = refresh_every
+        self._max = max_terms
+        self._df: dict[str, tuple[int, int]] = {}
+        self._total: tuple[int, int] = (-(10**9), 0)
+
+    def total(self, conn: sqlite3.Connection, version: int) -> int:
+        """About how many texts are indexed (the greatest rowid)."""
+        if version - self._total[0] >= self._refresh or version < self._total[0]:
+            row = conn.execute("SELECT coalesce(max(rid), 0) FROM recall").fetchone()
+            self._total = (version, int(row[0]))
+        return self._total[1]
+
+    def doc_freq(self, conn: sqlite3.Connection, term: str, version: int) -> int:
+        """How many texts contain ``term``."""
+        cached = self._df.get(term)
+        if cached is not None and 0 <= version - cached[0] < self._refresh:
+            return cached[1]
         row = conn.execute("SELECT doc FROM recall_vocab WHERE term = ?", [term]).fetchone()
-        if row is not None:
-            counts[term] = int(row[0])
-    return counts
+        count = 0 if row is None else int(row[0])
+        if len(self._df) >= self._max:
+            self._df.clear()
+        self._df[term] = (version, count)
+        return count
+
+
+def _quote(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
 
 
 def _candidates(
     conn: sqlite3.Connection, terms: list[str], limit: int, candidates: int
 ) -> list[tuple[Any, ...]]:
-    counts = _doc_counts(conn, terms)
-    present = [t for t in terms if counts.get(t)]
-    if not present:
-        return []
-    # Terms that match thousands of texts act as stop words while a selective term
-    # exists (relevance still counts them); a query of broad terms only takes the
-    # most recent texts that match, which FTS5 finds without ranking every match.
-    selective = [t for t in present if counts[t] <= BROAD_MATCHES]
-    chosen, sql = (selective, _RANKED_SQL) if selective else (present, _RECENT_SQL)
-    quoted = ['"' + t.replace('"', '""') + '"' for t in chosen]
-    rows: list[tuple[Any, ...]] = []
-    if len(present) == len(terms) or selective:
-        rows = conn.execute(sql, [" ".join(quoted), candidates]).fetchall()
-    if len(rows) < limit and len(chosen) > 1:
+    quoted = [_quote(t) for t in terms]
+    rows = conn.execute(_CANDIDATES_SQL, [" ".join(quoted), candidates]).fetchall()
+    if len(rows) < limit and len(terms) > 1:
         seen = {row[0] for row in rows}
-        more = conn.execute(sql, [" OR ".join(quoted), candidates]).fetchall()
+        more = conn.execute(_CANDIDATES_SQL, [" OR ".join(quoted), candidates]).fetchall()
         rows.extend(r for r in more if r[0] not in seen)
     return rows
 
@@ -163,14 +183,13 @@ def search(
     now_s: float | None = None,
     min_score: float = MIN_SCORE,
     note_vectors: NoteVectors | None = None,
+    term_stats: TermStats | None = None,
     version: int = 0,
 ) -> list[RecallHit]:
     """Search the recall index; best first, at most ``limit`` hits scoring >= min_score.
 
-    Candidates: the texts with every selective term (FTS5, best BM25 first; terms that
-    match more than BROAD_MATCHES texts are skipped while a selective one exists, and a
-    query of broad terms only takes the most recent matches), topped up with texts with
-    any of them when fewer than ``limit`` have them all; with an embedder and
+    Candidates: the most recent ``candidates`` texts with every term (FTS5), topped up
+    with texts with any term when fewer than ``limit`` have them all; with an embedder and
     ``note_vectors``, also the notes nearest by embedding.
     """
     terms = query_terms(query)
@@ -199,11 +218,26 @@ def search(
             sims = np.frombuffer(blob, dtype=np.float32).reshape(len(with_vec), -1) @ query_vec
             for i, sim in zip(with_vec, sims.tolist(), strict=True):
                 cosines[i] = max(sim, 0.0)
+    stats = term_stats or TermStats()
+    total = max(stats.total(conn, version), 1)
+    idf = {}
+    for term in terms:
+        df = stats.doc_freq(conn, term, version)
+        idf[term] = math.log(1.0 + (total - df + 0.5) / (df + 0.5))
+    tokens = [[w.lower() for w in _TOKEN.findall(row[3])] for row in rows]
+    avg_len = max(sum(len(t) for t in tokens) / len(tokens), 1.0)
+    bm25 = []
+    for words in tokens:
+        counts = Counter(w for w in words if w in term_set)
+        norm = BM25_K1 * (1 - BM25_B + BM25_B * len(words) / avg_len)
+        bm25.append(sum(idf[t] * n * (BM25_K1 + 1) / (n + norm) for t, n in counts.items()))
+    best_bm25 = max(bm25) or 1.0
     hits: list[RecallHit] = []
-    for row, cosine in zip(rows, cosines, strict=True):
+    for row, cosine, words, score_bm25 in zip(rows, cosines, tokens, bm25, strict=True):
         _rid, kind, record_id, text, confidence, created_at, created_s, _blob = row
-        words = {w.lower() for w in _TOKEN.findall(text)}
-        relevance = len(term_set & words) / len(term_set)
+        coverage = len(term_set.intersection(words)) / len(term_set)
+        # Lexical relevance: share of the query's terms, and BM25 relative to the best.
+        relevance = 0.5 * coverage + 0.5 * score_bm25 / best_bm25
         if cosine is not None:
             relevance = 0.5 * relevance + 0.5 * cosine
         score = decay((now - created_s) / 86_400.0) * float(confidence) * relevance

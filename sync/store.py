@@ -126,6 +126,7 @@ class MemoryStore:
         self._dirty = False
         self._version = 0
         self._note_vectors = _recall.NoteVectors()
+        self._term_stats = _recall.TermStats()
         self.doc = self._load_document()
         if len(self._log) > compact_every:
             self.compact()
@@ -371,6 +372,7 @@ class MemoryStore:
                 limit=limit,
                 embedder=self.embedder,
                 note_vectors=self._note_vectors,
+                term_stats=self._term_stats,
                 version=self._version,
             )
 

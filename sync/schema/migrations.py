@@ -141,8 +141,8 @@ def _v1_initial(db: sqlite_utils.Database) -> None:
 
 
 def _v2_fts_vocab(db: sqlite_utils.Database) -> None:
-    # Document frequency per term: recall ranks selective queries by BM25 and very common
-    # ones by recency, because BM25 over hundreds of thousands of matches is slow.
+    # Term statistics (document frequency per term) for tools and diagnostics. Recall does
+    # not read it per query: fts5vocab counts by walking a term's whole document list.
     db.execute("CREATE VIRTUAL TABLE recall_vocab USING fts5vocab(recall_fts, 'row')")
 
 

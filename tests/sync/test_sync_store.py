@@ -20,7 +20,7 @@ def test_notes_round_trip_and_search(store: MemoryStore) -> None:
     assert [h.record_id for h in hits] == [note_id]
     assert hits[0].kind == "note" and hits[0].text.startswith("Dentist")
     assert 0.3 <= hits[0].score <= 1.0
-    assert store.notes()[0]["source_act_id"] == "a1"
+    assert {n["note_id"]: n["source_act_id"] for n in store.notes()}[note_id] == "a1"
     store.update_note(note_id, "Dentist moved to Monday")
     assert store.search("monday")[0].record_id == note_id
     store.delete_note(note_id)
