@@ -146,7 +146,7 @@ class ToolExecutor:
 
     def validate_input(self, spec: ToolSpec, args: dict[str, Any]) -> str | None:
         """The input-schema errors of ``args`` as one message, or None when valid."""
-        errors = list(self.registry.input_validator(spec.name).iter_errors(args))
+        errors = self.registry.input_errors(spec.name, args)
         if not errors:
             return None
         return "; ".join(_describe(e.absolute_path, e.message) for e in errors[:5])
@@ -155,13 +155,11 @@ class ToolExecutor:
         """Layers 1-3 on an observation: a dict, valid against the schema, business rules."""
         if not isinstance(output, dict):
             return f"tool returned {type(output).__name__}, expected an object"
-        validator = self.registry.output_validator(spec.name)
-        if validator is not None:
-            errors = list(validator.iter_errors(output))
-            if errors:
-                return "observation failed its schema: " + "; ".join(
-                    _describe(e.absolute_path, e.message) for e in errors[:5]
-                )
+        errors = self.registry.output_errors(spec.name, output)
+        if errors:
+            return "observation failed its schema: " + "; ".join(
+                _describe(e.absolute_path, e.message) for e in errors[:5]
+            )
         if spec.validator is not None:
             try:
                 problem = spec.validator(output)

@@ -12,6 +12,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
 from react_kernel.errors import ToolRegistryError
+from react_kernel.schema_check import FastCheck, compile_fast_check
 
 __all__ = ["ToolRegistry", "ToolSpec", "edit_distance", "normalize_tool_name"]
 
@@ -100,6 +101,9 @@ class _Entry:
     spec: ToolSpec
     input_validator: Draft202012Validator
     output_validator: Draft202012Validator | None
+    # One-sided fast checks (True: surely valid); None: always use the validator.
+    input_check: FastCheck | None = None
+    output_check: FastCheck | None = None
 
 
 class ToolRegistry:
@@ -138,6 +142,8 @@ class ToolRegistry:
             spec,
             Draft202012Validator(spec.input_schema),
             Draft202012Validator(spec.output_schema) if spec.output_schema else None,
+            compile_fast_check(spec.input_schema),
+            compile_fast_check(spec.output_schema) if spec.output_schema else None,
         )
         self._by_norm[norm] = spec.name
         self._by_squashed[norm.replace("_", "")] = spec.name
@@ -168,6 +174,28 @@ class ToolRegistry:
     def output_validator(self, name: str) -> Draft202012Validator | None:
         """The compiled observation-schema validator of a registered tool, if it has one."""
         return self._entries[name].output_validator
+
+    def input_errors(self, name: str, args: Any) -> list[Any]:
+        """The input-schema errors of ``args`` (jsonschema's, in its order); [] when valid.
+
+        Instances the compiled fast check surely accepts skip ``jsonschema`` entirely.
+        """
+        entry = self._entries[name]
+        check = entry.input_check
+        if check is not None and check(args):
+            return []
+        return list(entry.input_validator.iter_errors(args))
+
+    def output_errors(self, name: str, output: Any) -> list[Any]:
+        """The observation-schema errors of ``output``; [] when valid or without a schema."""
+        entry = self._entries[name]
+        validator = entry.output_validator
+        if validator is None:
+            return []
+        check = entry.output_check
+        if check is not None and check(output):
+            return []
+        return list(validator.iter_errors(output))
 
     def match(self, name: str) -> str | None:
         """The registered tool that ``name`` means, tolerating case, spaces, underscores

@@ -1,0 +1,254 @@
+"""A fast, one-sided JSON Schema check compiled once per schema.
+
+``jsonschema`` walks a schema through its generic keyword dispatch on every call (tens of
+microseconds for a small tool's arguments, more than the tool itself). Tool schemas use a
+small subset of the vocabulary (``type``, ``properties``, ``required``,
+``additionalProperties``, ``enum``, lengths, bounds, ``pattern``, ``items``), so
+:func:`compile_fast_check` turns such a schema into a tree of plain closures once.
+
+The check is *one-sided*: it returns True only when it is certain that ``jsonschema``'s
+Draft 2020-12 validator (without a format checker, as the registry builds it) accepts the
+instance. False means "invalid, or not sure": the caller then runs the full validator,
+which gives the verdict and the error messages. So the fast path can never accept what
+``jsonschema`` rejects, and every error message still comes from ``jsonschema``. A schema
+using any keyword outside the subset compiles to None (always use ``jsonschema``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["FastCheck", "compile_fast_check"]
+
+FastCheck = Callable[[Any], bool]
+
+# Keywords that never affect validity (annotations; ``format`` is an annotation without a
+# format checker, and the registry's validators have none).
+_ANNOTATIONS = frozenset(
+    {
+        "title",
+        "description",
+        "default",
+        "examples",
+        "$comment",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+        "format",
+    }
+)
+_SUPPORTED = _ANNOTATIONS | {
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "enum",
+    "minLength",
+    "maxLength",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "pattern",
+    "items",
+    "minItems",
+    "maxItems",
+}
+_TYPES = frozenset({"object", "array", "string", "number", "integer", "boolean", "null"})
+
+
+class _Unsupported(Exception):
+    """The schema uses something the fast check does not handle."""
+
+
+def compile_fast_check(schema: Any) -> FastCheck | None:
+    """A predicate that is True only for instances ``schema`` surely accepts (or None)."""
+    try:
+        return _compile(schema)
+    except _Unsupported:
+        return None
+
+
+# The classes JSON decoding and ``from_struct`` produce. An instance of any other class
+# (a str subclass, Decimal, a tuple...) is "not sure" wherever a rule looks at it.
+_PLAIN = frozenset({dict, list, str, int, float, bool, type(None)})
+
+
+def _is_number(value: Any) -> bool:
+    cls = type(value)
+    return cls is int or cls is float
+
+
+def _type_check(name: str) -> FastCheck:
+    # Exact classes only: anything unusual (bool subclasses, Decimal, tuples...) is "not
+    # sure" and goes to jsonschema.
+    if name == "object":
+        return lambda v: type(v) is dict
+    if name == "array":
+        return lambda v: type(v) is list
+    if name == "string":
+        return lambda v: type(v) is str
+    if name == "number":
+        return _is_number
+    if name == "integer":
+        return lambda v: type(v) is int or (type(v) is float and v.is_integer())
+    if name == "boolean":
+        return lambda v: type(v) is bool
+    return lambda v: v is None  # "null"
+
+
+def _number(schema: dict[str, Any], key: str) -> float | int | None:
+    value = schema.get(key)
+    if value is None:
+        return None
+    if not _is_number(value):
+        raise _Unsupported(key)
+    return value  # type: ignore[no-any-return]
+
+
+def _count(schema: dict[str, Any], key: str) -> int | None:
+    value = schema.get(key)
+    if value is None:
+        return None
+    if type(value) is not int or value < 0:
+        raise _Unsupported(key)
+    return value
+
+
+def _compile(schema: Any) -> FastCheck:
+    if schema is True or schema == {}:
+        return _always
+    if not isinstance(schema, dict) or not set(schema) <= _SUPPORTED:
+        raise _Unsupported("keyword")
+    checks: list[FastCheck] = []
+
+    kind = schema.get("type")
+    if kind is not None:
+        names = [kind] if isinstance(kind, str) else kind
+        if not isinstance(names, list) or not names or not set(names) <= _TYPES:
+            raise _Unsupported("type")
+        type_checks = [_type_check(name) for name in names]
+        if len(type_checks) == 1:
+            checks.append(type_checks[0])
+        else:
+            checks.append(_any_of(type_checks))
+
+    if "enum" in schema:
+        enum = schema["enum"]
+        if not isinstance(enum, list):
+            raise _Unsupported("enum")
+        # Only strings are decided here (a str equals only an equal str in jsonschema's
+        # ``equal``); any other instance is "not sure".
+        allowed = frozenset(e for e in enum if isinstance(e, str))
+        checks.append(lambda v: type(v) is str and v in allowed)
+
+    min_len, max_len = _count(schema, "minLength"), _count(schema, "maxLength")
+    pattern = schema.get("pattern")
+    if pattern is not None and not isinstance(pattern, str):
+        raise _Unsupported("pattern")
+    search = re.compile(pattern).search if pattern is not None else None
+    if min_len is not None or max_len is not None or search is not None:
+
+        def string_rules(v: Any) -> bool:
+            if type(v) is not str:
+                return type(v) in _PLAIN  # not a string: these keywords do not apply
+            if min_len is not None and len(v) < min_len:
+                return False
+            if max_len is not None and len(v) > max_len:
+                return False
+            return search is None or search(v) is not None
+
+        checks.append(string_rules)
+
+    bounds = [
+        (_number(schema, "minimum"), lambda v, b: v >= b),
+        (_number(schema, "maximum"), lambda v, b: v <= b),
+        (_number(schema, "exclusiveMinimum"), lambda v, b: v > b),
+        (_number(schema, "exclusiveMaximum"), lambda v, b: v < b),
+    ]
+    bounds = [(b, ok) for b, ok in bounds if b is not None]
+    if bounds:
+
+        def number_rules(v: Any, bounds: Any = tuple(bounds)) -> bool:
+            if not _is_number(v):
+                return type(v) in _PLAIN  # not a number (bool included): bounds do not apply
+            return all(ok(v, b) for b, ok in bounds)
+
+        checks.append(number_rules)
+
+    properties = schema.get("properties")
+    required = schema.get("required")
+    additional = schema.get("additionalProperties", True)
+    if properties is not None or required is not None or additional is not True:
+        if properties is not None and not isinstance(properties, dict):
+            raise _Unsupported("properties")
+        if required is not None and (
+            not isinstance(required, list) or not all(isinstance(r, str) for r in required)
+        ):
+            raise _Unsupported("required")
+        compiled = {name: _compile(sub) for name, sub in (properties or {}).items()}
+        needed = tuple(required or ())
+        extra_check = None if additional is False else _compile(additional)
+
+        def object_rules(v: Any) -> bool:
+            if type(v) is not dict:
+                return type(v) in _PLAIN  # not an object: these keywords do not apply
+            for name in needed:
+                if name not in v:
+                    return False
+            for key, value in v.items():
+                check = compiled.get(key, extra_check)
+                if check is None or not check(value):
+                    return False
+            return True
+
+        checks.append(object_rules)
+
+    items = schema.get("items")
+    min_items, max_items = _count(schema, "minItems"), _count(schema, "maxItems")
+    if items is not None or min_items is not None or max_items is not None:
+        item_check = _compile(items) if items is not None else None
+
+        def array_rules(v: Any) -> bool:
+            if type(v) is not list:
+                return type(v) in _PLAIN
+            if min_items is not None and len(v) < min_items:
+                return False
+            if max_items is not None and len(v) > max_items:
+                return False
+            return item_check is None or all(item_check(x) for x in v)
+
+        checks.append(array_rules)
+
+    if not checks:
+        return _always
+    if len(checks) == 1:
+        return checks[0]
+    return _all_of(checks)
+
+
+def _always(_value: Any) -> bool:
+    return True
+
+
+def _any_of(checks: list[FastCheck]) -> FastCheck:
+    options = tuple(checks)
+
+    def any_of(value: Any) -> bool:
+        return any(check(value) for check in options)
+
+    return any_of
+
+
+def _all_of(checks: list[FastCheck]) -> FastCheck:
+    rules = tuple(checks)
+
+    def all_of(value: Any) -> bool:
+        for rule in rules:  # noqa: SIM110 - a loop is faster than all() over a generator
+            if not rule(value):
+                return False
+        return True
+
+    return all_of

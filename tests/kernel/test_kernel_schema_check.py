@@ -1,0 +1,188 @@
+"""The compiled fast schema check never accepts what jsonschema rejects, and does fire."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
+
+from react_kernel import ToolExecutor, ToolRegistry, ToolSpec
+from react_kernel.schema_check import compile_fast_check
+
+CITIES = ["paris", "rome", "new york", "tokyo"]
+SCHEMAS: list[dict[str, Any]] = [
+    {
+        "type": "object",
+        "properties": {"expression": {"type": "string", "minLength": 1, "maxLength": 8}},
+        "required": ["expression"],
+        "additionalProperties": False,
+    },
+    {
+        "type": "object",
+        "properties": {
+            "city": {"type": "string", "enum": CITIES},
+            "day": {"type": "string", "enum": ["today", "tomorrow"], "default": "today"},
+        },
+        "required": ["city"],
+        "additionalProperties": False,
+    },
+    {
+        "type": "object",
+        "properties": {
+            "temperature": {"type": "integer", "minimum": -100, "maximum": 60},
+            "condition": {"type": "string", "enum": ["sunny", "cloudy"]},
+            "value": {"type": ["number", "null"]},
+            "time": {"type": "string", "pattern": "^[0-2][0-9]:[0-5][0-9]$"},
+        },
+        "required": ["temperature"],
+    },
+    {
+        "type": "object",
+        "properties": {
+            "count": {"type": "integer", "minimum": 0},
+            "results": {
+                "type": "array",
+                "maxItems": 3,
+                "items": {
+                    "type": "object",
+                    "properties": {"id": {"type": "string"}, "score": {"type": "number"}},
+                    "required": ["id"],
+                },
+            },
+        },
+        "required": ["count", "results"],
+        "additionalProperties": {"type": "boolean"},
+    },
+    {"minimum": 0, "exclusiveMaximum": 10, "description": "no type: bounds on numbers only"},
+    {"enum": ["a", 1, True, None]},
+    {},
+]
+
+KEYS = ["city", "day", "temperature", "condition", "value", "time", "count", "results"]
+KEYS += ["id", "score", "expression", "extra"]
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-200, 200)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.sampled_from(["", "paris", "tokyo", "today", "sunny", "12:30", "99:99", "abc", "a"])
+    | st.text(max_size=10),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(KEYS),
+            children,
+            max_size=5,
+        )
+    ),
+    max_leaves=12,
+)
+
+
+def near(valid: Any) -> st.SearchStrategy[Any]:
+    """Mostly the valid value, sometimes anything."""
+    return st.one_of(st.just(valid), st.just(valid), json_values)
+
+
+# Instances close to each schema's valid ones (random values rarely get past "required").
+NEAR_VALID: list[st.SearchStrategy[Any]] = [
+    st.fixed_dictionaries(
+        {"expression": near("2+2") | st.text(max_size=10)}, optional={"extra": json_values}
+    ),
+    st.fixed_dictionaries(
+        {"city": st.sampled_from([*CITIES, "oslo", "Paris"]) | json_values},
+        optional={"day": near("tomorrow"), "extra": json_values},
+    ),
+    st.fixed_dictionaries(
+        {"temperature": st.integers(-120, 80) | st.floats() | json_values},
+        optional={
+            "condition": near("sunny"),
+            "value": near(None) | st.floats(),
+            "time": near("12:30") | st.text(max_size=6),
+        },
+    ),
+    st.fixed_dictionaries(
+        {
+            "count": st.integers(-2, 3) | json_values,
+            "results": st.lists(
+                st.fixed_dictionaries(
+                    {"id": near("n1")}, optional={"score": near(0.5), "x": json_values}
+                )
+                | json_values,
+                max_size=4,
+            ),
+        },
+        optional={"flag": near(True)},
+    ),
+    json_values,
+    json_values,
+    json_values,
+]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.data())
+def test_fast_check_never_accepts_what_jsonschema_rejects(data: st.DataObject) -> None:
+    index = data.draw(st.sampled_from(range(len(SCHEMAS))))
+    value = data.draw(NEAR_VALID[index] | json_values)
+    schema = SCHEMAS[index]
+    check = compile_fast_check(schema)
+    assert check is not None
+    if check(value):
+        assert Draft202012Validator(schema).is_valid(value), (schema, value)
+
+
+@pytest.mark.parametrize(
+    ("schema", "value"),
+    [
+        (SCHEMAS[0], {"expression": "2+2"}),
+        (SCHEMAS[1], {"city": "new york", "day": "tomorrow"}),
+        (SCHEMAS[2], {"temperature": 21, "condition": "sunny", "value": None, "time": "09:05"}),
+        (SCHEMAS[2], {"temperature": 21.0}),
+        (SCHEMAS[3], {"count": 1, "results": [{"id": "n1", "score": 0.5}], "flag": True}),
+        (SCHEMAS[4], 9.5),
+        (SCHEMAS[4], "not a number"),
+        (SCHEMAS[5], "a"),
+    ],
+)
+def test_fast_check_accepts_ordinary_valid_instances(schema: dict[str, Any], value: Any) -> None:
+    check = compile_fast_check(schema)
+    assert check is not None and check(value)
+    assert Draft202012Validator(schema).is_valid(value)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"temperature": True},  # a bool is not an integer
+        {"temperature": 61},
+        {"temperature": 1.5},
+        {"temperature": Decimal(5)},  # not a plain JSON value: jsonschema decides
+        {"condition": "sunny"},  # required temperature missing
+        {"temperature": 5, "time": "99:99"},
+    ],
+)
+def test_fast_check_defers_what_it_is_not_sure_of(value: Any) -> None:
+    check = compile_fast_check(SCHEMAS[2])
+    assert check is not None and not check(value)
+
+
+def test_unsupported_keywords_compile_to_none() -> None:
+    assert compile_fast_check({"type": "object", "oneOf": [{}, {}]}) is None
+    assert compile_fast_check({"$ref": "#/$defs/x", "$defs": {"x": {}}}) is None
+    assert compile_fast_check({"properties": {"a": {"not": {}}}}) is None
+
+
+def test_executor_messages_still_come_from_jsonschema() -> None:
+    spec = ToolSpec("weather", "", SCHEMAS[1], output_schema=SCHEMAS[2], func=lambda a: {})
+    executor = ToolExecutor(ToolRegistry([spec]))
+    assert executor.validate_input(spec, {"city": "paris"}) is None
+    problem = executor.validate_input(spec, {"city": "oslo", "x": 1})
+    expected = [e.message for e in Draft202012Validator(SCHEMAS[1]).iter_errors({"city": "oslo"})]
+    assert problem is not None and expected[0] in problem and "Additional properties" in problem
+    assert executor.check_output(spec, {"temperature": 20}) is None
+    assert "maximum" in (executor.check_output(spec, {"temperature": 99}) or "")
