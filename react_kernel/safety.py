@@ -86,6 +86,25 @@ _INJECTION_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 )
 
 
+# Words without which a pattern cannot match (each alternative of a pattern contains one
+# of its words, case-insensitively). In ASCII text, ignore-case matching is plain
+# lower-casing, so a pattern none of whose words occur in ``text.lower()`` cannot match and
+# its regex need not run. Text with other characters always runs every regex (Unicode
+# case folding maps a few non-ASCII letters, like the long s, onto ASCII ones).
+_REQUIRED_WORDS: dict[str, tuple[str, ...]] = {
+    "ignore_instructions": ("ignore", "disregard", "forget", "skip", "override"),
+    "new_instructions": ("instruction",),
+    "role_override": ("you", "act", "pretend"),
+    "prompt_exfiltration": ("reveal", "print", "show", "repeat", "output", "leak", "dump"),
+    "fake_role_marker": ("system", "inst"),
+    "jailbreak": ("jailbreak", "dan", "developer", "anything"),
+    "tool_hijack": ("tool", "send"),
+}
+_SCREENS: tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...] = tuple(
+    (name, pattern, _REQUIRED_WORDS[name]) for name, pattern in _INJECTION_PATTERNS
+)
+
+
 def screen_injection(text: str) -> list[str]:
     """Names of the instruction-override patterns found in ``text`` (empty: nothing found).
 
@@ -95,7 +114,14 @@ def screen_injection(text: str) -> list[str]:
     """
     if not text:
         return []
-    return [name for name, pattern in _INJECTION_PATTERNS if pattern.search(text)]
+    if not text.isascii():
+        return [name for name, pattern in _INJECTION_PATTERNS if pattern.search(text)]
+    lowered = text.lower()
+    return [
+        name
+        for name, pattern, words in _SCREENS
+        if any(word in lowered for word in words) and pattern.search(text)
+    ]
 
 
 def luhn_ok(digits: str) -> bool:
