@@ -9,9 +9,14 @@ Printed per size: diff bytes per record, time to produce and to apply the diffs,
 sync time, RSS, and the naive alternative (each side ships its whole state as JSON and the
 other upserts every record into the same tables) side by side as ratios.
 
-Last line: {"1000": {"sync_s", "wire_bytes", "raw_json_bytes", "naive_sync_s", "rss_mb"}, ...}
+Then the same exchange over real gRPC on 127.0.0.1 between two processes (a server
+holding one replica, this process the other), where both sides merge at the same time.
 
-    python bench/sync_bench.py [--sizes 1000,10000,100000]
+Last line: {"1000": {"sync_s", "wire_bytes", "raw_json_bytes", "naive_sync_s", "rss_mb",
+"grpc_sync_s"}, ...}: ``sync_s`` and ``naive_sync_s`` are the in-process figures (both
+sides merged one after the other, like for like), ``grpc_sync_s`` the two-process one.
+
+    python bench/sync_bench.py [--sizes 1000,10000,100000] [--no-grpc]
 """
 
 from __future__ import annotations
@@ -20,11 +25,14 @@ import argparse
 import gc
 import json
 import random
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+from cloud_agent.server import CLIENT_OPTIONS
 from sync import MemoryStore
 from sync.exchange import same_state
 from sync.views import build_row, materialise
@@ -108,7 +116,7 @@ def naive_merge(store: MemoryStore, payload: bytes) -> None:
         materialise(store.db.conn, "notes", changes, None)
 
 
-def run(n: int, root: Path) -> dict[str, Any]:
+def run(n: int, root: Path, use_grpc: bool) -> dict[str, Any]:
     a = MemoryStore(root / f"a{n}.db", node_id="a", synchronous="NORMAL")
     b = MemoryStore(root / f"b{n}.db", node_id="b", synchronous="NORMAL")
     fill(a, n, 1)
@@ -153,6 +161,7 @@ def run(n: int, root: Path) -> dict[str, Any]:
     del a2_payload
     for s in (a, b, a2, b2):
         s.close()
+    grpc_s, grpc_wire, server_rss = run_grpc(n, root) if use_grpc else (None, None, None)
     return {
         "n": n,
         "rounds": rounds,
@@ -164,31 +173,93 @@ def run(n: int, root: Path) -> dict[str, Any]:
         "diff_bytes_per_record": round(wire / (2 * n), 1),
         "naive_sync_s": round(naive_s, 4),
         "rss_mb": round(rss, 1),
+        "grpc_sync_s": grpc_s,
+        "grpc_wire_bytes": grpc_wire,
+        "grpc_server_rss_mb": server_rss,
     }
+
+
+def serve(n: int, root: str) -> None:
+    """Subprocess: fill the user's store on the server with n records, then serve."""
+    from sync.auth import Principal
+    from sync.server import SyncServerThread
+    from sync.userstores import UserStores
+
+    stores = UserStores(root, node_id="b", synchronous="NORMAL")
+    fill(stores("bench"), n, 2)
+    stores.close()
+    with SyncServerThread(root, tokens={"t": Principal("a", "bench")}) as server:
+        print(server.port, flush=True)
+        sys.stdin.read()  # until the parent closes the pipe
+        print(round(rss_mb(), 1), flush=True)
+
+
+def run_grpc(n: int, root: Path) -> tuple[float, int, float]:
+    """The real exchange over gRPC on 127.0.0.1 between two processes (both merge at once)."""
+    import grpc
+
+    from sync.client import sync_with
+
+    folder = root / f"server{n}"
+    proc = subprocess.Popen(
+        [sys.executable, __file__, "--serve", str(n), str(folder)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None and proc.stdin is not None
+    a = MemoryStore(root / f"ga{n}.db", node_id="a", synchronous="NORMAL")
+    fill(a, n, 1)
+    port = int(proc.stdout.readline())
+    gc.collect()
+    with grpc.insecure_channel(f"127.0.0.1:{port}", options=CLIENT_OPTIONS) as channel:
+        start = time.perf_counter()
+        result = sync_with(channel, a, "t", timeout=600)
+        elapsed = time.perf_counter() - start
+        again = sync_with(channel, a, "t")
+    assert again.rounds == 0 and len(a.records("notes")) == 2 * n
+    proc.stdin.close()
+    server_rss = float(proc.stdout.readline())
+    proc.wait(60)
+    a.close()
+    return round(elapsed, 4), result.bytes_sent + result.bytes_received, server_rss
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--no-grpc", action="store_true", help="skip the two-process run")
+    parser.add_argument("--serve", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.serve:
+        serve(int(args.serve[0]), args.serve[1])
+        return
     summary: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for n in (int(s) for s in args.sizes.split(",")):
-            r = run(n, Path(tmp))
+            r = run(n, Path(tmp), not args.no_grpc)
             print(
-                f"{n:>7} records/side: sync {r['sync_s']:.3f}s (produce {r['produce_s']:.3f}s,"
-                f" apply {r['apply_s']:.3f}s, {r['rounds']} rounds), wire {r['wire_bytes']} B"
-                f" = {r['diff_bytes_per_record']} B/record,"
-                f" {r['wire_bytes'] / r['raw_json_bytes']:.2f}x"
-                f" raw JSON; naive JSON both ways {r['naive_sync_s']:.3f}s"
+                f"{n:>7} records/side: in-process sync {r['sync_s']:.3f}s (produce"
+                f" {r['produce_s']:.3f}s, apply {r['apply_s']:.3f}s, {r['rounds']} rounds),"
+                f" wire {r['wire_bytes']} B = {r['diff_bytes_per_record']} B/record ="
+                f" {r['wire_bytes'] / r['raw_json_bytes']:.2f}x raw JSON;"
+                f" naive JSON both ways {r['naive_sync_s']:.3f}s"
                 f" (CRDT/naive time {r['sync_s'] / max(r['naive_sync_s'], 1e-9):.2f}x);"
                 f" RSS {r['rss_mb']} MB",
                 flush=True,
             )
-            summary[str(n)] = {
-                k: r[k]
-                for k in ("sync_s", "wire_bytes", "raw_json_bytes", "naive_sync_s", "rss_mb")
-            }
+            if r["grpc_sync_s"] is not None:
+                print(
+                    f"{n:>7} records/side over gRPC, two processes merging at once:"
+                    f" {r['grpc_sync_s']:.3f}s, {r['grpc_wire_bytes']} B of updates"
+                    f" ({r['grpc_wire_bytes'] / r['raw_json_bytes']:.2f}x raw JSON),"
+                    f" server RSS {r['grpc_server_rss_mb']} MB",
+                    flush=True,
+                )
+            keys = ("sync_s", "wire_bytes", "raw_json_bytes", "naive_sync_s", "rss_mb")
+            summary[str(n)] = {k: r[k] for k in keys}
+            if r["grpc_sync_s"] is not None:
+                summary[str(n)]["grpc_sync_s"] = r["grpc_sync_s"]
     print(json.dumps(summary))
 
 

@@ -154,6 +154,8 @@ class MemoryDocument:
         self._nodes: dict[str, dict[str, set[str]]] = {k: {} for k in KINDS}
         self._on_update = on_update
         self._subscription = self.doc.observe(self._updated)
+        self.created: dict[str, set[str]] = {}
+        """Ids of the records the last :meth:`apply_remote` saw for the first time."""
 
     def _updated(self, event: TransactionEvent) -> None:
         if self._on_update is not None:
@@ -251,16 +253,21 @@ class MemoryDocument:
             for subscription in subscriptions:
                 subscription.drop()
         result: dict[str, dict[str, Entry | None]] = {}
+        self.created = {}
         removals: list[tuple[str, str, str]] = []
         for kind, key_sets in changed.items():
             if not key_sets:
                 continue
             nodes_of = self._nodes[kind]
             fresh: dict[str, dict[str, object]] = {}
+            created = self.created[kind] = set()
             for keys in key_sets:
                 for key, change in keys.items():
                     record_id, node = split_key(key)
-                    nodes = nodes_of.setdefault(record_id, set())
+                    nodes = nodes_of.get(record_id)
+                    if nodes is None:
+                        nodes = nodes_of[record_id] = set()
+                        created.add(record_id)
                     values = fresh.setdefault(record_id, {})
                     if change["action"] == "delete":
                         nodes.discard(node)

@@ -5,8 +5,8 @@ One ``Sync`` call, the client speaking first::
     client: hello(device_id, user_id)
     round r:  client: state_vector          server: state_vector
               (equal?)                      server: complete -> end
-              client: update chunks, done   server: applies, then update chunks, done
-              client: applies, next round
+              client: update chunks, done   server: update chunks, done (and applies
+              client: applies, next round           the client's meanwhile)
 
 Each side only ever sends ``diff(peer's state vector)``. Errors map to status codes in
 one place, :func:`status_for`: a malformed or truncated update is INVALID_ARGUMENT and
@@ -149,12 +149,20 @@ class MemorySyncServicer(pb_grpc.MemorySyncServiceServicer):
                 raise NotConvergedError(f"no convergence after {self._max_rounds} rounds")
             update = await self._receive_update(incoming, round_no)
             received += len(update)
-            await asyncio.to_thread(store.apply_update, update)
+            # The diff the client lacks does not depend on the client's update, so the
+            # server computes it first and applies the client's update while the client
+            # receives and applies the server's: both sides merge at the same time. The
+            # next round starts only after the apply has finished (or failed, which
+            # aborts the call with INVALID_ARGUMENT and leaves the store unchanged).
             diff = await asyncio.to_thread(store.diff, client_state)
-            sent += len(diff)
-            for chunk in chunk_update(diff, self._chunk_bytes):
-                yield pb.SyncResponse(update=chunk)
-            yield pb.SyncResponse(done=pb.SyncDone(round=round_no))
+            applying = asyncio.ensure_future(asyncio.to_thread(store.apply_update, update))
+            try:
+                sent += len(diff)
+                for chunk in chunk_update(diff, self._chunk_bytes):
+                    yield pb.SyncResponse(update=chunk)
+                yield pb.SyncResponse(done=pb.SyncDone(round=round_no))
+            finally:
+                await applying
 
     @staticmethod
     async def _receive_update(incoming: AsyncIterator[pb.SyncRequest], round_no: int) -> bytes:

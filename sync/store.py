@@ -17,6 +17,7 @@ Example:
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import sqlite3
@@ -69,6 +70,22 @@ def _json_safe(value: object, what: str) -> Any:
         return json.loads(json.dumps(value, allow_nan=False))
     except (TypeError, ValueError) as exc:
         raise InvalidRecordError(f"{what} is not JSON-serialisable: {exc}") from exc
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector during a bulk merge.
+
+    A merge allocates a few objects per record and no cycles; with the collector on, its
+    full passes over the (large) document index cost about a fifth of a 100k-record merge.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 class MemoryStore:
@@ -706,7 +723,7 @@ class MemoryStore:
         """
         if not isinstance(update, bytes | bytearray | memoryview):
             raise InvalidUpdateError("an update is bytes")
-        with self._transaction():
+        with self._transaction(), _gc_paused():
             self._dirty = True
             touched = self.doc.apply_remote(bytes(update))
             highest = ""
@@ -721,7 +738,9 @@ class MemoryStore:
                         changes.append((record_id, build_row(kind, record_id, entry)))
                     except InvalidRecordError as exc:
                         raise InvalidUpdateError(f"bad {kind} record {record_id!r}: {exc}") from exc
-                materialise(self.db.conn, kind, changes, self.embedder)
+                materialise(
+                    self.db.conn, kind, changes, self.embedder, new=self.doc.created.get(kind)
+                )
             if highest:
                 decode_hlc(highest)
                 self.clock.observe(highest)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -315,11 +315,12 @@ def materialise(
     kind: str,
     changes: Iterable[tuple[str, dict[str, Any] | None]],
     embedder: Embedder | None,
+    new: Collection[str] | None = None,
 ) -> None:
     """Write ``(record id, row or None)`` pairs to the kind's table and the recall index.
 
     Runs inside the caller's transaction. Rows come from :func:`build_row`, so they are
-    already validated.
+    already validated. ``new`` names records known to have no row yet (no look-up).
     """
     recall_builder = RECALL_BUILDERS.get(kind)
     upserts: list[dict[str, Any]] = []
@@ -342,7 +343,7 @@ def materialise(
         )
         conn.executemany(sql, [tuple(r[c] for c in columns) for r in upserts])
     if searchable:
-        _index(conn, kind, searchable, embedder)
+        _index(conn, kind, searchable, embedder, new or ())
 
 
 def _index(
@@ -350,8 +351,9 @@ def _index(
     source: str,
     searchable: dict[str, RecallEntry | None],
     embedder: Embedder | None,
+    new: Collection[str],
 ) -> None:
-    ids = list(searchable)
+    ids = [i for i in searchable if i not in new]
     existing: dict[str, int] = {}
     for i in range(0, len(ids), 500):
         part = ids[i : i + 500]
