@@ -78,9 +78,16 @@ class _Timeout(Exception):
     """Internal: the call did not finish within the tool's timeout."""
 
 
+# json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+# builds this very encoder on every call; one shared instance gives the same text.
+_CANONICAL = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
+)
+
+
 def canonical_json(value: Any) -> str:
     """Compact JSON with sorted keys: what hashes and idempotency keys are computed over."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return _CANONICAL.encode(value)
 
 
 def default_idempotency_key(tool: str, session_id: str, args: dict[str, Any]) -> str:

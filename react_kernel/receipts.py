@@ -11,8 +11,9 @@ whose steps were edited.
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from google.protobuf import json_format
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -49,11 +50,114 @@ def receipt_id_for(session_id: str, query: str, created_at: Timestamp) -> str:
 
 
 def receipt_digest(receipt: pb.DecisionReceipt) -> str:
-    """Hex sha256 over every field of the receipt except ``digest``, in canonical JSON."""
-    clone = pb.DecisionReceipt()
-    clone.CopyFrom(receipt)
-    clone.digest = ""
-    return _sha(canonical_json(json_format.MessageToDict(clone)))
+    """Hex sha256 over every field of the receipt except ``digest``, in canonical JSON.
+
+    The JSON is protobuf's JSON mapping (``json_format.MessageToDict``), built directly
+    from the receipt's fields (several times faster, the same dict; see ``_receipt_json``).
+    """
+    data = _receipt_json(receipt) if _FAST_JSON else None
+    if data is None:
+        clone = pb.DecisionReceipt()
+        clone.CopyFrom(receipt)
+        clone.digest = ""
+        data = json_format.MessageToDict(clone)
+    return _sha(canonical_json(data))
+
+
+def _field_names(message: Any) -> set[str]:
+    return {f.name for f in message.DESCRIPTOR.fields}
+
+
+# The direct conversion knows these fields; should the protocol ever add one, the digest
+# goes back through MessageToDict rather than silently leave the new field out.
+_FAST_JSON = (
+    _field_names(pb.DecisionReceipt)
+    == {
+        "receipt_id",
+        "session_id",
+        "query",
+        "answer",
+        "evidence",
+        "reasoning",
+        "model",
+        "token_usage",
+        "created_at",
+        "digest",
+    }
+    and _field_names(pb.Evidence) == {"act_id", "tool", "arguments", "output_sha256"}
+    and _field_names(pb.TokenUsage) == {"prompt_tokens", "completion_tokens"}
+)
+
+
+class _NotFinite(Exception):
+    """A Struct number MessageToDict refuses (it raises; so must the digest)."""
+
+
+def _receipt_json(receipt: pb.DecisionReceipt) -> dict[str, Any] | None:
+    """``MessageToDict(receipt)`` without ``digest``, field by field (None: not sure)."""
+    out: dict[str, Any] = {}
+    if receipt.receipt_id:
+        out["receiptId"] = receipt.receipt_id
+    if receipt.session_id:
+        out["sessionId"] = receipt.session_id
+    if receipt.query:
+        out["query"] = receipt.query
+    if receipt.answer:
+        out["answer"] = receipt.answer
+    if receipt.evidence:
+        items = []
+        for evidence in receipt.evidence:
+            item: dict[str, Any] = {}
+            if evidence.act_id:
+                item["actId"] = evidence.act_id
+            if evidence.tool:
+                item["tool"] = evidence.tool
+            if evidence.HasField("arguments"):
+                try:
+                    item["arguments"] = _struct_json(evidence.arguments)
+                except _NotFinite:
+                    return None
+            if evidence.output_sha256:
+                item["outputSha256"] = evidence.output_sha256
+            items.append(item)
+        out["evidence"] = items
+    if receipt.reasoning:
+        out["reasoning"] = list(receipt.reasoning)
+    if receipt.model:
+        out["model"] = receipt.model
+    if receipt.HasField("token_usage"):
+        usage: dict[str, Any] = {}
+        if receipt.token_usage.prompt_tokens:
+            usage["promptTokens"] = receipt.token_usage.prompt_tokens
+        if receipt.token_usage.completion_tokens:
+            usage["completionTokens"] = receipt.token_usage.completion_tokens
+        out["tokenUsage"] = usage
+    if receipt.HasField("created_at"):
+        out["createdAt"] = receipt.created_at.ToJsonString()
+    return out
+
+
+def _struct_json(struct: Any) -> dict[str, Any]:
+    return {key: _value_json(value) for key, value in struct.fields.items()}
+
+
+def _value_json(value: Any) -> Any:
+    # As json_format's _ValueMessageToJsonObject: numbers stay floats (5.0, not 5).
+    kind = value.WhichOneof("kind")
+    if kind == "string_value":
+        return value.string_value
+    if kind == "number_value":
+        number = value.number_value
+        if not math.isfinite(number):
+            raise _NotFinite()
+        return number
+    if kind == "bool_value":
+        return value.bool_value
+    if kind == "struct_value":
+        return _struct_json(value.struct_value)
+    if kind == "list_value":
+        return [_value_json(v) for v in value.list_value.values]
+    return None
 
 
 def _turn_steps(steps: Sequence[pb.ReactStep], final: pb.ReactStep) -> list[pb.ReactStep]:

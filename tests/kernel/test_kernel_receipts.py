@@ -6,9 +6,13 @@ import hashlib
 from typing import Any
 
 import pytest
+from google.protobuf import json_format
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from edgeloop.v1 import agent_pb2 as pb
-from react_kernel import Session, make_receipt, verify_receipt
+from react_kernel import Session, canonical_json, make_receipt, verify_receipt
+from react_kernel.receipts import receipt_digest
 
 
 @pytest.fixture
@@ -87,3 +91,63 @@ def test_best_effort_answers_have_receipts_too(make_loop: Any) -> None:
     session = loop.start("x")
     list(session.run())
     assert session.receipt is not None and verify_receipt(session.receipt, session.steps) == []
+
+
+_leaf = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**60), 2**60)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=6)
+)
+_json = st.recursive(
+    _leaf,
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@st.composite
+def receipts(draw: st.DrawFn) -> pb.DecisionReceipt:
+    text = st.text(max_size=12)
+    receipt = pb.DecisionReceipt(
+        receipt_id=draw(text), session_id=draw(text), query=draw(text), answer=draw(text),
+        model=draw(text), digest=draw(text), reasoning=draw(st.lists(text, max_size=3)),
+    )  # fmt: skip
+    for _ in range(draw(st.integers(0, 3))):
+        evidence = receipt.evidence.add(
+            act_id=draw(text), tool=draw(text), output_sha256=draw(text)
+        )
+        arguments = draw(st.none() | st.dictionaries(st.text(max_size=5), _json, max_size=4))
+        if arguments is not None:
+            evidence.arguments.update(arguments)  # {} still sets the field
+    if draw(st.booleans()):
+        receipt.token_usage.prompt_tokens = draw(st.integers(0, 2**31 - 1))
+        receipt.token_usage.completion_tokens = draw(st.integers(0, 2**31 - 1))
+    if draw(st.booleans()):
+        receipt.created_at.seconds = draw(st.integers(0, 2**34))
+        receipt.created_at.nanos = draw(st.sampled_from([0, 5_000_000, 123_000, 123_456_789]))
+    return receipt
+
+
+@settings(max_examples=300, deadline=None)
+@given(receipts())
+def test_receipt_digest_is_sha256_of_the_json_mapping(receipt: pb.DecisionReceipt) -> None:
+    clone = pb.DecisionReceipt()
+    clone.CopyFrom(receipt)
+    clone.digest = ""
+    expected = hashlib.sha256(
+        canonical_json(json_format.MessageToDict(clone)).encode("utf-8")
+    ).hexdigest()
+    assert receipt_digest(receipt) == expected
+
+
+def test_receipt_digest_refuses_non_finite_numbers_like_message_to_dict() -> None:
+    receipt = pb.DecisionReceipt(session_id="s")
+    receipt.evidence.add(act_id="a").arguments.update({"x": float("inf")})
+    with pytest.raises(json_format.SerializeToJsonError):
+        json_format.MessageToDict(receipt)
+    with pytest.raises(json_format.SerializeToJsonError):
+        receipt_digest(receipt)
