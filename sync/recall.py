@@ -2,7 +2,7 @@
 
 ``score = 0.5 ** (age_days / 30) * confidence * relevance``, hits under 0.3 dropped.
 
-- candidates: the ``candidates`` (50) most recent FTS5 matches with every query term,
+- candidates: the ``candidates`` (30) most recent FTS5 matches with every query term,
   topped up with matches of any term when fewer than ``limit`` texts have them all
   (stop words count only when the query has nothing else);
   while there are at most 5,000 notes, the notes are also compared by embedding (one
@@ -22,7 +22,6 @@ import math
 import re
 import sqlite3
 import time
-from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -179,7 +178,7 @@ def search(
     *,
     limit: int = 5,
     embedder: Embedder | None = None,
-    candidates: int = 50,
+    candidates: int = 30,
     now_s: float | None = None,
     min_score: float = MIN_SCORE,
     note_vectors: NoteVectors | None = None,
@@ -224,18 +223,26 @@ def search(
     for term in terms:
         df = stats.doc_freq(conn, term, version)
         idf[term] = math.log(1.0 + (total - df + 0.5) / (df + 0.5))
-    tokens = [[w.lower() for w in _TOKEN.findall(row[3])] for row in rows]
-    avg_len = max(sum(len(t) for t in tokens) / len(tokens), 1.0)
+    lengths: list[int] = []
+    matched: list[dict[str, int]] = []
+    for row in rows:
+        words = _TOKEN.findall(row[3].lower())
+        counts: dict[str, int] = {}
+        for word in words:
+            if word in term_set:
+                counts[word] = counts.get(word, 0) + 1
+        lengths.append(len(words))
+        matched.append(counts)
+    avg_len = max(sum(lengths) / len(lengths), 1.0)
     bm25 = []
-    for words in tokens:
-        counts = Counter(w for w in words if w in term_set)
-        norm = BM25_K1 * (1 - BM25_B + BM25_B * len(words) / avg_len)
+    for length, counts in zip(lengths, matched, strict=True):
+        norm = BM25_K1 * (1 - BM25_B + BM25_B * length / avg_len)
         bm25.append(sum(idf[t] * n * (BM25_K1 + 1) / (n + norm) for t, n in counts.items()))
     best_bm25 = max(bm25) or 1.0
     hits: list[RecallHit] = []
-    for row, cosine, words, score_bm25 in zip(rows, cosines, tokens, bm25, strict=True):
+    for row, cosine, counts, score_bm25 in zip(rows, cosines, matched, bm25, strict=True):
         _rid, kind, record_id, text, confidence, created_at, created_s, _blob = row
-        coverage = len(term_set.intersection(words)) / len(term_set)
+        coverage = len(counts) / len(term_set)
         # Lexical relevance: share of the query's terms, and BM25 relative to the best.
         relevance = 0.5 * coverage + 0.5 * score_bm25 / best_bm25
         if cosine is not None:
