@@ -138,6 +138,12 @@ def test_health_and_reflection(server: SyncServerThread) -> None:
         stub = health_pb2_grpc.HealthStub(channel)
         reply = stub.Check(health_pb2.HealthCheckRequest(service=SERVICE_NAME))
         assert reply.status == health_pb2.HealthCheckResponse.SERVING
+        from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
+            ProtoReflectionDescriptorDatabase,
+        )
+
+        services = ProtoReflectionDescriptorDatabase(channel).get_services()
+        assert SERVICE_NAME in services
 
 
 def test_open_mode_without_tokens(tmp_path: Path, make_store: Callable[..., MemoryStore]) -> None:
