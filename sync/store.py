@@ -213,6 +213,27 @@ class MemoryStore:
                 self.doc.close()
                 self.doc = self._load_document()
 
+    @contextmanager
+    def _immediate(self) -> Iterator[None]:
+        """A write transaction that holds the database's write lock from the start, so
+        no other connection can append to the log between our look at it and our write."""
+        conn = self.db.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        else:
+            conn.execute("COMMIT")
+
+    def _sync_with_log(self) -> None:
+        """Inside a write transaction: reload the document if another connection to the
+        same file appended to the log since we last read it."""
+        if self.path != ":memory:" and self._log.head() != self._head:
+            self._reload()
+
     def _reload(self) -> None:
         self.doc.close()
         self._captured.clear()
@@ -229,12 +250,12 @@ class MemoryStore:
                 finally:
                     self._depth -= 1
                 return
-            self._catch_up()
             self._depth = 1
             self._captured.clear()
             self._dirty = False
             try:
-                with self.db.atomic():
+                with self._immediate():
+                    self._sync_with_log()
                     yield
                     if self._captured:
                         self._log.append(self._captured)
@@ -267,7 +288,9 @@ class MemoryStore:
         with self._lock:
             if self._depth:
                 raise RuntimeError("cannot compact inside a transaction")
-            self._log.compact(self.doc.full_update())
+            with self._immediate():
+                self._sync_with_log()
+                self._log.compact(self.doc.full_update())
 
     def log_length(self) -> int:
         """Entries in the update log since the last snapshot."""

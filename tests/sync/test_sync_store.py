@@ -238,3 +238,16 @@ def test_semantic_note_recall_without_shared_words(tmp_path: Path) -> None:
         assert [h.record_id for h in hits] == [milk]
         later = store.add_note("more groceries")  # the cached note matrix is refreshed
         assert {h.record_id for h in store.search("groceries")} == {milk, later}
+
+
+def test_compaction_by_one_instance_keeps_the_others_writes(tmp_path: Path) -> None:
+    path = tmp_path / "shared.db"
+    first, second = MemoryStore(path, node_id="n1"), MemoryStore(path)
+    kept = second.add_note("written by the second")
+    first.compact()  # must not trim the second's entry out of the document
+    first.add_note("written by the first")
+    first.close()
+    second.close()
+    with MemoryStore(path) as store:
+        assert store.get_record("notes", kept) is not None
+        assert len(store.records("notes")) == 2
