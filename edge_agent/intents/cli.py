@@ -9,7 +9,7 @@ import hashlib
 import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
 import typer
@@ -31,25 +31,33 @@ def _file_sha256(path: Path) -> str:
 
 
 def train(
-    data: Path = typer.Option(..., "--data", help="Labelled examples (JSON lines or CLINC)."),
-    out: Path = typer.Option(..., "--out", help="Folder to write the model into."),
-    format: str = typer.Option(
-        "auto", "--format", help="jsonl | clinc (auto: .json is clinc, else jsonl)."
-    ),
-    val: Path | None = typer.Option(
-        None,
-        "--val",
-        help="Validation examples (jsonl). Default: CLINC's val split, or a "
-        "stratified 20% held out of --data.",
-    ),
-    oos_label: str = typer.Option(OOS, "--oos-label", help="Label of out-of-scope examples."),
-    max_escalation: float = typer.Option(
-        0.01,
-        "--max-escalation",
-        help="Share of in-scope validation queries the threshold may send to the cloud.",
-    ),
-    seed: int = typer.Option(0, "--seed", help="Seed for the held-out split and the head."),
-    json_output: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+    data: Annotated[Path, typer.Option("--data", help="Labelled examples (JSON lines or CLINC).")],
+    out: Annotated[Path, typer.Option("--out", help="Folder to write the model into.")],
+    format: Annotated[
+        str, typer.Option("--format", help="jsonl | clinc (auto: .json is clinc, else jsonl).")
+    ] = "auto",
+    val: Annotated[
+        Path | None,
+        typer.Option(
+            "--val",
+            help="Validation examples (jsonl). Default: CLINC's val split, or a "
+            "stratified 20% held out of --data.",
+        ),
+    ] = None,
+    oos_label: Annotated[
+        str, typer.Option("--oos-label", help="Label of out-of-scope examples.")
+    ] = OOS,
+    max_escalation: Annotated[
+        float,
+        typer.Option(
+            "--max-escalation",
+            help="Share of in-scope validation queries the threshold may send to the cloud.",
+        ),
+    ] = 0.01,
+    seed: Annotated[
+        int, typer.Option("--seed", help="Seed for the held-out split and the head.")
+    ] = 0,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Train a router on your own labelled examples (out-of-scope ones labelled `oos`)."""
     started = time.perf_counter()
@@ -114,12 +122,15 @@ def train(
 
 
 def eval_intents(
-    model: Path = typer.Option(..., "--model", help="Model folder from `edge-agent train`."),
-    data: Path = typer.Option(..., "--data", help="Labelled examples to evaluate on."),
-    format: str = typer.Option(
-        "auto", "--format", help="jsonl | clinc (clinc: test + oos_test, else val + oos_val)."
-    ),
-    json_output: bool = typer.Option(False, "--json", help="Print the metrics as JSON."),
+    model: Annotated[Path, typer.Option("--model", help="Model folder from `edge-agent train`.")],
+    data: Annotated[Path, typer.Option("--data", help="Labelled examples to evaluate on.")],
+    format: Annotated[
+        str,
+        typer.Option(
+            "--format", help="jsonl | clinc (clinc: test + oos_test, else val + oos_val)."
+        ),
+    ] = "auto",
+    json_output: Annotated[bool, typer.Option("--json", help="Print the metrics as JSON.")] = False,
 ) -> None:
     """Evaluate a trained router: in-scope accuracy, OOS recall/precision/AUROC, escalation."""
     from edge_agent.intents.model import IntentModel

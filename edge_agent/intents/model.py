@@ -102,6 +102,7 @@ class IntentModel:
         self.threshold = float(threshold)
         self.manifest: dict[str, Any] = manifest or {}
         self._encoder = None
+        self._precision: str | None = None
         if encoder is not None:
             self._encoder = self._checked(encoder)
 
@@ -167,7 +168,7 @@ class IntentModel:
         if self._encoder is None:
             from edge_agent.encoder import Encoder
 
-            self._encoder = self._checked(Encoder.load())
+            self._encoder = self._checked(Encoder.load(precision=self._precision or "int8"))
         return self._encoder
 
     def _checked(self, encoder: Any) -> Any:
@@ -218,13 +219,17 @@ class IntentModel:
         self.manifest = manifest
 
     @classmethod
-    def load(cls, model_dir: Path, *, encoder: Any = None) -> IntentModel:
+    def load(
+        cls, model_dir: Path, *, encoder: Any = None, precision: str | None = None
+    ) -> IntentModel:
         """Load a model folder written by :meth:`save` (``edge-agent train``).
 
         Args:
             model_dir: The folder.
             encoder: An :class:`edge_agent.encoder.Encoder` to share; default: the
                 package's INT8 encoder, loaded on first :meth:`predict`.
+            precision: Load the package's encoder at this precision instead (``"fp32"``
+                for the FP32-vs-INT8 benchmark; the heads were trained on INT8 features).
 
         Raises:
             IntentModelError: A file is missing or the manifest does not match the heads.
@@ -259,6 +264,7 @@ class IntentModel:
                 manifest=manifest,
                 encoder=encoder,
             )
+            model._precision = precision
         except IntentModelError:
             raise
         except (KeyError, ValueError, TypeError, OSError) as exc:

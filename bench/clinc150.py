@@ -1,0 +1,125 @@
+"""CLINC150 benchmark of the router trainer (issue 7).
+
+Trains on ``train`` + ``oos_train``, chooses the OOS method and threshold on ``val`` +
+``oos_val`` (validation only), then evaluates on the file it is given: by default the
+same CLINC file, whose ``test`` + ``oos_test`` splits are used when present, else
+``val`` + ``oos_val`` (then the figures are the tuning set's own, and say so).
+
+Prints a table, the training time and the per-query latency of ``IntentModel.predict``
+(INT8 encoder + heads, one thread, distinct queries); the LAST line is one JSON object:
+``in_scope_accuracy``, ``oos_recall``, ``oos_precision``, ``oos_auroc``,
+``escalated_in_scope``, ``train_s``, ``query_p50_ms`` (plus a few more).
+
+Usage::
+
+    python bench/clinc150.py [--data ../shared/data/clinc150/clinc150_train_val.json]
+                             [--eval FILE] [--eval-format clinc|jsonl] [--out DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+DEFAULT_DATA = ROOT.parent / "shared" / "data" / "clinc150" / "clinc150_train_val.json"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--eval", type=Path, default=None, help="default: --data")
+    parser.add_argument("--eval-format", default="auto")
+    parser.add_argument("--out", type=Path, default=None, help="keep the model here")
+    parser.add_argument("--max-escalation", type=float, default=0.01)
+    parser.add_argument("--latency-n", type=int, default=300)
+    args = parser.parse_args(argv)
+
+    import numpy as np
+    from rich.console import Console
+    from rich.table import Table
+
+    from edge_agent.encoder import Encoder
+    from edge_agent.intents import IntentModel, load_clinc, load_examples, train_model
+    from edge_agent.intents.evaluate import METRIC_KEYS, routing_metrics
+    from edge_agent.intents.model import features_from_layers
+
+    console = Console(stderr=False)
+    if not args.data.is_file():
+        print(f"error: {args.data}: no such file", file=sys.stderr)
+        return 2
+    train = load_examples(args.data, "clinc", purpose="train")
+    val = load_examples(args.data, "clinc", purpose="val")
+    eval_path = args.eval or args.data
+    eval_examples = load_examples(eval_path, args.eval_format, purpose="eval")
+    eval_split = "given file"
+    if eval_path.suffix == ".json":
+        eval_split = "test" if "test" in load_clinc(eval_path, ["test"]) else "val (tuning set)"
+
+    encoder = Encoder.load(cache_size=0)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = args.out or Path(tmp) / "model"
+        t0 = time.perf_counter()
+        report = train_model(train, val, out, encoder=encoder, max_escalation=args.max_escalation)
+        train_s = time.perf_counter() - t0
+        model = IntentModel.load(out, encoder=encoder)
+
+    feats = features_from_layers(encoder.embed_layers_many([ex.text for ex in eval_examples]))
+    batch = model.predict_features(feats)
+    metrics = routing_metrics(
+        [ex.intent for ex in eval_examples],
+        [model.in_scope_classes[i] for i in batch.top],
+        batch.in_scope,
+        batch.oos_score,
+        oos_label=model.oos_label,
+    )
+
+    # Latency: the whole decision for one query, text in, prediction out.
+    queries = list(dict.fromkeys(ex.text for ex in eval_examples))[: args.latency_n]
+    for text in queries[:20]:
+        model.predict(text)
+    times = []
+    for text in queries:
+        start = time.perf_counter()
+        model.predict(text)
+        times.append((time.perf_counter() - start) * 1000.0)
+    p50 = statistics.median(times)
+    p95 = float(np.percentile(times, 95))
+
+    table = Table(title=f"CLINC150 router, evaluated on {eval_split} ({len(eval_examples)})")
+    table.add_column("metric")
+    table.add_column("validation (tuning)", justify="right")
+    table.add_column("evaluation", justify="right")
+    for key in METRIC_KEYS:
+        v, e = report.val_metrics.get(key), metrics[key]
+        table.add_row(key, "n/a" if v is None else f"{v:.4f}", "n/a" if e is None else f"{e:.4f}")
+    console.print(table)
+    console.print(
+        f"method {report.method}, threshold {report.threshold:.4f}, "
+        f"{len(report.classes)} classes; train {train_s:.1f} s "
+        f"(embed {report.embed_s:.1f} s, fit {report.fit_s:.1f} s); "
+        f"query p50 {p50:.2f} ms, p95 {p95:.2f} ms (one thread)"
+    )
+    result = {k: metrics[k] for k in METRIC_KEYS}
+    result.update(
+        {
+            "train_s": round(train_s, 2),
+            "query_p50_ms": round(p50, 3),
+            "query_p95_ms": round(p95, 3),
+            "method": report.method,
+            "eval_split": eval_split,
+            "n_eval": len(eval_examples),
+        }
+    )
+    print(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
