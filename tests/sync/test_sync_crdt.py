@@ -6,6 +6,8 @@ import json
 from collections.abc import Callable
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pycrdt import Doc, Map
 
 from sync import InvalidUpdateError, MemoryStore
@@ -167,3 +169,32 @@ def test_bad_state_vector_is_rejected(make_store: Callable[..., MemoryStore]) ->
     a = make_store("a")
     with pytest.raises(InvalidUpdateError):
         a.diff(b"\x05\x01")
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_corrupted_updates_are_rejected_or_applied_whole(data: st.DataObject) -> None:
+    a = MemoryStore(":memory:", node_id="a")
+    b = MemoryStore(":memory:", node_id="b")
+    try:
+        for i in range(5):
+            a.add_note(f"note {i}")
+        b.add_note("keep")
+        update = bytearray(a.diff(b.state_vector()))
+        for _ in range(data.draw(st.integers(1, 3))):
+            # the update's length varies (random Yjs client ids): draw positions as offsets
+            index = data.draw(st.integers(0, 10**6)) % len(update)
+            update[index] = data.draw(st.integers(0, 255))
+        if data.draw(st.booleans()):
+            update = update[: data.draw(st.integers(0, 10**6)) % (len(update) + 1)]
+        before = (b.document_json(), b.table_rows("notes"), b.state_vector())
+        try:
+            b.apply_update(bytes(update))
+        except InvalidUpdateError:
+            assert (b.document_json(), b.table_rows("notes"), b.state_vector()) == before
+        else:
+            docs = {i: d["text"] for i, d in b.records("notes").items()}
+            assert docs == {r["id"]: r["text"] for r in b.table_rows("notes")}
+    finally:
+        a.close()
+        b.close()
