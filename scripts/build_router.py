@@ -82,11 +82,20 @@ def main() -> int:
     parser.add_argument("--min-cloud-recall", type=float, default=0.985)
     args = parser.parse_args()
 
-    from edge_agent.intents import IntentModel, train_model
+    from edge_agent.intents import IntentModel, load_jsonl, train_model
 
     start = time.perf_counter()
-    report = train_model(args.train, args.val, args.out)
-    print(f"trained in {time.perf_counter() - start:.1f} s: {report}")
+    report = train_model(
+        load_jsonl(args.train),
+        load_jsonl(args.val),
+        args.out,
+        source={"train": args.train.name, "val": args.val.name},
+        log=print,
+    )
+    print(
+        f"trained in {time.perf_counter() - start:.1f} s: method {report.method}, "
+        f"threshold {report.threshold:.4f}, validation {report.val_metrics}"
+    )
     model = IntentModel.load(args.out)
     result = calibrate(model, read_rows(args.val), args.min_cloud_recall)
     config = {
