@@ -264,12 +264,16 @@ class MemoryDocument:
             created = self.created[kind] = set()
             for keys in key_sets:
                 for key, change in keys.items():
-                    record_id, node = split_key(key)
+                    record_id, sep, node = key.partition(SEPARATOR)
+                    if not sep or not record_id or not node:
+                        raise InvalidUpdateError(f"malformed record key: {key[:80]!r}")
                     nodes = nodes_of.get(record_id)
                     if nodes is None:
                         nodes = nodes_of[record_id] = set()
                         created.add(record_id)
-                    values = fresh.setdefault(record_id, {})
+                    values = fresh.get(record_id)
+                    if values is None:
+                        values = fresh[record_id] = {}
                     if change["action"] == "delete":
                         nodes.discard(node)
                         values.pop(node, None)
@@ -279,10 +283,15 @@ class MemoryDocument:
             ymap = self.maps[kind]
             winners = result[kind] = {}
             for record_id, values in fresh.items():
-                nodes = nodes_of.get(record_id, set())
+                nodes = nodes_of.get(record_id)
                 if not nodes:
                     nodes_of.pop(record_id, None)
                     winners[record_id] = None
+                    continue
+                if len(nodes) == 1 and len(values) == 1 and nodes.issuperset(values):
+                    # The common case: a record only the peer has written.
+                    [(node, value)] = values.items()
+                    winners[record_id] = decode_entry(node, value)
                     continue
                 entries = [
                     decode_entry(
