@@ -55,7 +55,11 @@ _ARITHMETIC = re.compile(
 )
 # A clause that points back at the first ("convert that to mph", "can you find it")
 # continues the same request.
-_BACK_REFERENCE = re.compile(r"^(?:\S+\s+){0,3}?(?:it|that|this|them|those|these)\b", re.I)
+_BACK_REFERENCE = re.compile(
+    r"^(?:\S+\s+){0,3}?(?:it|that|this|them|those|these)\b"
+    r"|\b(?:it|that|this|them|those|these)\s*[?.!]*$",
+    re.IGNORECASE,
+)
 # Words that may trail a single request after a comma or "and" without being one.
 _FILLER = frozenset(
     """please pls plz thanks thank you thx ty cheers now right now rn today ok okay
@@ -187,8 +191,19 @@ def missing_subject(text: str, intent: str) -> bool:
     return cue is not None and not cue.search(text)
 
 
+# A device command with a condition or a schedule is an automation, not one call now.
+_CONDITIONAL = re.compile(
+    r"\b(?:if|when|whenever|unless|once|as soon as|until|every|each day|each night|"
+    r"at sunset|at sunrise|at night|at (?:\d|noon|midnight)|in \d+ (?:min\w*|hours?|sec\w*)|"
+    r"in (?:an|a|half an) (?:hour|minute)|tonight at|tomorrow|later)\b",
+    re.IGNORECASE,
+)
+
+
 def compound_reason(text: str, intent: str) -> str | None:
     """Why the query is more than one tool call, or None when it is a single request."""
+    if intent == "device_control" and _CONDITIONAL.search(text):
+        return "conditional or scheduled device command"
     if missing_subject(text, intent):
         return f"no {intent} subject in the query"
     if second_request(text, intent):

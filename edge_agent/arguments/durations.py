@@ -7,6 +7,8 @@ unit adds to the total, and the idioms that carry no digits ("an hour", "half a 
 
 from __future__ import annotations
 
+import itertools
+
 from edge_agent.arguments.numbers import find_numbers, tokenize
 
 UNIT_SECONDS: dict[str, int] = {
@@ -35,6 +37,7 @@ def parse_duration(text: str) -> int | None:
     spans = {span.start: span for span in find_numbers(tokens)}
     total = 0.0
     found = False
+    units_seen: list[int] = []
     i = 0
     n = len(tokens)
     while i < n:
@@ -50,6 +53,7 @@ def parse_duration(text: str) -> int | None:
             ):
                 total += span.value * unit
                 found = True
+                units_seen.append(unit)
                 i = j + 1
                 i, total = _trailing_fraction(tokens, i, unit, total)
                 # "1 h 30" -> the bare number after hours is minutes, after minutes seconds
@@ -72,6 +76,7 @@ def parse_duration(text: str) -> int | None:
             unit = UNIT_SECONDS[nxt]
             total += unit
             found = True
+            units_seen.append(unit)
             i, total = _trailing_fraction(tokens, i + 2, unit, total)
             continue
         # "half an hour", "half a minute", "quarter of an hour", "a quarter hour"
@@ -86,10 +91,14 @@ def parse_duration(text: str) -> int | None:
             if unit is not None:
                 total += fraction * unit
                 found = True
+                units_seen.append(unit)
                 i = j + 1
                 continue
         i += 1
     if not found:
+        return None
+    # "1 hour and 30 minutes" is one duration; "5 minutes and 10 minutes" is two timers.
+    if any(later >= earlier for earlier, later in itertools.pairwise(units_seen)):
         return None
     return round(total)
 
