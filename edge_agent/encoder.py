@@ -19,6 +19,7 @@ Example::
 from __future__ import annotations
 
 import json
+import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -44,7 +45,7 @@ class Encoder:
     """Sentence and token embeddings from the shipped ONNX encoder.
 
     Build it with :meth:`load`; the constructor takes a ready session and tokenizer.
-    Not thread-safe for the cache; onnxruntime sessions themselves may be shared.
+    Safe to share between threads (onnxruntime sessions are; the cache has a lock).
     """
 
     def __init__(
@@ -62,6 +63,7 @@ class Encoder:
         self.precision = precision
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._cache_size = cache_size
+        self._lock = threading.Lock()
 
     @classmethod
     def load(
@@ -140,16 +142,18 @@ class Encoder:
         Results are cached (LRU); the returned array is read-only so a caller cannot
         corrupt the cache.
         """
-        cached = self._cache.get(text)
-        if cached is not None:
-            self._cache.move_to_end(text)
-            return cached
+        with self._lock:
+            cached = self._cache.get(text)
+            if cached is not None:
+                self._cache.move_to_end(text)
+                return cached
         _, vec = self._run(text, "sentence_embedding")
         vec.setflags(write=False)
         if self._cache_size > 0:
-            self._cache[text] = vec
-            if len(self._cache) > self._cache_size:
-                self._cache.popitem(last=False)
+            with self._lock:
+                self._cache[text] = vec
+                if len(self._cache) > self._cache_size:
+                    self._cache.popitem(last=False)
         return vec
 
     def embed_layers(self, text: str) -> np.ndarray:
@@ -167,6 +171,8 @@ class Encoder:
         return np.stack(rows) if rows else np.empty((0, 6, DIMENSION), dtype=np.float32)
 
     def _many(self, items: Sequence[str], output: str, progress: bool) -> list[np.ndarray]:
+        if isinstance(items, str):
+            raise TypeError("expected a sequence of texts, not one string")
         if not progress:
             return [self._run(text, output)[1] for text in items]
         from rich.progress import Progress

@@ -110,3 +110,19 @@ def test_load_rejects_a_corrupt_model(tmp_path: Path) -> None:
     (tmp_path / "tokenizer.json").write_text("{}", encoding="utf-8")
     with pytest.raises(EncoderError, match="cannot load"):
         Encoder.load(tmp_path)
+
+
+def test_embed_many_refuses_a_single_string(encoder: Encoder) -> None:
+    with pytest.raises(TypeError, match="one string"):
+        encoder.embed_many("not a list")
+
+
+def test_the_cache_survives_concurrent_use() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    shared = Encoder.load(cache_size=2)
+    texts = [f"query number {i % 5}" for i in range(60)]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        vectors = list(pool.map(shared.embed, texts))
+    for text, vec in zip(texts, vectors, strict=True):
+        np.testing.assert_array_equal(vec, shared.embed(text))
