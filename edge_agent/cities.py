@@ -120,9 +120,7 @@ def _lookup_chunk(chunk: str, width: int, cutoff: float) -> str | None:
     # A typo rarely changes both of the first two letters: comparing only names that share
     # one of them keeps the fuzzy match cheap (difflib is the slow part of a decision).
     pool = [
-        c
-        for c in known
-        if (" " in c) == (width > 1) and (c[0] == chunk[0] or c[1:2] == chunk[1:2])
+        c for c in known if (" " in c) == (width > 1) and (c[0] == chunk[0] or c[1:2] == chunk[1:2])
     ]
     match = difflib.get_close_matches(chunk, pool, n=1, cutoff=cutoff)
     return match[0] if match else None
