@@ -14,7 +14,7 @@ import contextvars
 import logging
 import threading
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -149,6 +149,11 @@ class CloudReasoner:
 
         ``deadline`` is a ``time.monotonic()`` instant; past it the session is canceled and
         ReasonerDeadlineError raised. Cancelling the consuming task cancels the session.
+
+        The session runs in a task of its own, at most ``PIPELINE_DEPTH`` events ahead of
+        the consumer: while the transport writes one step, the next one is computed, so a
+        step goes out as soon as the previous write completes instead of only then being
+        started.
         """
         trace_id_var.set(trace_id)
         query = self.admit(principal, request)
@@ -159,9 +164,36 @@ class CloudReasoner:
             query, session_id=request.session_id, trace_id=trace_id
         )
         session.turn_id = request.turn_id
+        log.info("session %s started (%s, device %s)", session.session_id, rpc, principal.device_id)
+        pipe = _Pipe(PIPELINE_DEPTH)
+        producer = asyncio.ensure_future(
+            self._produce(session, pipe, deadline, next_observation, rpc)
+        )
+        try:
+            while True:
+                event = await pipe.get()
+                if event is None:
+                    return
+                yield event
+        finally:
+            if not producer.done():
+                producer.cancel()  # the consumer went away: the producer cancels the session
+                if not pipe.started:  # cancelled before it ever ran: nothing else will
+                    session.cancel("the client canceled")
+                    self._ended(session, rpc, "canceled")
+
+    async def _produce(
+        self,
+        session: Session,
+        pipe: _Pipe,
+        deadline: float | None,
+        next_observation: ObservationSource | None,
+        rpc: str,
+    ) -> None:
+        """Run the session, handing each event to ``pipe``; errors end the pipe with them."""
+        pipe.started = True
         outcome = "error"
         from_device: set[str] = set()
-        log.info("session %s started (%s, device %s)", session.session_id, rpc, principal.device_id)
         try:
             while True:
                 async for step in self._drive(session, deadline):
@@ -170,9 +202,9 @@ class CloudReasoner:
                     self._observe(step)
                     paused = session.state is State.AWAITING_OBSERVATION
                     if step.step_type == pb.STEP_TYPE_ACTION and paused:
-                        yield Event("device_action", step=step)
+                        await pipe.put(Event("device_action", step=step))
                     else:
-                        yield Event("step", step=step)
+                        await pipe.put(Event("step", step=step))
                 if session.state is not State.AWAITING_OBSERVATION:
                     break
                 if next_observation is None:  # pragma: no cover - Reason has no device tools
@@ -181,6 +213,7 @@ class CloudReasoner:
                 if observation is None:
                     session.cancel("the device closed the stream")
                     outcome = "canceled"
+                    pipe.close()
                     return
                 self._observe(observation)
                 from_device.add(observation.act_id)
@@ -189,20 +222,27 @@ class CloudReasoner:
                 except SessionError as exc:  # the device answered another act, or twice
                     raise InvalidRequestError(f"observation refused: {exc}") from exc
             if session.receipt is not None:
-                yield Event("receipt", receipt=session.receipt)
+                await pipe.put(Event("receipt", receipt=session.receipt))
             outcome = "completed" if session.state is State.FINISHED else session.state.value
+            pipe.close()
         except asyncio.CancelledError:
             session.cancel("the client canceled")
             outcome = "canceled"
+            pipe.close(asyncio.CancelledError())
             raise
-        except ReasonerDeadlineError:
+        except ReasonerDeadlineError as exc:
             session.cancel("deadline exceeded")
             outcome = "deadline"
-            raise
+            pipe.close(exc)
+        except Exception as exc:  # handed to the consumer, which maps it to a status
+            pipe.close(exc)
         finally:
-            log.info("session %s ended: %s", session.session_id, outcome)
-            if self.metrics is not None:
-                self.metrics.sessions.labels(rpc, outcome).inc()
+            self._ended(session, rpc, outcome)
+
+    def _ended(self, session: Session, rpc: str, outcome: str) -> None:
+        log.info("session %s ended: %s", session.session_id, outcome)
+        if self.metrics is not None:
+            self.metrics.sessions.labels(rpc, outcome).inc()
 
     async def _drive(self, session: Session, deadline: float | None) -> AsyncIterator[pb.ReactStep]:
         """Run ``session.run()`` one step at a time within the deadline: inline for backends
@@ -213,7 +253,7 @@ class CloudReasoner:
             for step in steps:
                 if deadline is not None and time.monotonic() >= deadline:
                     raise ReasonerDeadlineError("the deadline passed")
-                yield step  # the transport's write awaits: other sessions' steps go through
+                yield step
             return
         loop = asyncio.get_running_loop()
         context = contextvars.copy_context()
@@ -248,6 +288,61 @@ class CloudReasoner:
     def _observe(self, step: pb.ReactStep) -> None:
         if self.metrics is not None:
             self.metrics.observe_step(step)
+
+
+#: How many events a session may run ahead of the transport.
+PIPELINE_DEPTH = 8
+
+
+class _Pipe:
+    """Events from a session's producing task to the streaming consumer, at most ``depth``
+    queued; ``close(error)`` ends it (the consumer raises ``error``, or stops)."""
+
+    __slots__ = ("_closed", "_depth", "_error", "_getter", "_items", "_putter", "started")
+
+    def __init__(self, depth: int) -> None:
+        self._items: deque[Event] = deque()
+        self._depth = max(1, depth)
+        self._getter: asyncio.Future[None] | None = None
+        self._putter: asyncio.Future[None] | None = None
+        self._closed = False
+        self._error: BaseException | None = None
+        self.started = False
+
+    async def put(self, event: Event) -> None:
+        while len(self._items) >= self._depth:
+            self._putter = asyncio.get_running_loop().create_future()
+            try:
+                await self._putter
+            finally:
+                self._putter = None
+        self._items.append(event)
+        _wake(self._getter)
+
+    def close(self, error: BaseException | None = None) -> None:
+        self._closed = True
+        self._error = error
+        _wake(self._getter)
+
+    async def get(self) -> Event | None:
+        while not self._items:
+            if self._closed:
+                if self._error is not None:
+                    raise self._error
+                return None
+            self._getter = asyncio.get_running_loop().create_future()
+            try:
+                await self._getter
+            finally:
+                self._getter = None
+        event = self._items.popleft()
+        _wake(self._putter)
+        return event
+
+
+def _wake(waiter: asyncio.Future[None] | None) -> None:
+    if waiter is not None and not waiter.done():
+        waiter.set_result(None)
 
 
 def _next_in(context: contextvars.Context, steps: Iterator[pb.ReactStep], done: object) -> object:
