@@ -54,26 +54,53 @@ def _quantity(value: float, code: str) -> str:
     return f"{number(value)}{name}" if name.startswith("°") else f"{number(value)} {name}"
 
 
+# The small talk the device answers itself, in order: kind -> pattern.
+_SMALLTALK: list[tuple[str, re.Pattern[str]]] = [
+    (kind, re.compile(pattern, re.IGNORECASE))
+    for kind, pattern in (
+        ("thanks", r"\b(?:thank|thanks|thx|ty|ta|cheers|appreciate[d]?|you're the best)\b"),
+        ("goodbye", r"\b(?:bye|goodbye|see you|see ya|good night|later|that's all|never mind)\b"),
+        ("how_are_you", r"\b(?:how are you|how's it going|how are things|how you doing)\b"),
+        ("identity", r"\b(?:who are you|what are you|your name|are you a (?:robot|bot|human))\b"),
+        (
+            "capabilities",
+            r"\b(?:what|how|which)\b.*\b(?:can|do|help|able|capable|features|tools|skills|"
+            r"use|ask)\b|\bhelp\b|\blist your\b",
+        ),
+        (
+            "greeting",
+            r"\b(?:hi|hello|hey|morning|evening|afternoon|hiya|yo|sup|greetings|howdy|"
+            r"nice to meet you|are you there)\b",
+        ),
+        ("ack", r"^\W*(?:ok(?:ay)?|cool|nice|great|awesome|perfect|good job|sorry)\b"),
+    )
+]
+
+
+def smalltalk_kind(query: str) -> str | None:
+    """Which small talk the device can answer ("thanks", "greeting"...), or None."""
+    for kind, pattern in _SMALLTALK:
+        if pattern.search(query):
+            return kind
+    return None
+
+
 def smalltalk_answer(query: str) -> str:
     """A reply to a greeting, thanks or "what can you do"."""
-    text = query.lower()
-    if re.search(r"\b(?:thank|thanks|thx|ty|cheers|appreciate)", text):
+    kind = smalltalk_kind(query)
+    if kind == "thanks":
         return "You're welcome!"
-    if re.search(r"\b(?:bye|goodbye|see you|good night|later)\b", text):
+    if kind == "goodbye":
         return "Goodbye!"
-    if re.search(r"\b(?:how are you|how's it going|how are things)\b", text):
+    if kind == "how_are_you":
         return "All good here, thanks. What can I do for you?"
-    if re.search(r"\b(?:who are you|what are you|your name)\b", text):
+    if kind == "identity":
         return "I'm the edgeloop assistant on this device. " + _SMALLTALK_CAPABILITIES
-    if re.search(r"\b(?:what|how)\b.*\b(?:can|do|help|able|features|tools|skills|use)\b", text) or (
-        re.search(r"\bhelp\b", text)
-    ):
+    if kind == "capabilities":
         return _SMALLTALK_CAPABILITIES
-    if re.search(r"\b(?:hi|hello|hey|morning|evening|afternoon|hiya|yo|sup|greetings)\b", text):
+    if kind == "greeting":
         return "Hi! What can I do for you?"
-    return (
-        "Okay! Ask me anything: " + _SMALLTALK_CAPABILITIES[0].lower() + _SMALLTALK_CAPABILITIES[1:]
-    )
+    return "Okay! " + _SMALLTALK_CAPABILITIES
 
 
 def tool_answer(tool: str, args: dict[str, Any], output: dict[str, Any]) -> str:

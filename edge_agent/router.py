@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from edge_agent.answers import smalltalk_kind
 from edge_agent.arguments import extract_arguments
 from edge_agent.structure import compound_reason
 from edge_agent.tools import TOOL_NAMES
@@ -123,6 +124,8 @@ class Router:
         if confidence < self.threshold:
             return cloud(f"low confidence {confidence:.2f} < {self.threshold:.2f}")
         if intent == SMALLTALK:
+            if smalltalk_kind(query) is None:
+                return cloud("small talk the device has no answer for")
             return RouteDecision("edge", None, None, confidence, "small talk", intent, scores)
         if intent not in TOOL_NAMES:
             return cloud(f"unknown intent {intent!r}")

@@ -112,7 +112,7 @@ def second_request(text: str, intent: str) -> bool:
     parts = clauses(normalise_numbers(text))
     if len(parts) < 2:
         return False
-    if intent in _SUBJECT_CUES and _another_subject(clauses(text)[1:], intent):
+    if intent in _REASONING_TOOLS and _another_subject(clauses(text)[1:], intent):
         return True
     requests = [_is_request(part) for part in parts]
     if sum(requests) >= 2:
@@ -174,6 +174,11 @@ _SUBJECT_CUES: dict[str, re.Pattern[str]] = {
         r"degrees|humid\w*|storm\w*|thunder\w*|outside|shine|conditions|like out|like there|"
         r"like today|like tomorrow|heat|sweater|shorts|drizzl\w*|hail|clear|grey|gray|overcast|"
         r"scorching|boiling|nice out|skies|sky)\b",
+        re.IGNORECASE,
+    ),
+    "search_notes": re.compile(
+        r"\b(?:notes?|noted|notebook|memos?|wrote|written|write|jot\w*|saved?|stored?|"
+        r"said|remember\w*|recall)\b",
         re.IGNORECASE,
     ),
     "world_clock": re.compile(

@@ -19,12 +19,19 @@ _POLITE = (
 )
 _NOTE_COMMAND = re.compile(
     r"^" + _POLITE + r"(?:"
-    r"(?:add|make|take|create|write|jot|save|put|leave|log|record|store|start|new|"
-    r"write down|jot down|note down|scribble|keep)(?: me)?(?: down)?"
+    # A verb with the word "note" (or memo): "add a note", "make me a quick memo that".
+    r"(?:add|make|take|create|write|jot|save|put|leave|log|record|store|start|new|keep|"
+    r"scribble)(?: me)?(?: down)?"
     r"(?: (?:a|an|the|this|my|one|quick|new|short|little))*"
-    r"(?: (?:note|notes|memo|reminder|entry))?(?: down)?"
+    r" (?:note|notes|memo|entry)(?: down)?"
     r"(?: (?:to|in|on|for) (?:my|the) (?:notes?|memos?|notebook|list))?"
     r"(?:\s*(?:that|saying|which says|to say|says|reading|:|-|—|about|of|with|for me|:))*"
+    # "add to my notes", "save to notes:", "put this in my notes:"
+    r"|(?:add|save|put|write|log|store)(?: this| it)? (?:to|in|into|on) (?:my |the )?"
+    r"(?:notes?|memos?|notebook)(?:\s*(?:that|:|-))*"
+    # A verb that means writing down on its own: "jot down", "write this down".
+    r"|(?:write|jot|note|scribble|put|get)(?: it| this| that)? down"
+    r"(?:\s*(?:that|saying|:|-|—|for me))*"
     r"|note(?: down| to self| this| that)*(?:\s*(?:that|:|-))?"
     r"|remember(?: that| this| to)?(?:\s*:)?"
     r"|memo(?: to self)?(?:\s*:)?"

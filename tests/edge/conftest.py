@@ -36,8 +36,8 @@ class StubIntentModel:
     RULES: ClassVar[list[tuple[str, str]]] = [
         ("poem", "oos"),
         ("capital", "oos"),
-        ("note", "add_note"),
         ("find", "search_notes"),
+        ("note", "add_note"),
         ("weather", "get_weather"),
         ("time in", "world_clock"),
         ("timer", "set_timer"),

@@ -57,7 +57,7 @@ def test_tools_change_memory(agent: EdgeAgent, memory: MemoryStore) -> None:
     final = list(agent.ask("add a note: buy oat milk"))[-1]
     assert final.content == "Noted: “buy oat milk”."
     assert [n["text"] for n in memory.notes()] == ["buy oat milk"]
-    final = list(agent.ask("find oat milk"))[-1]
+    final = list(agent.ask("find my notes about oat milk"))[-1]
     assert "buy oat milk" in final.content
     list(agent.ask("set a timer for an hour and a half"))
     assert [t["seconds"] for t in memory.timers()] == [5400]
