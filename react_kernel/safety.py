@@ -117,11 +117,14 @@ def screen_injection(text: str) -> list[str]:
     if not text.isascii():
         return [name for name, pattern in _INJECTION_PATTERNS if pattern.search(text)]
     lowered = text.lower()
-    return [
-        name
-        for name, pattern, words in _SCREENS
-        if any(word in lowered for word in words) and pattern.search(text)
-    ]
+    found = []
+    for name, pattern, words in _SCREENS:
+        for word in words:
+            if word in lowered:
+                if pattern.search(text):
+                    found.append(name)
+                break
+    return found
 
 
 def luhn_ok(digits: str) -> bool:

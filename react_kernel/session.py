@@ -44,6 +44,10 @@ SESSION_FORMAT_VERSION = 1
 _SIDE = {pb.ORIGIN_EDGE: "edge", pb.ORIGIN_CLOUD: "cloud"}
 _ORIGIN = {"edge": pb.ORIGIN_EDGE, "cloud": pb.ORIGIN_CLOUD}
 _PAUSED = (State.AWAITING_APPROVAL, State.AWAITING_OBSERVATION)
+# The encoders json.dumps(value, ensure_ascii=False, default=str[, separators=...]) would
+# build on every call, built once (the same text).
+_ARGS_JSON = json.JSONEncoder(ensure_ascii=False, default=str)
+_RENDER_JSON = json.JSONEncoder(ensure_ascii=False, default=str, separators=(", ", ": "))
 
 
 class Session:
@@ -350,11 +354,11 @@ class Session:
             step.tool = spec.name
             step.arguments.Clear()
             step.arguments.update(json.loads(json.dumps(args, default=str)))
-            step.content = f"{spec.name}({json.dumps(args, ensure_ascii=False, default=str)})"
+            step.content = f"{spec.name}({_ARGS_JSON.encode(args)})"
             if cut:
                 step.metadata["args_truncated"] = ",".join(cut)
         elif not step.content:
-            step.content = f"{spec.name}({json.dumps(args, ensure_ascii=False, default=str)})"
+            step.content = f"{spec.name}({_ARGS_JSON.encode(args)})"
         pair = _pair(spec.name, args)
         seen = self._action_counts.get(pair, 0)
         if seen >= loop.guards.max_repeats:
@@ -688,7 +692,7 @@ def _pair(tool: str, args: dict[str, Any]) -> str:
 
 
 def _render(output: dict[str, Any]) -> str:
-    return json.dumps(output, ensure_ascii=False, default=str, separators=(", ", ": "))
+    return _RENDER_JSON.encode(output)
 
 
 def _now() -> str:

@@ -7,7 +7,7 @@ so what the loop records is exactly what goes on the wire and into memory.
 from __future__ import annotations
 
 import json
-import uuid
+import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -32,7 +32,13 @@ APPROVAL_REQUEST = pb.STEP_TYPE_APPROVAL_REQUEST
 
 def new_act_id() -> str:
     """A fresh, unique act id (uuid4 hex) for an ACTION and its OBSERVATION."""
-    return uuid.uuid4().hex
+    # uuid.uuid4().hex without building a UUID object: 16 random bytes, with the version
+    # nibble set to 4 and the variant bits to RFC 4122 (10xx), as uuid.UUID(version=4) does.
+    h = os.urandom(16).hex()
+    return f"{h[:12]}4{h[13:16]}{_VARIANT[h[16]]}{h[17:]}"
+
+
+_VARIANT = {c: "89ab"[int(c, 16) & 3] for c in "0123456789abcdef"}
 
 
 def to_struct(values: Mapping[str, Any] | None) -> Struct:
@@ -50,7 +56,8 @@ def to_struct(values: Mapping[str, Any] | None) -> Struct:
 
 def from_struct(struct: Struct) -> dict[str, Any]:
     """Convert a Struct back to a dict; integral doubles come back as ints."""
-    return {key: _from_value(value) for key, value in struct.fields.items()}
+    fields = struct.fields  # keys then lookups: the map's items() view is pure Python
+    return {key: _from_value(fields[key]) for key in fields}
 
 
 def _from_value(value: Any) -> Any:
@@ -66,7 +73,8 @@ def _from_value(value: Any) -> Any:
     if kind == "bool_value":
         return value.bool_value
     if kind == "struct_value":
-        return {k: _from_value(v) for k, v in value.struct_value.fields.items()}
+        fields = value.struct_value.fields
+        return {k: _from_value(fields[k]) for k in fields}
     if kind == "list_value":
         return [_from_value(v) for v in value.list_value.values]
     return None

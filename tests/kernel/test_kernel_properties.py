@@ -142,3 +142,16 @@ def test_breaker_opens_exactly_at_the_threshold(events: list[str], threshold: in
             run += 1
         else:
             assert breaker.allow() == (run < threshold)
+
+
+def test_act_ids_are_uuid4_hex() -> None:
+    import uuid
+
+    from react_kernel import new_act_id
+
+    ids = [new_act_id() for _ in range(2000)]
+    assert len(set(ids)) == len(ids)
+    for act_id in ids:
+        parsed = uuid.UUID(hex=act_id)
+        assert parsed.hex == act_id and parsed.version == 4 and parsed.variant == uuid.RFC_4122
+    assert {act_id[16] for act_id in ids} == set("89ab")
