@@ -58,18 +58,33 @@ def _quantity(value: float, code: str) -> str:
 _SMALLTALK: list[tuple[str, re.Pattern[str]]] = [
     (kind, re.compile(pattern, re.IGNORECASE))
     for kind, pattern in (
-        ("thanks", r"\b(?:thank|thanks|thx|ty|ta|cheers|appreciate[d]?|you're the best)\b"),
-        ("goodbye", r"\b(?:bye|goodbye|see you|see ya|good night|later|that's all|never mind)\b"),
-        ("how_are_you", r"\b(?:how are you|how's it going|how are things|how you doing)\b"),
+        (
+            "thanks",
+            r"\b(?:thank\w*|thx|ty|ta|cheers|appreciate[d]?|you're the best|owe you|"
+            r"grateful|gratitude|glad you|happy you|kind of you|nice of you|much obliged)\b",
+        ),
+        (
+            "goodbye",
+            r"\b(?:bye|goodbye|see you|see ya|cya|good night|later|that's all|never mind|"
+            r"until next time|peace out|take care|farewell|ttyl|talk soon|nice chat|"
+            r"enjoyed (?:our|this|the|speaking|talking|chatting))\b",
+        ),
+        (
+            "how_are_you",
+            r"\bhow (?:are|r|ya|you|u|is|are ya|have you been|ya been|'s) ?(?:you|ya|u|it|"
+            r"things|life|doin\w*|going|been)?\b.*|\bhow'?s (?:it going|life|things)\b|"
+            r"\bare you (?:good|ok|okay|well)\b|\bwhat'?s up\b|\bhows are ya\b",
+        ),
         ("identity", r"\b(?:who are you|what are you|your name|are you a (?:robot|bot|human))\b"),
         (
             "capabilities",
             r"\b(?:what|how|which)\b.*\b(?:can|do|help|able|capable|features|tools|skills|"
-            r"use|ask)\b|\bhelp\b|\blist your\b",
+            r"use|ask)\b|\bhelp\b|\blist your\b|\b(?:kinds?|types?|sorts?|categories) of "
+            r"(?:things|questions|stuff|requests)\b",
         ),
         (
             "greeting",
-            r"\b(?:hi|hello|hey|morning|evening|afternoon|hiya|yo|sup|greetings|howdy|"
+            r"\b(?:hi|hello+|hey+|heyo|hiya|yo|sup|greetings|howdy|morning|evening|afternoon|"
             r"nice to meet you|are you there)\b",
         ),
         ("ack", r"^\W*(?:ok(?:ay)?|cool|nice|great|awesome|perfect|good job|sorry)\b"),

@@ -120,7 +120,7 @@ def second_request(text: str, intent: str) -> bool:
     cue = _INTENT_CUES.get(intent)
     for k in range(1, len(parts)):
         part = parts[k]
-        if not _REQUEST_START.match(part) or _BACK_REFERENCE.match(part):
+        if not _REQUEST_START.match(part) or _BACK_REFERENCE.search(part):
             continue
         if intent == "calculator" and re.match(r"^[\d\s.+\-*/^%()x]+$", part):
             continue

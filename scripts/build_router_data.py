@@ -209,6 +209,9 @@ def calculator(g: Gen) -> str:
         f"if i have {a} and add {b} what do i get",
         f"how much is {pct}% off {a}",
         f"help me with some math: {a} {op} {b}",
+        f"what is the sum of {a}, {b} and {c}",
+        f"can you subract {b} from {a}",
+        f"what's the total of {a} and {b}",
     ]
     return g.dress(g.pick(forms))
 
@@ -409,6 +412,10 @@ def device_control(g: Gen) -> str:
         f"could you get {the}{name}{where} {g.pick(['on', 'off'])} for me",
         f"i want {the}{name}{where} {g.pick(['on', 'off'])}",
         f"{g.pick(['please', 'hey', 'ok'])} {g.pick([on, off])} {the}{name}{where} now",
+        f"i'd like {the}{name}{where} to be turned {g.pick(['on', 'off'])}",
+        f"can {the}{name}{where} be switched {g.pick(['on', 'off'])}",
+        f"could you have {the}{name}{where} {g.pick(['on', 'off'])}",
+        f"{the}{name}{where}, {g.pick(['on', 'off'])} please",
     ]
     return g.dress(g.pick(forms))
 
@@ -456,6 +463,11 @@ def set_timer(g: Gen) -> str:
         f"beep in {d}",
         f"timer for {d} please",
         f"{d} on the clock{what}",
+        f"i want a timer set for {d}",
+        f"{d} is what the timer should be set to",
+        f"i need a timer of {d}",
+        f"make a timer for {d}",
+        f"create a {d} timer",
     ]
     return g.dress(g.pick(forms))
 
@@ -608,6 +620,12 @@ SMALLTALK = [
     "what can i ask you", "what do you do", "can you help me", "list your skills",
     "are you a robot", "how can you help", "tell me what you can do", "sup",
     "greetings", "good afternoon", "thanks, that's helpful", "perfect, thank you",
+    "how ya doing", "how have you been", "how's life", "what's up", "heyo", "hello hello",
+    "i owe you one", "i'm grateful", "much obliged", "that's kind of you", "you have my thanks",
+    "until next time", "peace out", "take care", "talk soon", "farewell", "catch you later",
+    "i enjoyed our chat, bye", "what kinds of things can i ask you", "what sort of questions do you answer",
+    "what are you good at", "tell me about your features", "thanks for the help today",
+    "are you doing ok", "good to see you", "hey hey", "cheers for that", "nice one, thanks",
 ]  # fmt: skip
 
 

@@ -105,7 +105,21 @@ def _rewrite(text: str) -> str:
     text = re.sub(r"\ba quarter of\b|\bone quarter of\b", " 0.25 * ", text)
     text = re.sub(r"\btwice\b", " 2 * ", text)
     # "subtract 4 from 10" / "take 4 from 10" -> 10 - 4; "divide 10 by 4" -> 10 / 4
-    text = re.sub(r"\b(?:subtract|take|take away|deduct) (\S+) from (\S+)", r"\2 - \1", text)
+    text = re.sub(
+        r"\b(?:subtract|subract|substract|subtact|take|take away|deduct|minus) (\S+) from (\S+)",
+        r"\2 - \1",
+        text,
+    )
+    # "the sum of 3, 7, 9 and 24" -> 3 + 7 + 9 + 24 (likewise the product)
+    text = re.sub(
+        r"\b(sum|total|product) of ((?:[\d.]+\s*(?:,|and|&)?\s*)+)",
+        lambda m: (
+            " "
+            + (" + " if m.group(1) != "product" else " * ").join(re.findall(r"[\d.]+", m.group(2)))
+            + " "
+        ),
+        text,
+    )
     text = re.sub(r"\bdivide (\S+) by (\S+)", r"\1 / \2", text)
     text = re.sub(r"\bmultiply (\S+) (?:by|and|with|times) (\S+)", r"\1 * \2", text)
     text = re.sub(
