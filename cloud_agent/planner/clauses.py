@@ -29,7 +29,7 @@ _CASUAL: tuple[tuple[str, str], ...] = (
     (r"\bgonna\b", "going to"),
     (r"\bgimme\b", "give me"),
     (r"\bvs\.?\b|\bversus\b", " or "),
-    (r"\btemp\b", "temperature"),
+    (r"\btemps?\b", "temperature"),
     (r"\blites\b", "lights"),
     (r"\blite\b", "light"),
     (r"\btimr\b", "timer"),
@@ -40,7 +40,9 @@ _CASUAL: tuple[tuple[str, str], ...] = (
     (r"\bhrs?\b", "hours"),
 )
 _SPLIT = re.compile(
-    r"\s*(?:[,;]\s*(?:and\s+then|and|then|also|plus)?|\+|\band\s+then\b|\bthen\b|\band\s+also\b"
+    r"\s*(?:[,;]\s*(?:and\s+then|and\s+after\s+that|after\s+that|and\s+also|and|then|also|plus)?"
+    r"|\+|\b(?:and\s+)?after\s+(?:that|this|which)\b|\b(?:and\s+)?afterwards\b"
+    r"|\bfollowed\s+by\b|\bas\s+well\s+as\b|\band\s+then\b|\bthen\b|\band\s+also\b"
     r"|\balso\b|\bplus\b|\band\b)\s*"
 )
 # Open knowledge and writing: only an LLM backend can give these.
@@ -61,8 +63,9 @@ def normalise(query: str) -> str:
     text = text.replace("...", " ")
     for pattern, replacement in _CASUAL:
         text = re.sub(pattern, replacement, text)
-    text = re.sub(r"[!?]+", " ", text)
-    text = re.sub(r"\.(?=\s|$)", " ", text)
+    # The end of a sentence ends a clause too ("Turn off the lights. Lock the door.").
+    text = re.sub(r"[!?]+", " ; ", text)
+    text = re.sub(r"\.(?=\s|$)", " ; ", text)
     text = _numbers(" ".join(text.split()))
     return " ".join(_fix_typo(word) for word in text.split())
 
@@ -214,15 +217,52 @@ _DURATION_AND = re.compile(
 )
 
 
+# "3 plus 4", "12 + 5", "the sum of 3 and 4": arithmetic, not two requests.
+_ARITHMETIC_JOIN = re.compile(r"(?<=\d)\s*(?:\+|\bplus\b)\s*(?=-?\.?\d)")
+_PAIR_OF_NUMBERS = re.compile(
+    r"\b((?:sum|product|difference|average|mean)\s+of\s+-?[\d.]+)\s+and\s+(?=-?[\d.])"
+)
+
+
 def split_clauses(text: str) -> list[str]:
     """Cut normalised text at conjunctions and commas; empty pieces are dropped."""
     protected = _DURATION_AND.sub(lambda m: f"{m.group(1)} \x00 ", text)
+    protected = _PAIR_OF_NUMBERS.sub(lambda m: f"{m.group(1)} \x00 ", protected)
+    protected = _ARITHMETIC_JOIN.sub(" \x01 ", protected)
     pieces = _SPLIT.split(protected)
     return [
-        piece.replace(" \x00 ", " and ").replace("\x00", "and").strip(" .")
+        piece.replace(" \x00 ", " and ")
+        .replace("\x00", "and")
+        .replace(" \x01 ", " plus ")
+        .replace("\x01", "plus")
+        .strip(" .")
         for piece in pieces
         if piece and piece.strip(" .")
     ]
+
+
+# Small talk around the requests: greetings, thanks, politeness and the speaker's own
+# situation ("so i'm heading out in a bit"). It asks for nothing, so it is set aside.
+_CHATTER = re.compile(
+    r"^(?:(?:ok(?:ay)?|so|well|oh|right|alright|now|and|but|hmm+|um+|uh+)\s+)*(?:"
+    r"(?:hi|hey|hello|yo|hiya|howdy|greetings|good\s+(?:morning|afternoon|evening|day))"
+    r"(?:\s+(?:there|again|you|friend|buddy|mate|assistant))?"
+    r"|(?:many\s+)?thanks?(?:\s+you)?(?:\s+(?:so|very)\s+much|\s+a\s+(?:lot|bunch|ton)"
+    r"|\s+in\s+advance|\s+again|\s+mate)?|thx|ty|cheers|much\s+appreciated|appreciate\s+it"
+    r"|(?:i\s+)?hope\s+you(?:\s+are|'re)?\s+(?:well|good|doing\s+\w+)(?:\s+today)?"
+    r"|(?:a\s+)?quick\s+(?:one|question|thing|favou?r)|one\s+(?:more|last)\s+thing"
+    r"|if\s+you\s+(?:can|could|don't\s+mind|do\s+not\s+mind)|when\s+you\s+(?:can|get\s+a\s+chance)"
+    r"|if\s+possible|no\s+rush|sorry\s+to\s+bother\s+you|real\s+quick|ok(?:ay)?|so|sure"
+    r"|(?:i'm|i\s+am|i'll|i\s+will|we're|we\s+are|i've|i\s+have|i\s+was|i\s+just)\s+"
+    r"(?!.*\b(?:what|who|whom|whose|why|how|which|where|when|wonder\w*|curious|want|need|"
+    r"would|like|love|know|ask\w*)\b).*"
+    r")$"
+)
+
+
+def is_chatter(text: str) -> bool:
+    """Whether a clause is small talk that asks for nothing ("hi there", "thanks a lot")."""
+    return bool(_CHATTER.match(text.strip(" ,;:")))
 
 
 def open_knowledge_cues(text: str) -> list[str]:

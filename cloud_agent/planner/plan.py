@@ -15,7 +15,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cloud_agent.planner import interpret as it
-from cloud_agent.planner.clauses import normalise, open_knowledge_cues, split_clauses
+from cloud_agent.planner.clauses import (
+    is_chatter,
+    normalise,
+    open_knowledge_cues,
+    split_clauses,
+)
 
 PREV = "{prev}"
 _COMPARES = re.compile(r"\b(?:than|or|versus|compared)\b|\w+er\b")
@@ -49,7 +54,8 @@ def make_plan(query: str, extractor: it.Extractor | None = None, router: Any = N
     the planner takes its tool and arguments.
     """
     text = normalise(query)
-    clauses = _merge([it.read_clause(piece, extractor) for piece in split_clauses(text)], extractor)
+    read = [it.read_clause(piece, extractor) for piece in split_clauses(text)]
+    clauses = _merge(_without_chatter(read), extractor)
     plan = Plan(query=query)
     _carry_tools(clauses)
     if router is not None:
@@ -67,6 +73,20 @@ def make_plan(query: str, extractor: it.Extractor | None = None, router: Any = N
         return plan
     plan.compare = _comparison(text, plan.calls)
     return plan
+
+
+def _without_chatter(clauses: list[it.Clause]) -> list[it.Clause]:
+    """Greetings, thanks and remarks that ask for nothing set aside; when nothing else is
+    left, the query keeps them (and is declined as small talk the tools cannot answer)."""
+    kept = [
+        c
+        for c in clauses
+        if c.has_entity
+        or c.value is not None
+        or open_knowledge_cues(c.text)
+        or not is_chatter(c.text)
+    ]
+    return kept if kept else clauses
 
 
 _OPEN_MESSAGE = (

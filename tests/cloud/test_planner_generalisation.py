@@ -1,0 +1,57 @@
+"""The planner on phrasings its rules were not written against: sentence ends, more
+connectives, small talk around the requests, arithmetic that is not two requests."""
+
+from __future__ import annotations
+
+from cloud_agent.planner.clauses import is_chatter, split_clauses
+from cloud_agent.planner.plan import make_plan
+
+
+def calls(query: str) -> list[tuple[str, dict[str, object]]]:
+    return [(c.tool, c.args) for c in make_plan(query).calls]
+
+
+def test_sentence_end_cuts_a_clause() -> None:
+    got = calls("Turn off the kitchen lights. Lock the back door.")
+    assert [(t, a["device"], a["action"]) for t, a in got] == [
+        ("device_control", "light", "off"),
+        ("device_control", "door_lock", "lock"),
+    ]
+
+
+def test_after_that_is_a_connective_not_a_back_reference() -> None:
+    got = calls("unlock the door and after that turn the lights on in the hallway")
+    assert got[1] == ("device_control", {"device": "light", "action": "on", "room": "hallway"})
+    days = calls("will it snow in Moscow tmrw? after that tell me the weather in Beijing")
+    assert [a["day"] for _, a in days] == ["tomorrow", "today"]
+
+
+def test_plus_between_numbers_is_arithmetic() -> None:
+    assert split_clauses("what is 18 plus 24 and what is 9 times 9") == [
+        "what is 18 plus 24",
+        "what is 9 times 9",
+    ]
+    assert [t for t, _ in calls("how cold will it be in Toronto tomorrow and what's 3 plus 4")] == [
+        "get_weather",
+        "calculator",
+    ]
+
+
+def test_small_talk_is_set_aside() -> None:
+    assert is_chatter("hi there")
+    assert is_chatter("thank you so much")
+    assert is_chatter("so i'm heading out in a bit")
+    assert not is_chatter("i'm wondering who wrote hamlet")
+    got = calls(
+        "Good morning! Could you please tell me the weather in Paris today, and also what "
+        "time it is in Sydney? Thank you so much."
+    )
+    assert got == [
+        ("get_weather", {"city": "paris", "day": "today"}),
+        ("world_clock", {"city": "sydney"}),
+    ]
+
+
+def test_small_talk_alone_is_still_declined() -> None:
+    plan = make_plan("hi there, thanks a lot")
+    assert plan.refusal and not plan.calls
