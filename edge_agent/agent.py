@@ -134,7 +134,7 @@ class RouterReasoner:
             except (KeyError, TypeError, ValueError):
                 content = observation.content
         else:
-            content = failure_answer(tool, observation.content)
+            content = failure_answer(tool, observation.content, args)
         return pb.ReactStep(step_type=pb.STEP_TYPE_FINAL_ANSWER, content=content, model=MODEL_NAME)
 
 

@@ -164,10 +164,14 @@ def tool_answer(tool: str, args: dict[str, Any], output: dict[str, Any]) -> str:
     return f"{tool} returned {output}."
 
 
-def failure_answer(tool: str, detail: str) -> str:
-    """The answer when a tool failed or was refused."""
-    if "denied" in detail.lower() or "reject" in detail.lower():
-        return f"Okay, I didn't run {tool.replace('_', ' ')}."
+def failure_answer(tool: str, detail: str, args: dict[str, Any] | None = None) -> str:
+    """The answer when a tool failed or was refused (denied by the user)."""
+    lowered = detail.lower()
+    if "denied" in lowered or "reject" in lowered or "not approved" in lowered:
+        args = args or {}
+        if tool == "device_control" and args.get("device") == "door_lock":
+            return "Okay, I left the door as it was: nobody approved unlocking it."
+        return f"Okay, I didn't run {tool.replace('_', ' ')}: it wasn't approved."
     return f"Sorry, I couldn't do that on the device: {detail}"
 
 

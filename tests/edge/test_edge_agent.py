@@ -87,7 +87,7 @@ def test_denied_unlock_does_nothing(agent: EdgeAgent, memory: MemoryStore) -> No
     request = list(agent.ask("unlock the front door"))[-1]
     after = agent.approve(request.session_id, request.act_id, False, "not now")
     assert after[-1].step_type == F
-    assert "didn't" in after[-1].content
+    assert "nobody approved unlocking it" in after[-1].content
     assert memory.get_device_state("door_lock", None) is None
 
 
