@@ -39,6 +39,13 @@ _NOTE_COMMAND = re.compile(
     r")[\s:,-]*",
     re.IGNORECASE,
 )
+# "add <text> to my notes": the content sits between the verb and the notebook.
+_ADD_TO_NOTES = re.compile(
+    r"^" + _POLITE + r"(?:add|put|save|write|stick|pop|jot)\s+(?P<body>.+?)\s+"
+    r"(?:to|in|into|on|onto)\s+(?:my|the)\s+(?:notes?|memos?|notebook)\b[\s.!?]*"
+    r"(?:please|pls|thanks|thank you)?[\s.!?]*$",
+    re.IGNORECASE,
+)
 # Commands about existing notes that an add-note reading would swallow whole.
 _NOT_A_NEW_NOTE = re.compile(
     r"^\W*(?:please\s+)?(?:delete|remove|erase|edit|change|update|rename|share|send|email|"
@@ -92,6 +99,9 @@ def note_text(text: str) -> str | None:
     'the plumber comes on friday'
     """
     body = text.strip()
+    wrapped = _ADD_TO_NOTES.match(body)
+    if wrapped:  # "add buy bread to my notes"
+        return _clean(wrapped.group("body")) or None
     quoted = re.search(r"[\"“](.+?)[\"”]", body)
     if quoted:
         return _clean(quoted.group(1)) or None
