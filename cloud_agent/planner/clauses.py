@@ -67,7 +67,16 @@ def normalise(query: str) -> str:
     text = re.sub(r"[!?]+", " ; ", text)
     text = re.sub(r"\.(?=\s|$)", " ; ", text)
     text = _numbers(" ".join(text.split()))
+    text = _PRONOUN_TIMER.sub(r"\1 timer", text)
     return " ".join(_fix_typo(word) for word in text.split())
+
+
+# "a 30 minute one": the pronoun names the timer (the edge's duration reader would add it
+# as one more unit, 1801 s).
+_PRONOUN_TIMER = re.compile(
+    r"\b(\d+(?:\.\d+)?\s*-?\s*(?:hours?|minutes?|seconds?))\s+(?:one|1)\b"
+    r"(?!\s*(?:and|hours?|minutes?|seconds?|[\d.]))"
+)
 
 
 def _numbers(text: str) -> str:
@@ -224,11 +233,25 @@ _PAIR_OF_NUMBERS = re.compile(
 )
 
 
+_COLON = re.compile(r"([\w']+)\s*:(?=\s|$)")
+_COLON_KEEPS = frozenset(
+    {"note", "notes", "saying", "says", "reads", "reminder", "text", "message"}
+)
+
+
+def _colon(match: re.Match[str]) -> str:
+    """A colon ends a clause ("Tokyo, Seoul and Beijing: which is warmest"), except the
+    one that opens a note's text ("add a note: router is in the closet")."""
+    word = match.group(1)
+    return match.group(0) if word in _COLON_KEEPS else f"{word} ;"
+
+
 def split_clauses(text: str) -> list[str]:
     """Cut normalised text at conjunctions and commas; empty pieces are dropped."""
     protected = _DURATION_AND.sub(lambda m: f"{m.group(1)} \x00 ", text)
     protected = _PAIR_OF_NUMBERS.sub(lambda m: f"{m.group(1)} \x00 ", protected)
     protected = _ARITHMETIC_JOIN.sub(" \x01 ", protected)
+    protected = _COLON.sub(_colon, protected)
     pieces = _SPLIT.split(protected)
     return [
         piece.replace(" \x00 ", " and ")
@@ -250,11 +273,11 @@ _CHATTER = re.compile(
     r"|(?:many\s+)?thanks?(?:\s+you)?(?:\s+(?:so|very)\s+much|\s+a\s+(?:lot|bunch|ton)"
     r"|\s+in\s+advance|\s+again|\s+mate)?|thx|ty|cheers|much\s+appreciated|appreciate\s+it"
     r"|(?:i\s+)?hope\s+you(?:\s+are|'re)?\s+(?:well|good|doing\s+\w+)(?:\s+today)?"
-    r"|(?:a\s+)?quick\s+(?:one|question|thing|favou?r)|one\s+(?:more|last)\s+thing"
+    r"|(?:a\s+)?quick\s+(?:one|1|question|thing|favou?r)|(?:one|1)\s+(?:more|last)\s+thing"
     r"|if\s+you\s+(?:can|could|don't\s+mind|do\s+not\s+mind)|when\s+you\s+(?:can|get\s+a\s+chance)"
     r"|if\s+possible|no\s+rush|sorry\s+to\s+bother\s+you|real\s+quick|ok(?:ay)?|so|sure"
     r"|(?:i'm|i\s+am|i'll|i\s+will|we're|we\s+are|i've|i\s+have|i\s+was|i\s+just)\s+"
-    r"(?!.*\b(?:what|who|whom|whose|why|how|which|where|when|wonder\w*|curious|want|need|"
+    r"(?!.*\d)(?!.*\b(?:what|who|whom|whose|why|how|which|where|when|wonder\w*|curious|want|need|"
     r"would|like|love|know|ask\w*)\b).*"
     r")$"
 )

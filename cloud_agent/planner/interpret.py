@@ -34,6 +34,7 @@ _NOTE_ADD = re.compile(
     r"add(?:\s+a)?\s+(?:note|one)|make\s+a\s+note|take\s+a\s+note|note\s+(?:that|down|to)|"
     r"jot(?:\s+down)?|write\s+down|remind\s+me\s+to|remember\s+(?:that|to)|note:|"
     r"put\s+(?:a\s+note|in\s+my\s+notes)|save\s+a\s+note|new\s+note)\b"
+    r"|^(?:and\s+|with\s+)?(?:a|another)\s+note\s*(?:saying|that\s+says|reading|to|that|:)"
 )
 _TIMER = re.compile(r"\b(?:timer|countdown|remind\s+me\s+in)\b")
 _CONVERT = re.compile(
@@ -65,7 +66,8 @@ _WEATHER = re.compile(
     r"\b(?:weather|forecast|temperatures?|rain\w*|drizzl\w*|showers|overcast|precipitation|"
     r"sunn\w*|sun|snow\w*|hot|hotter|hottest|cold|"
     r"colder|coldest|warm\w*|cool|cooler|coolest|umbrella|humid\w*|wind\w*|fog\w*|cloud\w*|"
-    r"chilly|freezing|jacket|coat|storm\w*|degrees\s+outside|nice\s+out)\b"
+    r"chilly|freezing|jacket|coat|storm\w*|degrees\s+outside|nice\s+out|outside|"
+    r"(?:what|how)\s+is\s+it\s+like\s+(?:in|out|there))\b"
 )
 _CLOCK = re.compile(
     r"\b(?:what\s+time|time\s+(?:in|is|at|there|now|difference|zone)|the\s+time|local\s+time|"

@@ -79,12 +79,7 @@ def _without_chatter(clauses: list[it.Clause]) -> list[it.Clause]:
     """Greetings, thanks and remarks that ask for nothing set aside; when nothing else is
     left, the query keeps them (and is declined as small talk the tools cannot answer)."""
     kept = [
-        c
-        for c in clauses
-        if c.has_entity
-        or c.value is not None
-        or open_knowledge_cues(c.text)
-        or not is_chatter(c.text)
+        c for c in clauses if c.has_entity or open_knowledge_cues(c.text) or not is_chatter(c.text)
     ]
     return kept if kept else clauses
 
@@ -143,8 +138,38 @@ def _ask_router(router: Any, clauses: list[it.Clause]) -> None:
             clause.args = dict(decision.arguments or {})
 
 
+def _share_device_actions(clauses: list[it.Clause]) -> None:
+    """One action for a list of devices, said before or after it: "turn off everything: |
+    the tv, | the speaker" (the fragments take the action), "both the fan | and the ac off"
+    (the bare device takes the action of the device after it)."""
+    for i, clause in enumerate(clauses[:-1]):
+        nxt = clauses[i + 1]
+        if (
+            clause.tool is None
+            and clause.action
+            and not clause.device
+            and not clause.cities
+            and nxt.tool is None
+            and nxt.device
+        ):
+            clause.tool = it.DEVICE  # the action alone: its devices follow
+    for i in range(len(clauses) - 2, -1, -1):
+        clause, nxt = clauses[i], clauses[i + 1]
+        if (
+            clause.tool is None
+            and clause.device
+            and not clause.action
+            and not clause.cities
+            and nxt.tool == it.DEVICE
+            and nxt.device
+            and nxt.action
+        ):
+            clause.tool, clause.action = it.DEVICE, nxt.action
+
+
 def _carry_tools(clauses: list[it.Clause]) -> None:
     """A fragment with an entity but no tool of its own takes the tool before it."""
+    _share_device_actions(clauses)
     previous: it.Clause | None = None
     for clause in clauses:
         if (
@@ -188,17 +213,21 @@ def _merge(clauses: list[it.Clause], extractor: it.Extractor | None) -> list[it.
                 break
             if clause.tool is not None:
                 continue
-            # "in london, | will tomorrow be warmer than today"
+            # "in london, | will tomorrow be warmer than today"; "between paris | and london,
+            # | which one is warmer": places listed first, then what to ask of them.
+            run = _place_run(clauses, i)
+            target = clauses[i + len(run)] if i + len(run) < len(clauses) else None
             if (
-                clause.cities
-                and nxt is not None
-                and nxt.tool in _NEEDS_CITY
-                and not nxt.cities
+                run
+                and target is not None
+                and target.tool in _NEEDS_CITY
+                and not target.cities
                 and (prev is None or prev.tool is None)
             ):
-                merged = it.read_clause(f"{nxt.text} in {' and '.join(clause.cities)}", extractor)
-                merged.days = nxt.days or clause.days
-                clauses[i : i + 2] = [merged]
+                cities = [city for c in run for city in c.cities]
+                merged = it.read_clause(f"{target.text} in {' and '.join(cities)}", extractor)
+                merged.days = target.days or [d for c in run for d in c.days][:1]
+                clauses[i : i + len(run) + 1] = [merged]
                 changed = True
                 break
             # "is stockholm colder than moscow, | today": a day that belongs to the clause.
@@ -227,6 +256,17 @@ def _merge(clauses: list[it.Clause], extractor: it.Extractor | None) -> list[it.
                 changed = True
                 break
     return clauses
+
+
+def _place_run(clauses: list[it.Clause], start: int) -> list[it.Clause]:
+    """The fragments from ``start`` on that name places and nothing else (no tool of their
+    own, no device): a list of cities waiting for the clause that says what to ask."""
+    run = []
+    for clause in clauses[start:]:
+        if clause.tool is not None or not clause.cities or clause.device:
+            break
+        run.append(clause)
+    return run
 
 
 def _carried_days(clause: it.Clause, clauses: list[it.Clause]) -> list[str]:
@@ -448,7 +488,7 @@ _NOTE_PREFIX = re.compile(
     r"^.*?\b(?:add\s+(?=.+\bto\s+(?:my\s+)?notes\b)|add(?:\s+a)?\s+note(?:\s+(?:to|that|saying|says|:))?|add\s+one\s+saying|"
     r"make\s+a\s+note(?:\s+(?:to|that))?|note\s+(?:that|down|to)|note:|jot(?:\s+down)?|"
     r"write\s+down|remind\s+me\s+to|remember\s+(?:that|to)|save\s+a\s+note(?:\s+to)?|"
-    r"new\s+note(?:\s+to)?)\s*"
+    r"new\s+note(?:\s+to)?|(?:a|another)\s+note\s*(?:saying|that\s+says|reading|to|that|:))\s*"
 )
 _SEARCH_PREFIX = re.compile(
     r"^.*?\bwhat\s+did\s+i\s+(?:note|write|save)\s+(?:about|on|regarding)\s+|"

@@ -55,3 +55,45 @@ def test_small_talk_is_set_aside() -> None:
 def test_small_talk_alone_is_still_declined() -> None:
     plan = make_plan("hi there, thanks a lot")
     assert plan.refusal and not plan.calls
+
+
+def test_places_listed_before_the_question() -> None:
+    for query in (
+        "between Paris and London, which one is warmer tomorrow?",
+        "Tokyo, Seoul and Beijing: which is warmest",
+    ):
+        got = calls(query)
+        assert {t for t, _ in got} == {"get_weather"} and len(got) >= 2
+    assert [
+        a["day"] for _, a in calls("between Paris and London, which one is warmer tomorrow")
+    ] == [
+        "tomorrow",
+        "tomorrow",
+    ]
+
+
+def test_one_action_for_a_list_of_devices() -> None:
+    for query, devices in (
+        ("both the fan and the ac off please", ["fan", "ac"]),
+        ("switch off: the heater, the fan", ["heater", "fan"]),
+    ):
+        got = calls(query)
+        assert [(a["device"], a["action"]) for _, a in got] == [(d, "off") for d in devices]
+
+
+def test_a_note_saying_and_a_timer_one() -> None:
+    assert calls("timer for two and a half minutes plus a note saying tea is brewing") == [
+        ("set_timer", {"seconds": 150}),
+        ("add_note", {"text": "tea is brewing"}),
+    ]
+    assert calls("set a 2 hour timer and also a 30 minute one") == [
+        ("set_timer", {"seconds": 7200}),
+        ("set_timer", {"seconds": 1800}),
+    ]
+
+
+def test_what_is_it_like_outside_is_weather() -> None:
+    assert calls("what's it like outside in Nairobi? and in Cairo?") == [
+        ("get_weather", {"city": "nairobi", "day": "today"}),
+        ("get_weather", {"city": "cairo", "day": "today"}),
+    ]
