@@ -140,6 +140,10 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 class StateMachine:
     """The current state plus the log of every transition that led to it.
 
+    A transition records its input as given (bytes or text); the sha256 and the
+    :class:`Transition` entry are made when the log is read, so a session nobody audits
+    pays for neither.
+
     Example:
         >>> sm = StateMachine()
         >>> sm.transition(State.REASONING, b"what is 2+2?")
@@ -147,12 +151,25 @@ class StateMachine:
         (<State.REASONING: 'reasoning'>, 1)
     """
 
-    __slots__ = ("_entered", "log", "state")
+    __slots__ = ("_entered", "_log", "_pending", "state")
 
     def __init__(self, state: State = State.IDLE, log: list[Transition] | None = None) -> None:
         self.state = state
-        self.log: list[Transition] = log if log is not None else []
+        self._log: list[Transition] = log if log is not None else []
+        self._pending: list[tuple[State, State, float, bytes | str, int]] = []
         self._entered = time.perf_counter()
+
+    @property
+    def log(self) -> list[Transition]:
+        """Every transition so far, oldest first (the same list object each time)."""
+        pending = self._pending
+        if pending:
+            self._log.extend(
+                Transition(from_state, to_state, duration_ms, input_sha256(data), at_us)
+                for from_state, to_state, duration_ms, data, at_us in pending
+            )
+            pending.clear()
+        return self._log
 
     def can(self, to_state: State) -> bool:
         """Whether moving to ``to_state`` is allowed from the current state."""
@@ -162,13 +179,15 @@ class StateMachine:
         """Move to ``to_state``, logging the change; raise if the table does not allow it."""
         if to_state not in TRANSITIONS[self.state]:
             raise IllegalTransitionError(self.state.value, to_state.value)
+        if not isinstance(data, bytes | str):
+            data = bytes(data)  # a mutable buffer: keep what it holds now
         now = time.perf_counter()
-        self.log.append(
-            Transition(
+        self._pending.append(
+            (
                 self.state,
                 to_state,
                 round((now - self._entered) * 1000.0, 3),
-                input_sha256(data),
+                data,
                 time.time_ns() // 1000,
             )
         )

@@ -66,3 +66,18 @@ def test_transition_round_trips_through_dict() -> None:
     sm.transition(State.REASONING, b"x")
     entry = sm.log[0]
     assert type(entry).from_dict(entry.to_dict()) == entry
+
+
+def test_the_log_hashes_each_input_as_it_was_at_the_transition() -> None:
+    sm = StateMachine()
+    buffer = bytearray(b"before")
+    sm.transition(State.REASONING, buffer)
+    buffer[:] = b"after!"
+    log = sm.log
+    sm.transition(State.ACTING, "text")
+    assert sm.log is log and len(log) == 2  # one list, extended as the machine moves
+    assert [t.input_sha256 for t in log] == [input_sha256(b"before"), input_sha256("text")]
+    assert [(t.from_state, t.to_state) for t in log] == [
+        (State.IDLE, State.REASONING),
+        (State.REASONING, State.ACTING),
+    ]
