@@ -24,6 +24,8 @@ from prometheus_client.registry import Collector
 
 from edgeloop.v1 import agent_pb2 as pb
 
+# Tool names come from the wire: past this many label combinations, look children up each time.
+_MAX_CACHED_CHILDREN = 4096
 BREAKER_STATE_VALUES = {"closed": 0.0, "half_open": 1.0, "half-open": 1.0, "open": 2.0}
 
 
@@ -110,8 +112,8 @@ class CloudMetrics:
         )
         self._collector = _CallbackCollector(breakers, parser_fallbacks or _kernel_parser_fallbacks)
         self.registry.register(self._collector)
-        self._step_children: dict[tuple[str, str, str, str], Any] = {}
-        self._latency_children: dict[str, Any] = {}
+        self._step_children: dict[tuple[int, str, int, int], Any] = {}
+        self._latency_children: dict[int, Any] = {}
         self._http: Any = None
         self._http_thread: threading.Thread | None = None
 
@@ -121,23 +123,31 @@ class CloudMetrics:
 
     def observe_step(self, step: pb.ReactStep) -> None:
         """Count one step and record how long it took to produce."""
-        kind = _enum_label(pb.StepType, step.step_type, "STEP_TYPE_")
-        status = (
-            _enum_label(pb.ObservationStatus, step.status, "OBSERVATION_STATUS_")
-            if step.step_type == pb.STEP_TYPE_OBSERVATION
-            else ""
-        )
-        origin = _enum_label(pb.Origin, step.origin, "ORIGIN_")
-        key = (kind, step.tool, status, origin)
+        step_type = step.step_type
+        is_observation = step_type == pb.STEP_TYPE_OBSERVATION
+        # Keyed by the raw field values: label lookups (and enum names) cost more than the
+        # increment, so each combination's child is looked up once.
+        key = (step_type, step.tool, step.status if is_observation else -1, step.origin)
         counter = self._step_children.get(key)
-        if counter is None:  # label lookups cost more than the increment: keep the children
-            counter = self._step_children[key] = self.steps.labels(*key)
+        if counter is None:
+            kind = _enum_label(pb.StepType, step_type, "STEP_TYPE_")
+            status = (
+                _enum_label(pb.ObservationStatus, step.status, "OBSERVATION_STATUS_")
+                if is_observation
+                else ""
+            )
+            origin = _enum_label(pb.Origin, step.origin, "ORIGIN_")
+            counter = self.steps.labels(kind, step.tool, status, origin)
+            if len(self._step_children) < _MAX_CACHED_CHILDREN:
+                self._step_children[key] = counter
         counter.inc()
-        if step.latency_ms > 0:
-            histogram = self._latency_children.get(kind)
+        latency_ms = step.latency_ms
+        if latency_ms > 0:
+            histogram = self._latency_children.get(step_type)
             if histogram is None:
-                histogram = self._latency_children[kind] = self.step_latency.labels(kind)
-            histogram.observe(step.latency_ms / 1000.0)
+                kind = _enum_label(pb.StepType, step_type, "STEP_TYPE_")
+                histogram = self._latency_children[step_type] = self.step_latency.labels(kind)
+            histogram.observe(latency_ms / 1000.0)
 
     def serve(self, port: int, host: str = "127.0.0.1") -> int:
         """Serve ``/metrics`` over HTTP on ``host:port`` (0 picks a port); return the port."""
