@@ -7,11 +7,15 @@ reasoning at all (the transport's floor). Each server runs in its own process, s
 clients' work does not slow the server down. Per-step latency is the time between
 consecutive steps as the client receives them (the first from the call's start).
 
-    python bench/cloud_bench.py [--sessions 40] [--levels 1,16,64]
+The two servers are measured in alternating rounds (cloud, floor, floor, cloud, ...) and
+each one's gaps pooled over its rounds, so a burst of load from elsewhere on a shared
+machine falls on both sides instead of on whichever happened to run at that moment.
+
+    python bench/cloud_bench.py [--sessions 40] [--levels 1,16,64] [--rounds 3]
 
 The last line is one JSON object mapping "1", "16" and "64" to ``sessions_per_s``,
-``step_p50_ms``, ``step_p99_ms`` and ``floor_step_p50_ms`` (plus the floor's own figures
-and the ratio).
+``step_p50_ms``, ``step_p99_ms`` and ``floor_step_p50_ms`` (plus the floor's own figures,
+the ratio, and both sides' mean gap per step).
 """
 
 from __future__ import annotations
@@ -130,6 +134,15 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+def _pooled(runs: list[tuple[float, list[float], int]]) -> tuple[float, list[float], int]:
+    """Several rounds as one: total wall time, every gap, total sessions."""
+    return (
+        sum(wall for wall, _, _ in runs),
+        [gap for _, gaps, _ in runs for gap in gaps],
+        sum(done for _, _, done in runs),
+    )
+
+
 def _recorded_steps(port: int) -> dict[str, list[bytes]]:
     """The real reasoner's responses for each query, replayed byte for byte by the floor."""
     from edgeloop.v1 import agent_pb2 as pb
@@ -148,6 +161,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=0, help="sessions per level (0: auto)")
     parser.add_argument("--levels", default="1,16,64")
+    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds per level")
     args = parser.parse_args()
     levels = [int(level) for level in args.levels.split(",")]
 
@@ -161,12 +175,23 @@ def main() -> None:
             print(f"{len(QUERIES)} compound queries, {steps:.1f} steps per session on average")
             print(
                 f"{'clients':>7} {'sessions/s':>11} {'p50 ms':>8} {'p99 ms':>8} "
-                f"{'floor p50':>10} {'floor p99':>10} {'floor s/s':>10} {'p50 ratio':>10}"
+                f"{'floor p50':>10} {'floor p99':>10} {'floor s/s':>10} {'p50 ratio':>10} "
+                f"{'mean ms':>8} {'floor mean':>10}"
             )
             for level in levels:
                 sessions = args.sessions or max(60, level * 6)
-                wall, gaps, done = asyncio.run(_client_run(cloud_port, level, sessions))
-                f_wall, f_gaps, f_done = asyncio.run(_client_run(floor_port, level, sessions))
+                rounds = max(1, args.rounds)
+                per_round = max(level, -(-sessions // rounds))
+                runs: dict[int, list[tuple[float, list[float], int]]] = {
+                    cloud_port: [],
+                    floor_port: [],
+                }
+                for number in range(rounds):
+                    order = [cloud_port, floor_port]
+                    for port in order if number % 2 == 0 else reversed(order):
+                        runs[port].append(asyncio.run(_client_run(port, level, per_round)))
+                wall, gaps, done = _pooled(runs[cloud_port])
+                f_wall, f_gaps, f_done = _pooled(runs[floor_port])
                 row = {
                     "sessions_per_s": round(done / wall, 1),
                     "step_p50_ms": round(statistics.median(gaps), 3),
@@ -178,12 +203,17 @@ def main() -> None:
                 row["step_p50_ratio"] = round(
                     row["step_p50_ms"] / max(row["floor_step_p50_ms"], 1e-9), 2
                 )
+                # The mean gap is a session's duration per step: where the median hides
+                # the few long gaps (the call's start, the final answer), the mean does not.
+                row["step_mean_ms"] = round(statistics.mean(gaps), 3)
+                row["floor_step_mean_ms"] = round(statistics.mean(f_gaps), 3)
                 results[str(level)] = row
                 print(
                     f"{level:>7} {row['sessions_per_s']:>11} {row['step_p50_ms']:>8} "
                     f"{row['step_p99_ms']:>8} {row['floor_step_p50_ms']:>10} "
                     f"{row['floor_step_p99_ms']:>10} {row['floor_sessions_per_s']:>10} "
-                    f"{row['step_p50_ratio']:>9}x"
+                    f"{row['step_p50_ratio']:>9}x {row['step_mean_ms']:>8} "
+                    f"{row['floor_step_mean_ms']:>10}"
                 )
         finally:
             floor.terminate()
