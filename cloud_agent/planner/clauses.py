@@ -53,6 +53,7 @@ _OPEN = re.compile(
     r"best|tallest|biggest|largest|facts?|plot|define|definition|"
     r"how\s+(?:do|does|did|tall|old|far|big|long\s+ago|many\s+people)|"
     r"what\s+should\s+i\s+(?:see|do|visit|read|watch|eat|cook)|tell\s+me\s+about|"
+    r"should\s+i\s+(?:pick|choose|use|get|book|pack|say|wear|learn)|"
     r"should\s+i\s+(?:visit|go\s+to|move|buy)|plan\s+a|news|headlines?|lyrics)\b"
 )
 
@@ -137,9 +138,19 @@ _VOCABULARY = (
 _REAL_WORDS = frozenset({"whether", "wither", "heather", "leather", "feather", "minute", "second"})
 
 
+# Short words are too close to other real words to correct by likeness; only two letters
+# swapped ("lcok", "teh", "tiem") is read as one of these.
+_SHORT_VOCABULARY = ("lock", "door", "time", "turn", "note", "lamp", "open", "shut", "what", "the")
+
+
 def _fix_typo(word: str) -> str:
     """A misspelt tool or device word as the word ('wether' -> 'weather'); others as is."""
     core = word.strip(",;:'\"")
+    if 3 <= len(core) < 5 and core.isalpha() and core not in _SHORT_VOCABULARY:
+        for candidate in _SHORT_VOCABULARY:
+            if len(candidate) == len(core) and _one_swap(core, candidate):
+                return word.replace(core, candidate)
+        return word
     if len(core) < 5 or not core.isalpha() or core in _VOCABULARY or core in _REAL_WORDS:
         return word
     import difflib
@@ -164,7 +175,10 @@ def _one_swap(a: str, b: str) -> bool:
     )
 
 
-_CORRECTION = re.compile(r"\.\.\.\s*(?:no|i\s+mean|sorry|actually|wait|rather)\b[,:]?\s*")
+_CORRECTION = re.compile(
+    r"\.\.\.\s*(?:(?:no|nope|i\s+mean|sorry|actually|wait|rather|oops|make\s+(?:that|it)|"
+    r"scratch\s+that)\b[,:]?\s*)+"
+)
 _BOUNDARY = re.compile(r"(?:^|[,;]|\band\b|\bthen\b|\bor\b|\bthan\b)\s*")
 
 
@@ -276,6 +290,11 @@ _CHATTER = re.compile(
     r"|(?:a\s+)?quick\s+(?:one|1|question|thing|favou?r)|(?:one|1)\s+(?:more|last)\s+thing"
     r"|if\s+you\s+(?:can|could|don't\s+mind|do\s+not\s+mind)|when\s+you\s+(?:can|get\s+a\s+chance)"
     r"|if\s+possible|no\s+rush|sorry\s+to\s+bother\s+you|real\s+quick|ok(?:ay)?|so|sure"
+    r"|(?:could|can|would|will)\s+you\s+do\s+me\s+a\s+(?:favou?r|solid)"
+    r"|if\s+it\s+is(?:n't|\s+not)\s+too\s+much\s+(?:trouble|bother)|(?:would|do)\s+you\s+mind"
+    r"|here(?:'s|\s+is)\s+what\s+i\s+(?:need|want)(?:\s+you\s+to\s+do)?"
+    r"|why\s+not|no\s+worries|that(?:'s|\s+is)\s+(?:all|it)(?:\s+for\s+now)?|you(?:'re|\s+are)\s+the\s+best"
+    r"|(?:i\s+need\s+|i\s+have\s+)?(?:a\s+few|a\s+couple\s+of|2|3|several)\s+things"
     r"|(?:i'm|i\s+am|i'll|i\s+will|we're|we\s+are|i've|i\s+have|i\s+was|i\s+just)\s+"
     r"(?!.*\d)(?!.*\b(?:what|who|whom|whose|why|how|which|where|when|wonder\w*|curious|want|need|"
     r"would|like|love|know|ask\w*)\b).*"

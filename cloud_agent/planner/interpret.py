@@ -59,7 +59,8 @@ _DEVICE_WORDS: tuple[tuple[str, str], ...] = (
     (r"\b(?:blinds|shades|curtains|shutters)\b", "blinds"),
 )
 _DEVICE_VERB = re.compile(
-    r"\b(?:turn|switch|lock|unlock|open|close|shut|dim|brighten|kill|set|put|start|stop|"
+    r"\b(?:turn|switch|lock|unlock|locked|unlocked|open|opened|close|closed|shut|dim|brighten|kill|"
+    r"set|put|start|stop|"
     r"power|raise|lower)\b|\b(?:on|off)\b"
 )
 _WEATHER = re.compile(
@@ -183,9 +184,9 @@ def find_device(text: str) -> str | None:
 
 def find_action(text: str, device: str | None) -> str | None:
     """The device action a clause asks for (on, off, set, lock, unlock, open, close)."""
-    if re.search(r"\bunlock\b", text):
+    if re.search(r"\bunlock(?:ed)?\b", text):
         return "unlock"
-    if re.search(r"\block\b", text):
+    if re.search(r"\block(?:ed)?\b", text):
         return "lock"
     if re.search(
         r"\b(?:set|dim|brighten|turn\s+(?:it\s+|the\s+\w+\s+)?(?:up|down|to))\b.*\d", text
@@ -195,9 +196,9 @@ def find_action(text: str, device: str | None) -> str | None:
         return "set"
     if re.search(r"\bset\b.*\bto\s+(?:that|it|the\s+result|this)\b", text):
         return "set"  # "set the ac to that": the value comes from the previous result
-    if re.search(r"\b(?:open|raise)\b", text):
+    if re.search(r"\b(?:open(?:ed)?|raised?)\b", text):
         return "open"
-    if re.search(r"\b(?:close|shut|lower|draw)\b", text):
+    if re.search(r"\b(?:closed?|shut|lower(?:ed)?|drawn?)\b", text):
         return "lock" if device == "door_lock" else "close"
     if re.search(r"\b(?:off|kill|stop|power\s+down|disable)\b", text):
         return "off"

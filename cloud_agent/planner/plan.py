@@ -78,9 +78,7 @@ def make_plan(query: str, extractor: it.Extractor | None = None, router: Any = N
 def _without_chatter(clauses: list[it.Clause]) -> list[it.Clause]:
     """Greetings, thanks and remarks that ask for nothing set aside; when nothing else is
     left, the query keeps them (and is declined as small talk the tools cannot answer)."""
-    kept = [
-        c for c in clauses if c.has_entity or open_knowledge_cues(c.text) or not is_chatter(c.text)
-    ]
+    kept = [c for c in clauses if c.has_entity or not is_chatter(c.text)]
     return kept if kept else clauses
 
 
@@ -98,7 +96,9 @@ def _refusal(text: str, clauses: list[it.Clause]) -> str | None:
         cues = open_knowledge_cues(clause.text)
         if it.is_writing(clause.text):
             return _OPEN_MESSAGE
-        if cues and clause.tool not in (it.ADD_NOTE, it.SEARCH_NOTES, it.TIMER, it.DEVICE):
+        # Free text (a note's words, a search, a timer's label) may hold any word; a device
+        # command may not: "translate 'turn off the lights' into French" is a translation.
+        if cues and clause.tool not in (it.ADD_NOTE, it.SEARCH_NOTES, it.TIMER):
             return _OPEN_MESSAGE
         if clause.tool is None and not _is_context(clause, clauses):
             return _OPEN_MESSAGE

@@ -3,6 +3,8 @@ connectives, small talk around the requests, arithmetic that is not two requests
 
 from __future__ import annotations
 
+import pytest
+
 from cloud_agent.planner.clauses import is_chatter, split_clauses
 from cloud_agent.planner.plan import make_plan
 
@@ -97,3 +99,45 @@ def test_what_is_it_like_outside_is_weather() -> None:
         ("get_weather", {"city": "nairobi", "day": "today"}),
         ("get_weather", {"city": "cairo", "day": "today"}),
     ]
+
+
+def test_corrections_with_several_words() -> None:
+    got = calls("which is colder tmrw, oslo... no wait, stockholm, or helsinki... no, moscow")
+    assert [a["city"] for _, a in got] == ["stockholm", "moscow"]
+
+
+def test_two_letters_swapped_in_short_words() -> None:
+    got = calls("tun off the lihgts and lcok the door")
+    assert got[1] == ("device_control", {"device": "door_lock", "action": "lock"})
+
+
+def test_states_as_participles() -> None:
+    got = calls("so basically I want the lights off, the door locked and the heater set to 21")
+    assert [(a["device"], a["action"]) for _, a in got] == [
+        ("light", "off"),
+        ("door_lock", "lock"),
+        ("heater", "set"),
+    ]
+
+
+def test_polite_preambles() -> None:
+    for query in (
+        "could you do me a favour and check the weather in Lagos",
+        "If it's not too much trouble, what's the weather in Lagos?",
+        "Okay, here's what I need: the weather in Lagos",
+    ):
+        assert calls(query) == [("get_weather", {"city": "lagos", "day": "today"})]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "translate 'turn off the lights' into French",
+        "what time zone should I pick for my meeting with the Tokyo team",
+        "write a poem about the weather in Paris",
+        "explain why it rains",
+    ],
+)
+def test_tool_words_inside_an_open_request(query: str) -> None:
+    plan = make_plan(query)
+    assert plan.refusal and not plan.calls
