@@ -29,6 +29,8 @@ _REQUEST_START = re.compile(
     r"(?:turn|switch|shut|power|flip)\s+(?:\S+\s+){0,3}?(?:on|off|up|down)\b|"
     r"(?:turn|switch|shut|power|flip|kill|dim|brighten)\s+(?:on|off|the|my|all)\b|"
     r"(?:lock|unlock|open|close)\s+(?:the|my|all)\b|"
+    r"i (?:want|need) (?:the|my)\s+(?:\S+\s+){1,3}?(?:on|off)\b|"
+    r"can (?:the|my|you get the)\s+(?:\S+\s+){1,3}?be\s+(?:switched|turned|put)\b|"
     r"(?:set|dim|raise|lower|adjust)\s+(?:the|my|all)\s+(?!timer)|"
     r"(?:add|take|make|jot|write|save)\s+(?:down\s+|a\s+|me\s+a\s+|this\s+)*(?:note|memo)|"
     r"(?:jot|write|note)\s+(?:it\s+|that\s+|this\s+)?down|note\s+(?:that|:)|remember\s+that|"
@@ -50,7 +52,8 @@ _REQUEST_ANYWHERE = re.compile(r"(?:^|\s)" + _REQUEST_START.pattern[1:], re.IGNO
 # Arithmetic in a clause (after number words became digits): an operator between numbers.
 _ARITHMETIC = re.compile(
     r"\d\s*(?:[-+*/x×÷^%]|plus|minus|times|over|divided|multiplied|per ?cent|percent)\s*"
-    r"(?:by\s+|of\s+)?\d|(?:square|cube)(?: root)? of\s+\d|\d\s+(?:squared|cubed)\b",
+    r"(?:by\s+|of\s+)?\d|(?:square|cube)(?: root)? of\s+\d|\d\s+(?:squared|cubed)\b|"
+    r"\b(?:double|triple|twice|half of)\s+\d",
     re.IGNORECASE,
 )
 # A clause that points back at the first ("convert that to mph", "can you find it")
@@ -77,7 +80,7 @@ _INTENT_CUES: dict[str, re.Pattern[str]] = {
         "set_timer": r"\b(?:timer|countdown|remind|alarm|min\w*|sec\w*|hours?|hrs?)\b",
         "device_control": r"\b(?:on|off|lights?|lamps?|ac|aircon|heat\w*|fan|tv|door|lock|"
         r"blinds|curtains|thermostat|speakers?|music|set|dim)\b",
-        "add_note": r"\b(?:note|jot|write|remember|memo|save)\b",
+        "add_note": r"\b(?:note|jot|memo)\b|\bwrite (?:it |this |that )?down\b",
         "search_notes": r"\b(?:notes?|wrote|saved|find|search|look)\b",
     }.items()
 }
@@ -177,7 +180,7 @@ _SUBJECT_CUES: dict[str, re.Pattern[str]] = {
         re.IGNORECASE,
     ),
     "search_notes": re.compile(
-        r"\b(?:notes?|noted|notebook|memos?|wrote|written|write|jot\w*|saved?|stored?|"
+        r"\b(?:note\w*|nots|memos?|wrote|written|write|jot\w*|saved?|stored?|"
         r"said|remember\w*|recall)\b",
         re.IGNORECASE,
     ),
@@ -205,9 +208,18 @@ _CONDITIONAL = re.compile(
 )
 
 
+# Politeness that looks like a condition: "if that's ok", "when you get a chance".
+_POLITE_CONDITIONS = re.compile(
+    r"\b(?:if (?:that'?s|it'?s) (?:ok|okay|alright|fine|possible)|if (?:you|u) (?:can|could|"
+    r"don'?t mind|please|would)|if possible|when you (?:can|get a (?:chance|sec|moment|minute)|"
+    r"have a (?:sec|moment|minute))|i'?m going out later|later on today)\b",
+    re.IGNORECASE,
+)
+
+
 def compound_reason(text: str, intent: str) -> str | None:
     """Why the query is more than one tool call, or None when it is a single request."""
-    if intent == "device_control" and _CONDITIONAL.search(text):
+    if intent == "device_control" and _CONDITIONAL.search(_POLITE_CONDITIONS.sub(" ", text)):
         return "conditional or scheduled device command"
     if missing_subject(text, intent):
         return f"no {intent} subject in the query"

@@ -129,17 +129,43 @@ class Gen:
         "the kids are asleep so ",
         "it's been a long day, ",
         "one more thing: ",
+        "so my daughter asked me something and i had no idea, ",
+        "ok this is going to sound random but ",
+        "i've been meaning to ask all morning, ",
+        "my phone is about to die so quickly, ",
+        "we're getting ready to head out the door and ",
+        "i'm lying in bed and can't be bothered to get up, ",
+        "last night i was thinking about it and ",
+        "my partner wants to know, ",
+        "i'm doing the weekly planning, ",
+        "just got off a long call, ",
+        "before the guests arrive, ",
+        "i keep forgetting this, ",
+    ]
+    TAILS: ClassVar[list[str]] = [
+        ", we're heading out soon",
+        " because i'm going out later",
+        ", thanks in advance",
+        " before i forget",
+        ", no rush",
+        " if that's ok",
+        ", i need it for later",
+        " — it's for my mum",
+        ", the kids are asking",
+        ", sorry for all the questions",
     ]
 
     def dress(self, core: str, *, polite_verb: bool = True) -> str:
         """Wrap a core request in casual, polite or long-sentence clothing."""
         text = core
         roll = self.r.random()
-        if roll < 0.12:
+        if roll < 0.2:
             text = self.pick(self.CONTEXT) + text
         elif roll < 0.55 and polite_verb:
             text = self.pick(self.OPENERS) + text
-        if self.chance(0.4):
+        if self.chance(0.1):
+            text = text + self.pick(self.TAILS)
+        elif self.chance(0.4):
             text = text + self.pick(self.CLOSERS)
         if self.chance(0.2):
             text = self.typos(text)
@@ -212,6 +238,8 @@ def calculator(g: Gen) -> str:
         f"what is the sum of {a}, {b} and {c}",
         f"can you subract {b} from {a}",
         f"what's the total of {a} and {b}",
+        f"the bill came to {a} and i want to leave {pct} percent, how much is {pct}% of {a}",
+        f"i'm splitting {a} between {g.number(2, 8)} people, so what's {a} divided by {b}",
     ]
     return g.dress(g.pick(forms))
 
@@ -292,6 +320,8 @@ def unit_convert(g: Gen) -> str:
         f"i've got {v} {a}, convert that to {b}",
         f"what would {v} {a} be in {b}",
         f"quick conversion, {v} {a} in {b}",
+        f"the recipe is in {b} so i need to know how many {b} {v} {a} is",
+        f"i'm looking at a label that says {v} {a}, how much is that in {b}",
     ]
     return g.dress(g.pick(forms))
 
@@ -338,6 +368,11 @@ def get_weather(g: Gen) -> str:
         f"how many degrees is it in {city} {day}",
         f"i'm heading out in {city}, what's the weather",
         f"is there a storm in {city} {day}",
+        f"my {g.pick(['daughter', 'son', 'friend', 'boss', 'mum', 'dad'])} is off to {city} {day} and "
+        f"wants to know if {g.pick(['she', 'he'])}'ll need a coat, what's the forecast there",
+        f"we're driving to {city} {day}, what's the weather going to be like there",
+        f"thinking about a walk in {city} {day}, what's the weather doing",
+        f"could you tell me what the temperature is going to be in {city} {day}",
         f"what are the conditions in {city} {day}",
     ]
     return g.dress(g.pick(forms))
@@ -525,6 +560,9 @@ def add_note(g: Gen) -> str:
         f"jot a note: {body}",
         f"save to notes: {body}",
         f"add this to my notes: {body}",
+        f"{g.pick(['we are almost out of coffee', 'i keep forgetting', 'so i do not forget', 'while i remember'])}, add a note: {body}",
+        f"add {body} to my notes",
+        f"i need to remember this, note down {body}",
     ]
     return g.dress(g.pick(forms))
 
@@ -569,6 +607,9 @@ def search_notes(g: Gen) -> str:
         f"pull up notes: {topic}",
         f"look in my notes for {topic}",
         f"notes about {topic}",
+        f"{g.pick(['last week', 'yesterday', 'a while ago', 'earlier'])} i saved something about {topic}, can you find it",
+        f"i jotted something down about {topic} {g.pick(['last week', 'yesterday', 'the other day'])}, what was it",
+        f"i made a note about {topic} at some point, can you pull it up",
     ]
     return g.dress(g.pick(forms))
 
@@ -603,6 +644,9 @@ def world_clock(g: Gen) -> str:
         f"is it daytime in {city} right now",
         f"what o'clock is it in {city}",
         f"got the time in {city}?",
+        f"i have a call with the team in {city} later, what time is it there right now",
+        f"my cousin just landed in {city}, what's the local time there",
+        f"before i ring my friend in {city}, what time is it over there",
     ]
     return g.dress(g.pick(forms))
 

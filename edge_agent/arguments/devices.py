@@ -8,6 +8,7 @@ an action the device cannot take, so such queries go to the cloud instead of gue
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from edge_agent.arguments.numbers import find_numbers, tokenize
@@ -75,7 +76,12 @@ _names(ROOM_NAMES, "attic", "attic", "loft")
 _names(ROOM_NAMES, "garden", "garden", "backyard", "back yard", "yard")
 _names(ROOM_NAMES, "porch", "porch", "patio", "deck", "terrace", "balcony")
 
-_STATE_QUESTIONS = frozenset({"is", "are", "did", "was", "were", "has", "have", "why"})
+# A question about a device's state, at the start of the query or of a clause.
+_STATE_QUESTION = re.compile(
+    r"(?:^|[,;:]\s*|\b(?:and|so|but|right|ok|okay|hey)\s+)(?:(?:is|are|did|was|were|has|why)"
+    r"\s+(?:the|my|all|any|it|they|someone|i|you)|have (?:you|i|they|we|someone))\b",
+    re.IGNORECASE,
+)
 _ON = ("turn on", "switch on", "power on", "put on", "flip on", "start", "fire up",
        "boot up", "activate", "enable", "light up", "crank up", "get on")  # fmt: skip
 _OFF = ("turn off", "switch off", "power off", "shut off", "shut down", "kill", "stop",
@@ -142,9 +148,9 @@ def device_arguments(text: str) -> dict[str, Any] | None:
     >>> device_arguments("switch off the lamp in the lounge")
     {'device': 'light', 'action': 'off', 'room': 'living room'}
     """
-    tokens = tokenize(text)
-    if tokens and tokens[0] in _STATE_QUESTIONS:
+    if _STATE_QUESTION.search(text):
         return None  # "is the door locked?" asks about state; it commands nothing
+    tokens = tokenize(text)
     joined = " ".join(tokens)
     rooms = _find_phrases(tokens, ROOM_NAMES)
     devices = _find_phrases(tokens, DEVICE_NAMES)

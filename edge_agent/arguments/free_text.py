@@ -109,9 +109,19 @@ def note_text(text: str) -> str | None:
         head, _, tail = body.partition(":")
         if re.search(r"\b(?:note|memo|remember|down|write|jot|save)\b", head, re.IGNORECASE):
             return _clean(_NOTE_TAIL.sub("", tail)) or None
+    if _NOT_A_NEW_NOTE.match(body):
+        return None
     stripped = _NOTE_COMMAND.sub("", body, count=1)
-    if stripped == body or _NOT_A_NEW_NOTE.match(body):
-        return None  # no "note"/"jot down"/"remember" command: not a request to write
+    if stripped == body:
+        # Context first ("we're out of coffee, add a note to buy beans"): the command may
+        # open a later clause.
+        for boundary in re.finditer(r"(?:,|;|\bso\b|\band\b)\s+", body):
+            rest = body[boundary.end() :]
+            stripped = _NOTE_COMMAND.sub("", rest, count=1)
+            if stripped != rest:
+                break
+        else:
+            return None  # no "note"/"jot down"/"remember" command: not a request to write
     body = _NOTE_TAIL.sub("", stripped)
     body = re.sub(r"^(?:that|to say|saying|says|to)\s+", "", body.strip(), flags=re.IGNORECASE)
     cleaned = _clean(body)
