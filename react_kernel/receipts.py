@@ -49,13 +49,13 @@ def receipt_id_for(session_id: str, query: str, created_at: Timestamp) -> str:
     return _sha(session_id + query + created_at.ToJsonString())
 
 
-def receipt_digest(receipt: pb.DecisionReceipt) -> str:
+def receipt_digest(receipt: pb.DecisionReceipt, *, _created_at_json: str | None = None) -> str:
     """Hex sha256 over every field of the receipt except ``digest``, in canonical JSON.
 
     The JSON is protobuf's JSON mapping (``json_format.MessageToDict``), built directly
     from the receipt's fields (several times faster, the same dict; see ``_receipt_json``).
     """
-    data = _receipt_json(receipt) if _FAST_JSON else None
+    data = _receipt_json(receipt, _created_at_json) if _FAST_JSON else None
     if data is None:
         clone = pb.DecisionReceipt()
         clone.CopyFrom(receipt)
@@ -93,7 +93,9 @@ class _NotFinite(Exception):
     """A Struct number MessageToDict refuses (it raises; so must the digest)."""
 
 
-def _receipt_json(receipt: pb.DecisionReceipt) -> dict[str, Any] | None:
+def _receipt_json(
+    receipt: pb.DecisionReceipt, created_at_json: str | None = None
+) -> dict[str, Any] | None:
     """``MessageToDict(receipt)`` without ``digest``, field by field (None: not sure)."""
     out: dict[str, Any] = {}
     if receipt.receipt_id:
@@ -133,7 +135,7 @@ def _receipt_json(receipt: pb.DecisionReceipt) -> dict[str, Any] | None:
             usage["completionTokens"] = receipt.token_usage.completion_tokens
         out["tokenUsage"] = usage
     if receipt.HasField("created_at"):
-        out["createdAt"] = receipt.created_at.ToJsonString()
+        out["createdAt"] = created_at_json or receipt.created_at.ToJsonString()
     return out
 
 
@@ -184,7 +186,8 @@ def build_receipt(
         receipt.created_at.CopyFrom(final.created_at)
     else:
         receipt.created_at.GetCurrentTime()
-    receipt.receipt_id = receipt_id_for(session_id, query, receipt.created_at)
+    stamp = receipt.created_at.ToJsonString()  # once, for the id and the digest
+    receipt.receipt_id = _sha(session_id + query + stamp)
     actions: dict[str, pb.ReactStep] = {}
     prompt = completion = 0
     models: list[str] = []
@@ -217,7 +220,7 @@ def build_receipt(
     if prompt or completion:
         receipt.token_usage.prompt_tokens = prompt
         receipt.token_usage.completion_tokens = completion
-    receipt.digest = receipt_digest(receipt)
+    receipt.digest = receipt_digest(receipt, _created_at_json=stamp)
     return receipt
 
 
