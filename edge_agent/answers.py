@@ -78,8 +78,11 @@ _SMALLTALK: list[tuple[str, re.Pattern[str]]] = [
         ("identity", r"\b(?:who are you|what are you|your name|are you a (?:robot|bot|human))\b"),
         (
             "capabilities",
-            r"\b(?:what|how|which)\b.*\b(?:can|do|help|able|capable|features|tools|skills|"
-            r"use|ask)\b|\bhelp\b|\blist your\b|\b(?:kinds?|types?|sorts?|categories) of "
+            r"\b(?:what|how|which)\b(?=.*\b(?:can|do|could|able)\b)(?=.*\b(?:you|u|ya)\b)|"
+            r"\byour (?:features|skills|abilities|capabilities)\b|\bwhat are you able\b|"
+            r"\b(?:what|how)\b.*\b(?:features|tools|skills|capabilities)\b|"
+            r"\bwhat can i (?:ask|say|do)\b|\bask (?:you|the ai|this|it)\b|\bhelp\b|"
+            r"\blist your\b|\b(?:kinds?|types?|sorts?|categories) of "
             r"(?:things|questions|stuff|requests)\b",
         ),
         (
