@@ -53,6 +53,7 @@ _OPEN = re.compile(
     r"best|tallest|biggest|largest|facts?|plot|define|definition|"
     r"how\s+(?:do|does|did|tall|old|far|big|long\s+ago|many\s+people)|"
     r"what\s+should\s+i\s+(?:see|do|visit|read|watch|eat|cook)|tell\s+me\s+about|"
+    r"is\s+it\s+(?:rude|polite|ok|okay|safe|appropriate|legal|normal|worth|a\s+good\s+idea)|"
     r"should\s+i\s+(?:pick|choose|use|get|book|pack|say|wear|learn)|"
     r"should\s+i\s+(?:visit|go\s+to|move|buy)|plan\s+a|news|headlines?|lyrics)\b"
 )
@@ -293,6 +294,8 @@ _CHATTER = re.compile(
     r"|(?:could|can|would|will)\s+you\s+do\s+me\s+a\s+(?:favou?r|solid)"
     r"|if\s+it\s+is(?:n't|\s+not)\s+too\s+much\s+(?:trouble|bother)|(?:would|do)\s+you\s+mind"
     r"|here(?:'s|\s+is)\s+what\s+i\s+(?:need|want)(?:\s+you\s+to\s+do)?"
+    r"|(?:before|after)\s+(?:bed|bedtime|work|school|dinner|lunch|breakfast|i\s+(?:leave|go|sleep))"
+    r"|(?:morning|night|evening|bedtime|leaving)\s+routine|for\s+(?:tonight|later|the\s+morning)"
     r"|why\s+not|no\s+worries|that(?:'s|\s+is)\s+(?:all|it)(?:\s+for\s+now)?|you(?:'re|\s+are)\s+the\s+best"
     r"|(?:i\s+need\s+|i\s+have\s+)?(?:a\s+few|a\s+couple\s+of|2|3|several)\s+things"
     r"|(?:i'm|i\s+am|i'll|i\s+will|we're|we\s+are|i've|i\s+have|i\s+was|i\s+just)\s+"

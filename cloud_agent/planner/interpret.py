@@ -36,7 +36,7 @@ _NOTE_ADD = re.compile(
     r"put\s+(?:a\s+note|in\s+my\s+notes)|save\s+a\s+note|new\s+note)\b"
     r"|^(?:and\s+|with\s+)?(?:a|another)\s+note\s*(?:saying|that\s+says|reading|to|that|:)"
 )
-_TIMER = re.compile(r"\b(?:timer|countdown|remind\s+me\s+in)\b")
+_TIMER = re.compile(r"\b(?:timers?|countdowns?|remind\s+me\s+in)\b")
 _CONVERT = re.compile(
     r"\b(?:convert|conversion|how\s+many|in\s+(?:metric|imperial))\b|\b(?:tell\s+me\s+)?that\s+in\b"
     r"|\bwhat\s+is\s+[\d.]+\s*[a-z°]+\s+in\b|\b[\d.]+\s*[a-z°]+\s+(?:in|to|into)\s+[a-z°]+"

@@ -167,9 +167,28 @@ def _share_device_actions(clauses: list[it.Clause]) -> None:
             clause.tool, clause.action = it.DEVICE, nxt.action
 
 
+def _share_place_tools(clauses: list[it.Clause]) -> None:
+    """Places named before the words that say what to ask of them: "check both the Paris |
+    and the Rome weather" (the first place takes the tool, and day, of the clause after)."""
+    for i in range(len(clauses) - 2, -1, -1):
+        clause, nxt = clauses[i], clauses[i + 1]
+        before = clauses[i - 1] if i > 0 else None
+        if (
+            clause.tool is None
+            and clause.cities
+            and not clause.device
+            and nxt.tool in _NEEDS_CITY
+            and nxt.cities
+            and (before is None or before.tool is None)
+        ):
+            clause.tool = nxt.tool
+            clause.days = clause.days or list(nxt.days)
+
+
 def _carry_tools(clauses: list[it.Clause]) -> None:
     """A fragment with an entity but no tool of its own takes the tool before it."""
     _share_device_actions(clauses)
+    _share_place_tools(clauses)
     previous: it.Clause | None = None
     for clause in clauses:
         if (
@@ -243,6 +262,15 @@ def _merge(clauses: list[it.Clause], extractor: it.Extractor | None) -> list[it.
                 del clauses[i]
                 changed = True
                 break
+            # "search my notes for recipes | as well as anything about pasta": a second search.
+            if (
+                prev is not None
+                and prev.tool == it.SEARCH_NOTES
+                and _ANOTHER_SEARCH.match(clause.text)
+            ):
+                clause.tool = clause.own_tool = it.SEARCH_NOTES
+                changed = True
+                break
             # "add a note to buy eggs | milk": a cut inside free text.
             if (
                 not clause.has_entity
@@ -256,6 +284,12 @@ def _merge(clauses: list[it.Clause], extractor: it.Extractor | None) -> list[it.
                 changed = True
                 break
     return clauses
+
+
+_ANOTHER_SEARCH = re.compile(
+    r"^(?:for\s+)?(?:anything|something|stuff|everything|whatever|any\s+notes?|notes?)\s+"
+    r"(?:about|on|regarding|mentioning|with|for)\s+\S"
+)
 
 
 def _place_run(clauses: list[it.Clause], start: int) -> list[it.Clause]:
@@ -314,6 +348,8 @@ def _calls(
         and not re.search(r"\bthere\b|\bthan\b", clause.text)
     ):
         return []  # "weather in London tomorrow, | and should I bring an umbrella": same reading
+    if tool in _NEEDS_CITY and _compares_results(clause, clauses):
+        return []  # "the time in Cairo and Nairobi, | which one is later": a question on results
     if tool in _NEEDS_CITY:
         cities = clause.cities
         if not cities and not clause.refers_back:
@@ -366,6 +402,8 @@ def _calls(
     ):
         return [PlannedCall(tool, {"text": previous.text})]
     args = it.edge_arguments(tool, clause.text, extractor) or _own_arguments(tool, clause.text)
+    if tool == it.TIMER and not args and clause.value is not None:
+        args = _shared_unit(clause, clauses, extractor)  # "timers for 10 | and 20 minutes"
     many = re.search(r"\bthat\s+many\s+(seconds|minutes|hours)\b", clause.text)
     if tool == it.TIMER and many and previous is not None:
         factor = {"seconds": 1, "minutes": 60, "hours": 3600}[many.group(1)]
@@ -373,6 +411,38 @@ def _calls(
     if args and tool == it.ADD_NOTE and _NOTE_PREFIX.match(str(args.get("text", ""))):
         args = _own_arguments(tool, str(args["text"])) or args  # "remind me to buy milk"
     return [PlannedCall(tool, args)] if args else []
+
+
+_ONLY_COMPARES = re.compile(
+    r"^(?:so\s+|and\s+)?(?:which|what|where|who)(?:\s+(?:one|1|city|place|of\s+them|of\s+the\s+2))?"
+    r"\s+(?:is|has|'s|will\s+be)\s+(?:it\s+)?(?:the\s+)?(?:\w+er|\w+est|more\s+\w+|ahead|behind)"
+    r"(?:\s+(?:now|there|of\s+them|of\s+the\s+2))?$"
+)
+
+
+def _compares_results(clause: it.Clause, clauses: list[it.Clause]) -> bool:
+    """Whether a clause only asks which of the results already planned wins ("which one is
+    later"), naming no place or day of its own after two or more places of its tool."""
+    if clause.cities or clause.days or not _ONLY_COMPARES.match(clause.text):
+        return False
+    index = clauses.index(clause)
+    named = {city for c in clauses[:index] if c.tool == clause.tool for city in c.cities}
+    return len(named) >= 2
+
+
+def _shared_unit(
+    clause: it.Clause, clauses: list[it.Clause], extractor: it.Extractor | None
+) -> dict[str, Any] | None:
+    """A bare number that takes its unit from the next timer fragment."""
+    index = clauses.index(clause)
+    for later in clauses[index + 1 :]:
+        if later.tool != it.TIMER:
+            break
+        unit = re.search(r"\b(hours?|minutes?|seconds?)\b", later.text)
+        if unit:
+            probe = f"set a timer for {clause.value:g} {unit.group(1)}"
+            return it.edge_arguments(it.TIMER, probe, extractor) or _own_arguments(it.TIMER, probe)
+    return None
 
 
 def _device_call(
@@ -394,6 +464,8 @@ def _device_call(
     room = clause.room or args.get("room")
     if room is None and clause.refers_back and previous is not None and previous.device == device:
         room = previous.room  # "turn on the lights in the living room and set them to 50"
+    if room is None and re.search(r"\bthere\b", clause.text) and previous is not None:
+        room = previous.room  # "turn off the heater in the nursery and the fan on there"
     if room:
         out["room"] = room
     if action == "set":

@@ -141,3 +141,41 @@ def test_polite_preambles() -> None:
 def test_tool_words_inside_an_open_request(query: str) -> None:
     plan = make_plan(query)
     assert plan.refusal and not plan.calls
+
+
+def test_places_named_before_their_tool_word() -> None:
+    assert calls("check both the Paris and the Rome weather") == [
+        ("get_weather", {"city": "paris", "day": "today"}),
+        ("get_weather", {"city": "rome", "day": "today"}),
+    ]
+
+
+def test_a_question_on_results_makes_no_new_call() -> None:
+    assert calls("what's the time in Cairo and Nairobi, which one is later?") == [
+        ("world_clock", {"city": "cairo"}),
+        ("world_clock", {"city": "nairobi"}),
+    ]
+
+
+def test_there_keeps_the_room_and_timers_share_a_unit() -> None:
+    got = calls("turn off the heater in the nursery and turn on the fan there")
+    assert got[1] == ("device_control", {"device": "fan", "action": "on", "room": "nursery"})
+    assert calls("set timers for 10 and 20 minutes") == [
+        ("set_timer", {"seconds": 600}),
+        ("set_timer", {"seconds": 1200}),
+    ]
+
+
+def test_a_second_search_and_a_context_heading() -> None:
+    got = calls("search my notes for recipes as well as anything about pasta")
+    assert [(t, a["query"]) for t, a in got] == [
+        ("search_notes", "recipes"),
+        ("search_notes", "pasta"),
+    ]
+    got = calls("Before bed: lock the front door and set a timer for 30 minutes.")
+    assert [t for t, _ in got] == ["device_control", "set_timer"]
+
+
+def test_opinion_about_a_place_is_declined() -> None:
+    plan = make_plan("is it rude to call someone in Tokyo at night")
+    assert plan.refusal and not plan.calls
