@@ -208,6 +208,13 @@ def _carry_tools(clauses: list[it.Clause]) -> None:
         ):
             # "turn on the heater and | set it to 23", "turn on the tv and | the volume to 40"
             clause.tool, clause.device = it.DEVICE, previous.device
+        if (
+            clause.tool is None
+            and previous is not None
+            and previous.tool == it.TIMER
+            and _own_arguments(it.TIMER, clause.text)
+        ):
+            clause.tool = it.TIMER  # "a timer for 10 minutes | and another 5 minutes"
         if clause.tool is None and previous is not None and previous.tool and clause.has_entity:
             clause.tool = previous.tool
             if clause.tool == it.DEVICE:
