@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 SMALL: dict[str, int] = {
     "zero": 0, "oh": 0, "nil": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
@@ -50,6 +51,12 @@ class NumberSpan:
 
 def tokenize(text: str) -> list[str]:
     """Lower-case word tokens; digits split from letters ("20min" -> "20 min")."""
+    return list(_tokenize(text))
+
+
+@lru_cache(maxsize=4096)
+def _tokenize(text: str) -> tuple[str, ...]:
+    # Cached: one decision tokenizes the same query and clauses several times.
     text = text.lower().replace("’", "'")
     text = re.sub(r"(?<=[a-z])-(?=[a-z])", " ", text)  # twenty-five, forty-two
     text = re.sub(r"(\d)([a-z°%$€£])", r"\1 \2", text)
@@ -58,7 +65,7 @@ def tokenize(text: str) -> list[str]:
     text = re.sub(r"([?!;:()\[\]\"/^*+=×÷%])", r" \1 ", text)
     text = re.sub(r",(?!\d{3})", " , ", text)
     text = re.sub(r"(?<!\d)\.|\.(?!\d)", " . ", text)
-    return text.split()
+    return tuple(text.split())
 
 
 def _word(token: str) -> str:
@@ -228,6 +235,7 @@ def format_number(value: float) -> str:
     return f"{value:.10f}".rstrip("0").rstrip(".")
 
 
+@lru_cache(maxsize=4096)
 def normalise_numbers(text: str) -> str:
     """The text, tokenized, with every number span written as digits.
 
