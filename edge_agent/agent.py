@@ -202,20 +202,25 @@ class EdgeAgent:
         return list(self._run(session))
 
     def _run(self, session: Session) -> Iterator[pb.ReactStep]:
-        self.memory.record_session(session.session_id, query=session.query, state="working")
+        # The kernel persists the session and its steps as it goes; the summary and the
+        # receipt follow in one transaction (each commit costs a few ms on a device).
         yield from session.run()
         final = session.final_answer
-        if session.finished and final is not None:
-            if session.receipt is not None:
-                self.memory.save_receipt(session.receipt)
-            self.memory.record_session(
-                session.session_id,
-                final_answer=final.content,
-                success=final.stop_reason == pb.STOP_REASON_FINAL_ANSWER,
-                state=session.state.value,
-            )
-        else:
-            self.memory.record_session(session.session_id, state=session.state.value)
+        with self.memory.batch():
+            if session.finished and final is not None:
+                if session.receipt is not None:
+                    self.memory.save_receipt(session.receipt)
+                self.memory.record_session(
+                    session.session_id,
+                    query=session.query,
+                    final_answer=final.content,
+                    success=final.stop_reason == pb.STOP_REASON_FINAL_ANSWER,
+                    state=session.state.value,
+                )
+            else:
+                self.memory.record_session(
+                    session.session_id, query=session.query, state=session.state.value
+                )
 
     # -- the cloud -------------------------------------------------------------------------
 
@@ -231,7 +236,6 @@ class EdgeAgent:
             steps.append(step)
             return step
 
-        self.memory.record_session(session_id, query=query, state="working")
         yield emit(decision_thought(decision))
         final: pb.ReactStep | None = None
         if self.cloud is not None:
@@ -262,13 +266,15 @@ class EdgeAgent:
             answer.metadata["offline"] = "true"
             final = emit(answer)
             yield final
-        self.memory.save_steps(session_id, steps)
-        self.memory.record_session(
-            session_id,
-            final_answer=final.content,
-            success=final.metadata.get("offline") != "true",
-            state="completed",
-        )
+        with self.memory.batch():
+            self.memory.save_steps(session_id, steps)
+            self.memory.record_session(
+                session_id,
+                query=query,
+                final_answer=final.content,
+                success=final.metadata.get("offline") != "true",
+                state="completed",
+            )
 
     def run_device_tool(self, action: pb.ReactStep, session_id: str = "") -> pb.ReactStep:
         """Run a device ACTION the cloud asked for, through the kernel's checked executor."""
