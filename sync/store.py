@@ -23,7 +23,7 @@ import os
 import sqlite3
 import threading
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -167,6 +167,11 @@ class MemoryStore:
     ) -> None:
         self.close()
 
+    def _query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        """Rows of a read, taken under the store's lock (one connection, many threads)."""
+        with self._lock:
+            return self.db.execute(sql, list(params)).fetchall()
+
     def _meta(self, key: str) -> str | None:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()
         return None if row is None else str(row[0])
@@ -294,7 +299,8 @@ class MemoryStore:
 
     def log_length(self) -> int:
         """Entries in the update log since the last snapshot."""
-        return len(self._log)
+        with self._lock:
+            return len(self._log)
 
     # ---- generic records -----------------------------------------------------------
 
@@ -392,9 +398,9 @@ class MemoryStore:
 
     def notes(self) -> list[dict[str, Any]]:
         """Every note, oldest first: ``note_id``, ``text``, ``source_act_id``, ``created_at``."""
-        rows = self.db.execute(
+        rows = self._query(
             "SELECT id, text, source_act_id, created_at FROM notes ORDER BY created_at, id"
-        ).fetchall()
+        )
         return [
             {"note_id": r[0], "text": r[1], "source_act_id": r[2], "created_at": r[3]} for r in rows
         ]
@@ -442,7 +448,7 @@ class MemoryStore:
         if active_only:
             sql += " WHERE fires_at > ?"
             params.append(now_iso())
-        rows = self.db.execute(sql + " ORDER BY fires_at, id", params).fetchall()
+        rows = self._query(sql + " ORDER BY fires_at, id", params)
         keys = ("timer_id", "seconds", "label", "fires_at", "created_at")
         return [dict(zip(keys, r, strict=True)) for r in rows]
 
@@ -532,10 +538,10 @@ class MemoryStore:
     def pending(self) -> list[dict[str, Any]]:
         """Unresolved queries, oldest first: ``pending_id``, ``query``, ``session_id``,
         ``created_at``."""
-        rows = self.db.execute(
+        rows = self._query(
             "SELECT id, query, session_id, created_at FROM pending WHERE status = 'pending'"
             " ORDER BY created_at, id"
-        ).fetchall()
+        )
         keys = ("pending_id", "query", "session_id", "created_at")
         return [dict(zip(keys, r, strict=True)) for r in rows]
 
@@ -644,10 +650,10 @@ class MemoryStore:
 
     def steps(self, session_id: str) -> list[pb.ReactStep]:
         """A session's steps in order."""
-        rows = self.db.execute(
+        rows = self._query(
             "SELECT pb FROM steps WHERE session_id = ? ORDER BY turn_id, step_index, id",
             [session_id],
-        ).fetchall()
+        )
         return [pb.ReactStep.FromString(r[0]) for r in rows]
 
     def save_receipt(self, receipt: pb.DecisionReceipt) -> str:
@@ -688,12 +694,13 @@ class MemoryStore:
 
     def transitions(self, session_id: str) -> list[dict[str, Any]]:
         """A session's transitions in time order."""
-        return [
-            dict(r)
-            for r in self.db.table("transitions").rows_where(
-                "session_id = ?", [session_id], order_by="at, id"
-            )
-        ]
+        with self._lock:
+            return [
+                dict(r)
+                for r in self.db.table("transitions").rows_where(
+                    "session_id = ?", [session_id], order_by="at, id"
+                )
+            ]
 
     def step_record(self, step_id: str) -> pb.ReactStep | None:
         """One stored step by its id."""
@@ -704,8 +711,8 @@ class MemoryStore:
 
     def get(self, key: str) -> dict[str, Any] | None:
         """The stored result of an idempotent call, or None."""
-        row = self.db.execute("SELECT result FROM idempotency WHERE key = ?", [key]).fetchone()
-        return None if row is None else dict(json.loads(row[0]))
+        rows = self._query("SELECT result FROM idempotency WHERE key = ?", [key])
+        return None if not rows else dict(json.loads(rows[0][0]))
 
     def put(self, key: str, result: dict[str, Any]) -> None:
         """Remember the result of an idempotent call."""

@@ -251,3 +251,27 @@ def test_compaction_by_one_instance_keeps_the_others_writes(tmp_path: Path) -> N
     with MemoryStore(path) as store:
         assert store.get_record("notes", kept) is not None
         assert len(store.records("notes")) == 2
+
+
+def test_threads_share_one_store(store: MemoryStore) -> None:
+    import threading
+
+    errors: list[BaseException] = []
+
+    def work(n: int) -> None:
+        try:
+            for i in range(20):
+                store.add_note(f"thread {n} note {i}")
+                store.notes()
+                store.search(f"thread {n}")
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert len(store.notes()) == 80
+    assert len(store.records("notes")) == 80
