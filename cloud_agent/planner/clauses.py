@@ -53,6 +53,7 @@ _OPEN = re.compile(
     r"best|tallest|biggest|largest|facts?|plot|define|definition|"
     r"how\s+(?:do|does|did|tall|old|far|big|long\s+ago|many\s+people)|"
     r"what\s+should\s+i\s+(?:see|do|visit|read|watch|eat|cook)|tell\s+me\s+about|"
+    r"sun\s*(?:set|rise)s?|dawn|dusk|what\s+time\s+(?:does|do|did)|"
     r"is\s+it\s+(?:rude|polite|ok|okay|safe|appropriate|legal|normal|worth|a\s+good\s+idea)|"
     r"should\s+i\s+(?:pick|choose|use|get|book|pack|say|wear|learn)|"
     r"should\s+i\s+(?:visit|go\s+to|move|buy)|plan\s+a|news|headlines?|lyrics)\b"
@@ -236,7 +237,7 @@ def _city_of(words: list[str]) -> str:
 
 
 _DURATION_AND = re.compile(
-    r"\b((?:\d+(?:\.\d+)?|an?)\s*(?:hours?|h|minutes?|min))\s+and\s+(?=(?:a\s+half\b|0?\.5\b|\d+(?:\.\d+)?\s*"
+    r"\b((?:\d+(?:\.\d+)?|an?)\s*(?:hours?|h|minutes?|min))\s+and\s+(?=(?:a\s+(?:half|quarter)\b|0?\.\d+\b|\d+(?:\.\d+)?\s*"
     r"(?:minutes?|min|seconds?|s)\b))"
 )
 
@@ -261,10 +262,26 @@ def _colon(match: re.Match[str]) -> str:
     return match.group(0) if word in _COLON_KEEPS else f"{word} ;"
 
 
+_OP_ON_QUANTITY = re.compile(
+    r"\b([a-z°]+)\s+(plus|minus|times|multiplied\s+by|divided\s+by)\s+(?=-?\.?\d)"
+)
+
+
+def _op_on_quantity(match: re.Match[str]) -> str:
+    """ "10 kg in pounds plus 5": the arithmetic works on the converted value, so it is a
+    clause of its own that refers back ("that plus 5")."""
+    from cloud_agent.planner.interpret import is_unit_word
+
+    unit, op = match.group(1), match.group(2)
+    op = "\x01" if op == "plus" else op  # kept whole, as in "3 plus 4"
+    return f"{unit} ; that {op} " if is_unit_word(unit) else match.group(0)
+
+
 def split_clauses(text: str) -> list[str]:
     """Cut normalised text at conjunctions and commas; empty pieces are dropped."""
     protected = _DURATION_AND.sub(lambda m: f"{m.group(1)} \x00 ", text)
     protected = _PAIR_OF_NUMBERS.sub(lambda m: f"{m.group(1)} \x00 ", protected)
+    protected = _OP_ON_QUANTITY.sub(_op_on_quantity, protected)
     protected = _ARITHMETIC_JOIN.sub(" \x01 ", protected)
     protected = _COLON.sub(_colon, protected)
     pieces = _SPLIT.split(protected)
@@ -283,6 +300,7 @@ def split_clauses(text: str) -> list[str]:
 # situation ("so i'm heading out in a bit"). It asks for nothing, so it is set aside.
 _CHATTER = re.compile(
     r"^(?:(?:ok(?:ay)?|so|well|oh|right|alright|now|and|but|hmm+|um+|uh+)\s+)*(?:"
+    r"alright|all\s+right|right|cool|great|perfect|awesome|nice|got\s+it|"
     r"(?:hi|hey|hello|yo|hiya|howdy|greetings|good\s+(?:morning|afternoon|evening|day))"
     r"(?:\s+(?:there|again|you|friend|buddy|mate|assistant))?"
     r"|(?:many\s+)?thanks?(?:\s+you)?(?:\s+(?:so|very)\s+much|\s+a\s+(?:lot|bunch|ton)"

@@ -366,6 +366,10 @@ def _calls(
             if following is not None and following.tool in _NEEDS_CITY and following.cities:
                 cities = following.cities
                 clause.days = clause.days or following.days
+        if not cities and _ALL_OF_THEM.search(clause.text):
+            # "weather in Istanbul and Cairo and the time in both": every place named so far.
+            index = clauses.index(clause)
+            cities = list(dict.fromkeys(city for c in clauses[:index] for city in c.cities))
         there = re.search(r"\bthere\b", clause.text) is not None
         if not cities and previous is not None and (clause.refers_back or there):
             cities = previous.cities
@@ -424,6 +428,11 @@ _ONLY_COMPARES = re.compile(
     r"^(?:so\s+|and\s+)?(?:which|what|where|who)(?:\s+(?:one|1|city|place|of\s+them|of\s+the\s+2))?"
     r"\s+(?:is|has|'s|will\s+be)\s+(?:it\s+)?(?:the\s+)?(?:\w+er|\w+est|more\s+\w+|ahead|behind)"
     r"(?:\s+(?:now|there|of\s+them|of\s+the\s+2))?$"
+)
+
+
+_ALL_OF_THEM = re.compile(
+    r"\b(?:in|for|at)\s+(?:both|each|all)\b|\b(?:both|all|each)\s+(?:of\s+(?:them|those)|places|cities)\b"
 )
 
 

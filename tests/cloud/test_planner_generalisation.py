@@ -179,3 +179,34 @@ def test_a_second_search_and_a_context_heading() -> None:
 def test_opinion_about_a_place_is_declined() -> None:
     plan = make_plan("is it rude to call someone in Tokyo at night")
     assert plan.refusal and not plan.calls
+
+
+def test_a_number_after_on_or_to_sets_the_device() -> None:
+    assert calls("put the heater on 25 and turn the fan off")[0] == (
+        "device_control",
+        {"device": "heater", "action": "set", "value": 25},
+    )
+    assert calls("bump the thermostat up to 23")[0][1]["action"] == "set"
+
+
+def test_arithmetic_on_a_converted_quantity() -> None:
+    plan = make_plan("what's 10 kg in pounds plus 5")
+    assert [c.tool for c in plan.calls] == ["unit_convert", "calculator"]
+    assert plan.calls[1].args["expression"] == "{prev} + 5"
+
+
+def test_quarter_hours_and_all_places() -> None:
+    assert calls("set a timer for an hour and a quarter and turn off the oven light")[0] == (
+        "set_timer",
+        {"seconds": 4500},
+    )
+    got = calls("weather in Istanbul and Cairo and also the time in both")
+    assert [(t, a["city"]) for t, a in got][2:] == [
+        ("world_clock", "istanbul"),
+        ("world_clock", "cairo"),
+    ]
+
+
+def test_sunset_is_not_a_clock_reading() -> None:
+    plan = make_plan("what time does the sun set in Paris")
+    assert plan.refusal and not plan.calls
