@@ -87,7 +87,8 @@ _SMALLTALK: list[tuple[str, re.Pattern[str]]] = [
         ),
         (
             "greeting",
-            r"\b(?:hi|hello+|hey+|heyo|hiya|yo|sup|greetings|howdy|morning|evening|afternoon|"
+            r"\b(?:hi|hello+|helo|hallo|hullo|hey+|heyo|hiya|yo|sup|greetings|howdy|morning|"
+            r"evening|afternoon|"
             r"nice to meet you|are you there)\b",
         ),
         ("ack", r"^\W*(?:ok(?:ay)?|cool|nice|great|awesome|perfect|good job|sorry)\b"),

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from edge_agent.arguments.numbers import normalise_numbers
+from edge_agent.arguments.spelling import correct
 from edge_agent.arguments.units import unit_arguments
 from edge_agent.cities import find_cities
 
@@ -194,9 +195,9 @@ _SUBJECT_CUES: dict[str, re.Pattern[str]] = {
 
 
 def missing_subject(text: str, intent: str) -> bool:
-    """True when a weather or time query never mentions weather or time."""
+    """True when a weather, time or note query never mentions weather, time or notes."""
     cue = _SUBJECT_CUES.get(intent)
-    return cue is not None and not cue.search(text)
+    return cue is not None and not cue.search(text) and not cue.search(correct(text))
 
 
 # A device command with a condition or a schedule is an automation, not one call now.

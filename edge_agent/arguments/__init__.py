@@ -24,6 +24,7 @@ from edge_agent.arguments.expressions import calculator_expression
 from edge_agent.arguments.free_text import note_text, search_query
 from edge_agent.arguments.numbers import normalise_numbers, parse_number
 from edge_agent.arguments.places import one_city, weather_day
+from edge_agent.arguments.spelling import correct
 from edge_agent.arguments.units import unit_arguments
 
 __all__ = [
@@ -113,6 +114,12 @@ def extract_arguments(tool: str, text: str) -> dict[str, Any] | None:
         return None
     try:
         args = extractor(text)
+        if args is None:
+            # Misspelt domain words ("tims", "minuets"): read the corrected text. The raw
+            # text goes first so that a note keeps the user's own words.
+            fixed = correct(text)
+            if fixed != text:
+                args = extractor(fixed)
     except (ValueError, ArithmeticError):
         return None
     if args is None or validate_arguments(tool, args) is not None:

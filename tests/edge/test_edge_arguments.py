@@ -11,6 +11,7 @@ from edge_agent.arguments.devices import device_arguments
 from edge_agent.arguments.expressions import calculator_expression
 from edge_agent.arguments.free_text import note_text, search_query
 from edge_agent.arguments.numbers import normalise_numbers, spell_number
+from edge_agent.arguments.spelling import correct
 from edge_agent.arguments.units import unit_arguments
 from edge_agent.cities import find_cities, resolve_city
 from edge_agent.tools.calculator import evaluate
@@ -297,3 +298,33 @@ def test_search_query(text: str, query: str | None) -> None:
 def test_extract_arguments_unknown_tool_or_empty() -> None:
     assert extract_arguments("teleport", "beam me up") is None
     assert extract_arguments("calculator", "   ") is None
+
+
+# -- misspelt domain words --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "fixed"),
+    [
+        ("calcualte 45 tims 3", "calculate 45 times 3"),
+        ("convrt 10 kilomiters to miles", "convert 10 kilometers to miles"),
+        ("set the thermostst to twenty", "set the thermostat to twenty"),
+        ("timer twenty five minuets", "timer twenty five minutes"),
+        ("add a noet: call the vet", "add a note: call the vet"),
+        ("note: meet tim at the mine", "note: meet tim at the mine"),
+        ("helo there", "helo there"),
+    ],
+)
+def test_spelling_correction(text: str, fixed: str) -> None:
+    assert correct(text) == fixed
+
+
+def test_typos_still_fill_arguments() -> None:
+    assert extract_arguments("set_timer", "timer twenty five minuets") == {"seconds": 1500}
+    assert extract_arguments("unit_convert", "convrt 10 kilomiters to miles") == {
+        "value": 10,
+        "from_unit": "km",
+        "to_unit": "mi",
+    }
+    # a note keeps the user's own words when they parse as they are
+    assert extract_arguments("add_note", "add a note: buy mlik") == {"text": "buy mlik"}
