@@ -61,7 +61,7 @@ _DEVICE_WORDS: tuple[tuple[str, str], ...] = (
 _DEVICE_VERB = re.compile(
     r"\b(?:turn|switch|lock|unlock|locked|unlocked|open|opened|close|closed|shut|dim|brighten|kill|"
     r"set|put|start|stop|"
-    r"power|raise|lower|bump|crank|adjust|change|up|down)\b|\b(?:on|off)\b|\b(?:to|at)\s+-?\d"
+    r"power|raise|lower|bump|crank|adjust|change|make|up|down)\b|\b(?:on|off)\b|\b(?:to|at)\s+-?\d"
 )
 _WEATHER = re.compile(
     r"\b(?:weather|forecast|temperatures?|rain\w*|drizzl\w*|showers|overcast|precipitation|"
@@ -192,7 +192,7 @@ def find_action(text: str, device: str | None) -> str | None:
         r"\b(?:set|dim|brighten|turn\s+(?:it\s+|the\s+\w+\s+)?(?:up|down|to))\b.*\d", text
     ):
         return "set"
-    if re.search(r"\b(?:to|at|on)\s+-?\d", text) and device is not None:
+    if device is not None and re.search(r"\b(?:to|at|on)\s+-?\d|\d\s*(?:%|percent)", text):
         return "set"  # "put the heater on 25", "bump the thermostat up to 23", "volume at 30"
     if re.search(r"\b(?:to|at)\s+\d", text) and re.search(r"\b(?:volume|brightness)\b", text):
         return "set"

@@ -78,7 +78,7 @@ def make_plan(query: str, extractor: it.Extractor | None = None, router: Any = N
 def _without_chatter(clauses: list[it.Clause]) -> list[it.Clause]:
     """Greetings, thanks and remarks that ask for nothing set aside; when nothing else is
     left, the query keeps them (and is declined as small talk the tools cannot answer)."""
-    kept = [c for c in clauses if c.has_entity or not is_chatter(c.text)]
+    kept = [c for c in clauses if c.cities or c.device or c.room or not is_chatter(c.text)]
     return kept if kept else clauses
 
 
@@ -264,6 +264,7 @@ def _merge(clauses: list[it.Clause], extractor: it.Extractor | None) -> list[it.
                 and prev is not None
                 and prev.tool in _NEEDS_CITY
                 and not prev.days
+                and not _ANOTHER_DAY.match(clause.text)
             ):
                 prev.days = clause.days
                 del clauses[i]
@@ -292,6 +293,9 @@ def _merge(clauses: list[it.Clause], extractor: it.Extractor | None) -> list[it.
                 break
     return clauses
 
+
+# "... and what about tomorrow": the same request again for another day.
+_ANOTHER_DAY = re.compile(r"^(?:and\s+)?(?:what|how)\s+about\b")
 
 _ANOTHER_SEARCH = re.compile(
     r"^(?:for\s+)?(?:anything|something|stuff|everything|whatever|any\s+notes?|notes?)\s+"
@@ -324,7 +328,9 @@ def _carried_days(clause: it.Clause, clauses: list[it.Clause]) -> list[str]:
         if c.own_tool is not None or c.tool != clause.tool:
             break
         carried.append(c)
-    later = [c for c in carried if c.days]
+    # Only the fragments that name another place lend it their day ("weather in Beijing |
+    # and Shanghai tomorrow"); "| and what about tomorrow" asks for the day on its own.
+    later = [c for c in carried if c.days and c.cities]
     if later:
         return later[0].days[:1]
     if clause.own_tool is None:
@@ -513,6 +519,11 @@ def _convert_call(
     args = it.edge_arguments(it.CONVERT, clause.text, extractor)
     if args and args.get("value") is not None:
         return [PlannedCall(it.CONVERT, args)]
+    if clause.refers_back and previous is not None and previous.tool in (it.CALCULATOR, it.CONVERT):
+        # "20% of 80 and convert the answer from kg to lb": the value is the last result.
+        units = _units_of(clause.text, extractor)
+        if units is not None:
+            return [PlannedCall(it.CONVERT, {"value": PREV, **units})]
     scale = re.search(r"\b(?:in|to|into)\s+(?:degrees\s+)?(fahrenheit|kelvin)\b", clause.text)
     if scale and previous is not None and previous.tool == it.WEATHER:
         # "weather in Paris | and convert the temperature to Fahrenheit"
@@ -528,6 +539,18 @@ def _convert_call(
         if args and args.get("value") is not None:
             return [PlannedCall(it.CONVERT, args)]
     return []
+
+
+def _units_of(clause_text: str, extractor: it.Extractor | None) -> dict[str, Any] | None:
+    """The canonical units of a conversion of an earlier result ("from kg to lb")."""
+    pair = re.search(r"\bfrom\s+([a-z°]+)\s+(?:to|into|in)\s+([a-z°]+)", clause_text)
+    if pair is None:
+        return None
+    probe = f"convert 1 {pair.group(1)} to {pair.group(2)}"
+    args = it.edge_arguments(it.CONVERT, probe, extractor)
+    if not args or not args.get("from_unit") or not args.get("to_unit"):
+        return None
+    return {"from_unit": args["from_unit"], "to_unit": args["to_unit"]}
 
 
 _OPS: tuple[tuple[str, str], ...] = (

@@ -210,3 +210,39 @@ def test_quarter_hours_and_all_places() -> None:
 def test_sunset_is_not_a_clock_reading() -> None:
     plan = make_plan("what time does the sun set in Paris")
     assert plan.refusal and not plan.calls
+
+
+def test_what_about_another_day_keeps_both_days() -> None:
+    assert calls("what's the weather in Paris? and what about tomorrow?") == [
+        ("get_weather", {"city": "paris", "day": "today"}),
+        ("get_weather", {"city": "paris", "day": "tomorrow"}),
+    ]
+
+
+def test_converting_an_earlier_result() -> None:
+    plan = make_plan("twenty percent of 80 and then convert the answer from kg to lb")
+    assert [c.tool for c in plan.calls] == ["calculator", "unit_convert"]
+    assert plan.calls[1].args == {"value": "{prev}", "from_unit": "kg", "to_unit": "lb"}
+
+
+def test_context_with_a_day_is_still_small_talk() -> None:
+    got = calls("I'm cooking tonight, so please set a timer for 25 minutes")
+    assert got == [("set_timer", {"seconds": 1500})]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "what's a good time to call Tokyo from London",
+        "how should I dress for the weather in Moscow",
+        "what's the weather usually like in Paris in April",
+    ],
+)
+def test_advice_and_climate_are_declined(query: str) -> None:
+    plan = make_plan(query)
+    assert plan.refusal and not plan.calls
+
+
+def test_how_far_ahead_is_a_clock_question() -> None:
+    got = calls("how far ahead is Auckland compared with Sydney")
+    assert [t for t, _ in got] == ["world_clock", "world_clock"]
