@@ -54,6 +54,14 @@ def train(
             help="Share of in-scope validation queries the threshold may send to the cloud.",
         ),
     ] = 0.01,
+    refit: Annotated[
+        bool,
+        typer.Option(
+            "--refit/--no-refit",
+            help="After choosing the threshold on validation data, refit the heads on "
+            "training + validation examples (keeping the threshold).",
+        ),
+    ] = True,
     seed: Annotated[
         int, typer.Option("--seed", help="Seed for the held-out split and the head.")
     ] = 0,
@@ -85,6 +93,7 @@ def train(
             oos_label=oos_label,
             max_escalation=max_escalation,
             seed=seed,
+            refit=refit,
             progress=not json_output,
             source=source,
             log=None if json_output else (lambda msg: typer.echo(msg, err=True)),

@@ -60,6 +60,7 @@ class SoftmaxHead:
         min_epochs: int = 40,
         max_epochs: int = 400,
         seed: int = 0,
+        init: SoftmaxHead | None = None,
         on_epoch: Callable[[int, int], None] | None = None,
     ) -> SoftmaxHead:
         """Fit by mini-batch Adam on the cross-entropy plus ``l2 * |W|^2 / 2``.
@@ -72,14 +73,21 @@ class SoftmaxHead:
             x: Features (n, d), float32.
             y: Class indices (n,).
             n_classes: Number of classes.
+            init: Start from this head's weights (a warm start, for a refit on more data).
             on_epoch: Called with (epoch, total epochs) after each epoch (progress bars).
         """
         n, d = x.shape
         rng = np.random.default_rng(seed)
         batches = max(1, -(-n // batch_size))
         epochs = int(min(max_epochs, max(min_epochs, -(-min_steps // batches))))
-        weight = np.zeros((d, n_classes), dtype=np.float32)
-        bias = np.zeros(n_classes, dtype=np.float32)
+        if init is not None:
+            if init.weight.shape != (d, n_classes):
+                raise ValueError(f"init head has shape {init.weight.shape}, need {(d, n_classes)}")
+            weight = init.weight.astype(np.float32, copy=True)
+            bias = init.bias.astype(np.float32, copy=True)
+        else:
+            weight = np.zeros((d, n_classes), dtype=np.float32)
+            bias = np.zeros(n_classes, dtype=np.float32)
         onehot = np.eye(n_classes, dtype=np.float32)[y]
         m_w, v_w = np.zeros_like(weight), np.zeros_like(weight)
         m_b, v_b = np.zeros_like(bias), np.zeros_like(bias)

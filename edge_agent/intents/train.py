@@ -12,8 +12,14 @@ Recipe (chosen on CLINC150 validation data; see ``bench/clinc150.py``):
    validation queries, and keep the method with the best OOS recall there (then AUROC,
    then in-scope accuracy). Without OOS validation examples the default method is kept.
 
-The heads are not refitted on the validation data: the threshold was chosen for heads
-that had not seen it, and a refit would move the scores under the threshold.
+5. Refit (default): warm-start both heads on training + validation examples for a few
+   hundred more steps, keeping the method, its score standardisation and the threshold
+   chosen in step 4. Validation data thus trains the heads only after it has chosen the
+   threshold for heads that never saw it. Measured on CLINC150 by splitting val in two
+   halves (choose on one, test on the other, both ways): the refit adds 0.4-0.5 points
+   of in-scope accuracy at the same OOS recall and about the same escalation (1%).
+   The figures in the manifest's ``validation`` are those of the pre-refit heads, the
+   ones that chose the threshold.
 """
 
 from __future__ import annotations
@@ -60,6 +66,7 @@ class TrainReport:
     candidates: dict[str, dict[str, float | None]] = field(default_factory=dict)
     embed_s: float = 0.0
     fit_s: float = 0.0
+    refit_s: float = 0.0
     train_s: float = 0.0
     held_out_validation: bool = False
 
@@ -94,6 +101,8 @@ def train_model(
     val_fraction: float = 0.2,
     seed: int = 0,
     l2: float = 1e-5,
+    refit: bool = True,
+    refit_steps: int = 800,
     progress: bool = False,
     source: dict[str, Any] | None = None,
     log: Callable[[str], None] | None = None,
@@ -109,6 +118,8 @@ def train_model(
         max_escalation: Share of in-scope validation queries the threshold may send to
             the cloud.
         methods: OOS methods to try (names in :data:`edge_agent.intents.ood.METHODS`).
+        refit: After choosing the threshold, warm-start the heads on training +
+            validation examples (``refit_steps`` Adam steps); see the module docstring.
         source: Extra provenance for the manifest (e.g. the data file and its sha256).
         log: Called with one-line progress messages.
 
@@ -212,6 +223,29 @@ def train_model(
     chosen = candidates[method]
     threshold = float(chosen["threshold"] or 0.0)
     val_metrics = {k: v for k, v in chosen.items() if k != "threshold"}
+
+    refit_s = 0.0
+    if refit:
+        t2 = time.perf_counter()
+        keep = [i for i, ex in enumerate(val_list) if ex.intent in index]
+        x_all = np.concatenate([x_train, x_val[keep]])
+        y_all = np.concatenate([y_train, [index[val_list[i].intent] for i in keep]])
+        say(f"refitting on {len(x_all)} training + validation examples")
+        softmax_head = SoftmaxHead.fit(
+            x_all,
+            y_all,
+            len(classes),
+            l2=l2,
+            seed=seed,
+            init=softmax_head,
+            min_steps=refit_steps,
+            min_epochs=1,
+        )
+        in_all = y_all < len(in_scope_classes)
+        gaussian_head = GaussianHead.fit(
+            x_all[in_all][:, last], y_all[in_all], len(in_scope_classes)
+        )
+        refit_s = time.perf_counter() - t2
     train_s = time.perf_counter() - started
 
     encoder_file = Path(encoder.model_path)
@@ -229,6 +263,8 @@ def train_model(
             "train_sha256": examples_sha256(train_list),
             "val_sha256": examples_sha256(val_list),
             "oos_as_class": has_oos_class,
+            "refit_on_validation": refit,
+            "refit_steps": refit_steps if refit else None,
             **(source or {}),
         },
         "validation": val_metrics,
@@ -241,6 +277,7 @@ def train_model(
         "timing_s": {
             "embed": round(embed_s, 2),
             "fit": round(fit_s, 2),
+            "refit": round(refit_s, 2),
             "total": round(train_s, 2),
         },
     }
@@ -268,6 +305,7 @@ def train_model(
         candidates=candidates,
         embed_s=embed_s,
         fit_s=fit_s,
+        refit_s=refit_s,
         train_s=train_s,
         held_out_validation=held_out,
     )
