@@ -317,6 +317,7 @@ _CHATTER = re.compile(
     r"|here(?:'s|\s+is)\s+what\s+i\s+(?:need|want)(?:\s+you\s+to\s+do)?"
     r"|(?:before|after)\s+(?:bed|bedtime|work|school|dinner|lunch|breakfast|i\s+(?:leave|go|sleep))"
     r"|(?:morning|night|evening|bedtime|leaving)\s+routine|for\s+(?:tonight|later|the\s+morning)"
+    r"|if\s+(?:not|so|none|there\s+(?:are|is)\s+(?:none|nothing|not))|otherwise|or\s+else"
     r"|why\s+not|no\s+worries|that(?:'s|\s+is)\s+(?:all|it)(?:\s+for\s+now)?|you(?:'re|\s+are)\s+the\s+best"
     r"|(?:i\s+need\s+|i\s+have\s+)?(?:a\s+few|a\s+couple\s+of|2|3|several)\s+things"
     r"|(?:i'm|i\s+am|i'll|i\s+will|we're|we\s+are|i've|i\s+have|i\s+was|i\s+just)\s+"

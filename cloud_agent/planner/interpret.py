@@ -73,7 +73,8 @@ _WEATHER = re.compile(
 _CLOCK = re.compile(
     r"\b(?:what\s+time|time\s+(?:in|is|at|there|now|difference|zone)|the\s+time|local\s+time|"
     r"clock|later|earlier|o'clock|ahead|behind|times?|what\s+day|the\s+date|date\s+in|"
-    r"morning|afternoon|evening|night|nighttime|daytime|midnight|noon|dark|awake|asleep)\b"
+    r"morning|afternoon|evening|night|nighttime|daytime|midnight|noon|dark|awake|asleep|"
+    r"hours?\s+(?:difference|ahead|behind|apart)|difference\s+in\s+(?:time|hours))\b"
 )
 _REFERS_BACK = re.compile(
     r"\b(?:that|it|the\s+result|the\s+answer|this|them|the\s+total|the\s+sum)\b"
@@ -175,6 +176,12 @@ def find_device(text: str) -> str | None:
         match = re.search(pattern, text)
         if match and (best is None or match.start() < best[0]):
             best = (match.start(), device)
+    if best is None and re.search(
+        r"\b(?:set|turn|raise|lower|bump|put|change|make)\b.*\b(?:temperature|heat)\b.*"
+        r"\b(?:to|at|on)\s+-?\d",
+        text,
+    ):
+        return "thermostat"  # "set the living room temperature to 21"
     if best is None and re.search(r"\bvolume\b", text):
         return "speaker"
     if best is None and re.search(r"\bbrightness\b", text):

@@ -71,8 +71,23 @@ def make_plan(query: str, extractor: it.Extractor | None = None, router: Any = N
     if not plan.calls:
         plan.refusal = _OPEN_MESSAGE
         return plan
+    plan.calls = _without_repeats(plan.calls)
     plan.compare = _comparison(text, plan.calls)
     return plan
+
+
+def _without_repeats(calls: list[PlannedCall]) -> list[PlannedCall]:
+    """A reading asked for twice ("berlin and munich... i mean, berlin and rome") is made
+    once; actions (devices, notes, timers) are kept as asked."""
+    seen: set[str] = set()
+    out = []
+    for call in calls:
+        key = f"{call.tool}:{sorted(call.args.items())}"
+        if call.tool in _NEEDS_CITY and key in seen:
+            continue
+        seen.add(key)
+        out.append(call)
+    return out
 
 
 def _without_chatter(clauses: list[it.Clause]) -> list[it.Clause]:
@@ -199,7 +214,11 @@ def _carry_tools(clauses: list[it.Clause]) -> None:
                     clause.tool in (None, it.DEVICE)
                     and (
                         clause.refers_back
-                        or (clause.device == "speaker" and "volume" in clause.text)
+                        or (
+                            clause.device == "speaker"
+                            and "volume" in clause.text
+                            and previous.device in ("tv", "speaker")
+                        )
                     )
                 )
                 or _SET_PRONOUN.search(clause.text)
@@ -220,6 +239,9 @@ def _carry_tools(clauses: list[it.Clause]) -> None:
             if clause.tool == it.DEVICE:
                 clause.device = clause.device or previous.device
                 clause.action = clause.action or previous.action
+                if clause.room and previous.room is None and previous.own_tool == it.DEVICE:
+                    # "turn on the heater | and the lights in the basement": one place for both
+                    previous.room = clause.room
         previous = clause
 
 

@@ -246,3 +246,38 @@ def test_advice_and_climate_are_declined(query: str) -> None:
 def test_how_far_ahead_is_a_clock_question() -> None:
     got = calls("how far ahead is Auckland compared with Sydney")
     assert [t for t, _ in got] == ["world_clock", "world_clock"]
+
+
+def test_hours_difference_is_a_clock_question() -> None:
+    got = calls("how many hours difference between Sydney and Auckland")
+    assert [(t, a["city"]) for t, a in got] == [
+        ("world_clock", "sydney"),
+        ("world_clock", "auckland"),
+    ]
+
+
+def test_room_temperature_is_the_thermostat() -> None:
+    assert calls("set the living room temperature to 21")[0] == (
+        "device_control",
+        {"device": "thermostat", "action": "set", "room": "living room", "value": 21},
+    )
+
+
+def test_volume_belongs_to_a_tv_or_speaker_only() -> None:
+    got = calls("raise the blinds and lower the volume to 10")
+    assert got[1] == ("device_control", {"device": "speaker", "action": "set", "value": 10})
+
+
+def test_a_room_said_once_for_two_devices() -> None:
+    got = calls("turn on the heater and the lights in the basement")
+    assert [a.get("room") for _, a in got] == ["basement", "basement"]
+
+
+def test_conditions_and_restated_lists() -> None:
+    got = calls("any notes about the cat? if not, add one saying feed the cat at 6")
+    assert got == [
+        ("search_notes", {"query": "cat"}),
+        ("add_note", {"text": "feed the cat at 6"}),
+    ]
+    got = calls("plz check weather in berlin n munich... i mean, berlin n rome")
+    assert [a["city"] for _, a in got] == ["berlin", "rome"]
