@@ -66,15 +66,7 @@ def test_matching_rules() -> None:
     assert token_f1("buy some milk", "buy milk") >= 0.6
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        "compound_train.jsonl",
-        "compound_train2.jsonl",
-        "compound_train3.jsonl",
-        "compound_heldout.jsonl",
-    ],
-)
+@pytest.mark.parametrize("name", sorted(path.name for path in DATA.glob("compound_*.jsonl")))
 def test_eval_bars(name: str) -> None:
     metrics = evaluate(DATA / name)
     assert metrics["plan_accuracy"] >= 0.90
