@@ -145,6 +145,7 @@ def test_manifest_records_provenance_and_validation(trained: TrainReport, encode
     assert manifest["threshold"] == trained.threshold
     assert manifest["method_name"] == trained.method
     assert manifest["training"]["held_out_validation"] is True
+    assert manifest["training"]["refit_on_validation"] is True
     assert len(manifest["training"]["train_sha256"]) == 64
     assert (
         manifest["encoder"]["sha256"] == (encoder.manifest()["files"]["model_int8.onnx"]["sha256"])
@@ -227,3 +228,12 @@ def test_cli_errors_are_one_line_with_exit_code_2(tmp_path: Path) -> None:
     )
     assert result.exit_code == 2
     assert "not found" in result.stderr
+
+
+def test_training_without_refit_records_it(encoder: Encoder, tmp_path: Path) -> None:
+    report = train_model(examples(), None, tmp_path / "m", encoder=encoder, refit=False)
+    manifest = json.loads((tmp_path / "m" / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["training"]["refit_on_validation"] is False
+    assert report.refit_s == 0.0
+    model = IntentModel.load(tmp_path / "m", encoder=encoder)
+    assert model.predict("switch the kitchen lights off").intent == "lights"
