@@ -13,11 +13,17 @@ Public names (each from the module that defines it)::
     MemoryStoreError and subclasses         the errors (see sync.errors)
 
 The stand-alone server (``sync.server``) is not imported here: it pulls in
-``cloud_agent.server``, which in turn mounts this package's servicer.
+``cloud_agent.server``, which in turn mounts this package's servicer. The gRPC client and
+service are imported on first use, so that a device that only stores memory (``edge-agent
+ask``) never loads grpc.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from sync.auth import Principal, TokenMapAuth
-from sync.client import SyncResult, sync_with, sync_with_async
 from sync.document import KINDS, MemoryDocument
 from sync.errors import (
     InvalidRecordError,
@@ -31,9 +37,28 @@ from sync.errors import (
 from sync.exchange import SyncStats, sync_stores
 from sync.hlc import HybridLogicalClock
 from sync.recall import RecallHit
-from sync.service import MemorySyncServicer, add_sync_service
 from sync.store import MemoryStore
 from sync.userstores import UserStores
+
+if TYPE_CHECKING:
+    from sync.client import SyncResult, sync_with, sync_with_async
+    from sync.service import MemorySyncServicer, add_sync_service
+
+_LAZY = {
+    "SyncResult": "sync.client",
+    "sync_with": "sync.client",
+    "sync_with_async": "sync.client",
+    "MemorySyncServicer": "sync.service",
+    "add_sync_service": "sync.service",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Import the gRPC side of the package when one of its names is first used."""
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'sync' has no attribute {name!r}")
+
 
 __all__ = [
     "KINDS",
