@@ -352,7 +352,7 @@ def _carried_days(clause: it.Clause, clauses: list[it.Clause]) -> list[str]:
         carried.append(c)
     # Only the fragments that name another place lend it their day ("weather in Beijing |
     # and Shanghai tomorrow"); "| and what about tomorrow" asks for the day on its own.
-    later = [c for c in carried if c.days and c.cities]
+    later = [c for c in carried if c.days and c.cities and not _ANOTHER_DAY.match(c.text)]
     if later:
         return later[0].days[:1]
     if clause.own_tool is None:

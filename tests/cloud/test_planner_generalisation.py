@@ -281,3 +281,25 @@ def test_conditions_and_restated_lists() -> None:
     ]
     got = calls("plz check weather in berlin n munich... i mean, berlin n rome")
     assert [a["city"] for _, a in got] == ["berlin", "rome"]
+
+
+def test_what_about_a_place_and_day_lends_nothing_back() -> None:
+    assert calls("is it windy in Chicago? what about Seattle tomorrow?") == [
+        ("get_weather", {"city": "chicago", "day": "today"}),
+        ("get_weather", {"city": "seattle", "day": "tomorrow"}),
+    ]
+
+
+def test_announcing_the_requests_is_small_talk() -> None:
+    assert is_chatter("i'd like to know 3 things")
+    assert is_chatter("hope you're having a good day")
+    got = calls(
+        "I'd like to know three things: the weather in Rome, the time in Sydney and what 17 "
+        "times 3 is"
+    )
+    assert [t for t, _ in got] == ["get_weather", "world_clock", "calculator"]
+
+
+def test_fun_things_to_do_are_declined() -> None:
+    plan = make_plan("what's a fun thing to do when it's raining in Seattle")
+    assert plan.refusal and not plan.calls
