@@ -13,7 +13,11 @@ from __future__ import annotations
 import re
 
 _CASUAL: tuple[tuple[str, str], ...] = (
-    (r"\btmrw\b|\btmr\b|\btomorow\b|\btommorow\b|\btommorrow\b|\btomorrw\b", "tomorrow"),
+    (
+        r"\btmrw\b|\btmr\b|\btomorow\b|\btommorow\b|\btommorrow\b|\btomorrw\b|\b2moro\w*\b|"
+        r"\b2morrow\b|\b2mrw\b|\btmoro\b",
+        "tomorrow",
+    ),
     (r"\btdy\b|\btoday's\b", "today"),
     (r"\brn\b|\bright now\b", "now"),
     (r"\bpls\b|\bplz\b|\bplease\b", ""),
@@ -23,6 +27,7 @@ _CASUAL: tuple[tuple[str, str], ...] = (
     (r"\bwhats\b", "what is"),
     (r"\bhows\b", "how is"),
     (r"\bwheres\b", "where is"),
+    (r"\bwots\b|\bwuts\b", "what is"),
     (r"\bwhat's\b", "what is"),
     (r"\bhow's\b", "how is"),
     (r"\bit's\b", "it is"),
@@ -304,6 +309,7 @@ def split_clauses(text: str) -> list[str]:
 _CHATTER = re.compile(
     r"^(?:(?:ok(?:ay)?|so|well|oh|right|alright|now|and|but|hmm+|um+|uh+)\s+)*(?:"
     r"alright|all\s+right|right|cool|great|perfect|awesome|nice|got\s+it|"
+    r"morning|afternoon|evening|night|yes\s+or\s+no|true\s+or\s+false|or\s+not|"
     r"(?:hi|hey|hello|yo|hiya|howdy|greetings|good\s+(?:morning|afternoon|evening|day))"
     r"(?:\s+(?:there|again|you|friend|buddy|mate|assistant))?"
     r"|(?:many\s+)?thanks?(?:\s+you)?(?:\s+(?:so|very)\s+much|\s+a\s+(?:lot|bunch|ton)"

@@ -67,7 +67,7 @@ _WEATHER = re.compile(
     r"\b(?:weather|forecast|temperatures?|rain\w*|drizzl\w*|showers|overcast|precipitation|"
     r"sunn\w*|sun|snow\w*|hot|hotter|hottest|cold|"
     r"colder|coldest|warm\w*|cool|cooler|coolest|umbrella|humid\w*|wind\w*|fog\w*|cloud\w*|"
-    r"chilly|freezing|jacket|coat|storm\w*|degrees\s+outside|nice\s+out|outside|"
+    r"chilly|freezing|jacket|coat|storm\w*|degrees\s+outside|nic(?:e|er|est)\s+out|outside|"
     r"(?:what|how)\s+is\s+it\s+like\s+(?:in|out|there))\b"
 )
 _CLOCK = re.compile(
@@ -209,7 +209,7 @@ def find_action(text: str, device: str | None) -> str | None:
         return "open"
     if re.search(r"\b(?:closed?|shut|lower(?:ed)?|drawn?)\b", text):
         return "lock" if device == "door_lock" else "close"
-    if re.search(r"\b(?:off|kill|stop|power\s+down|disable)\b", text):
+    if re.search(r"\b(?:off|kill|stop|power\s+down|disable)\b|\b(?:lights?|lamps?)\s+out\b", text):
         return "off"
     if re.search(r"\b(?:on|start|power\s+up|enable)\b", text):
         return "on"
@@ -230,7 +230,10 @@ def find_value(text: str) -> float | None:
     return float(match.group(1)) if match else None
 
 
-_WRITING = re.compile(r"^(?:can\s+you\s+|could\s+you\s+)?(?:write|compose|draft)\b(?!\s+down)")
+_WRITING = re.compile(
+    r"^(?:can\s+you\s+|could\s+you\s+)?(?:write|compose|draft|summari[sz]e|translate|rewrite|"
+    r"paraphrase|proofread|analy[sz]e|critique)\b(?!\s+down)"
+)
 _TARGET_UNIT = re.compile(r"\b(?:in|into|to)\s+(?:degrees\s+)?([a-z°]+)\s*$")
 QUANTITY = re.compile(r"\d(?:[\d.,]*)\s*(?:°\s*)?[a-z]+")
 
@@ -305,6 +308,8 @@ def read_clause(text: str, extractor: Extractor | None = None) -> Clause:
     clause.room = find_room(text)
     clause.value = find_value(text)
     clause.refers_back = bool(_REFERS_BACK.search(text))
+    if clause.tool is None and clause.device and clause.action:
+        clause.tool = DEVICE  # "lights out in the kids room": a device and what to do with it
     if clause.tool in (WEATHER, CLOCK) and clause.device and not clause.cities:
         clause.tool = DEVICE if clause.action else clause.tool
     clause.own_tool = clause.tool

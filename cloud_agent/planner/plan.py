@@ -153,6 +153,12 @@ def _ask_router(router: Any, clauses: list[it.Clause]) -> None:
             clause.args = dict(decision.arguments or {})
 
 
+_LEADING_VERB = re.compile(
+    r"^(?:turn|switch|lock|unlock|open|close|shut|set|dim|brighten|kill|put|start|stop|power|"
+    r"raise|lower|bump|crank|make)\b"
+)
+
+
 def _share_device_actions(clauses: list[it.Clause]) -> None:
     """One action for a list of devices, said before or after it: "turn off everything: |
     the tv, | the speaker" (the fragments take the action), "both the fan | and the ac off"
@@ -178,6 +184,7 @@ def _share_device_actions(clauses: list[it.Clause]) -> None:
             and nxt.tool == it.DEVICE
             and nxt.device
             and nxt.action
+            and not _LEADING_VERB.match(nxt.text)  # "the ac off", not "lock up"
         ):
             clause.tool, clause.action = it.DEVICE, nxt.action
 

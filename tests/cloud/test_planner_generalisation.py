@@ -303,3 +303,29 @@ def test_announcing_the_requests_is_small_talk() -> None:
 def test_fun_things_to_do_are_declined() -> None:
     plan = make_plan("what's a fun thing to do when it's raining in Seattle")
     assert plan.refusal and not plan.calls
+
+
+def test_device_with_a_state_word_and_a_bare_greeting() -> None:
+    assert calls("lights out in the kids room and lock up please") == [
+        ("device_control", {"device": "light", "action": "off", "room": "kids room"}),
+        ("device_control", {"device": "door_lock", "action": "lock"}),
+    ]
+    got = calls("Morning! Weather in Berlin, time in New York")
+    assert got == [
+        ("get_weather", {"city": "berlin", "day": "today"}),
+        ("world_clock", {"city": "new york"}),
+    ]
+
+
+def test_yes_or_no_and_casual_tomorrow() -> None:
+    assert [t for t, _ in calls("is Delhi warmer than Mumbai tomorrow, yes or no")] == [
+        "get_weather",
+        "get_weather",
+    ]
+    got = calls("hiya, wots the wether like in londun n paris 2moro")
+    assert [a["day"] for _, a in got] == ["tomorrow", "tomorrow"]
+
+
+def test_summarising_notes_is_an_llm_job() -> None:
+    plan = make_plan("summarize my notes about the project")
+    assert plan.refusal and not plan.calls
