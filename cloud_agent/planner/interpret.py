@@ -67,7 +67,7 @@ _WEATHER = re.compile(
     r"\b(?:weather|forecast|temperatures?|rain\w*|drizzl\w*|showers|overcast|precipitation|"
     r"sunn\w*|sun|snow\w*|hot|hotter|hottest|cold|"
     r"colder|coldest|warm\w*|cool|cooler|coolest|umbrella|humid\w*|wind\w*|fog\w*|cloud\w*|"
-    r"chilly|freezing|jacket|coat|storm\w*|degrees\s+outside|nic(?:e|er|est)\s+out|outside|"
+    r"chill(?:y|ier|iest)|mild(?:er|est)?|wett?(?:er|est)|dr(?:y|ier|iest)|breez\w*|freezing|jacket|coat|storm\w*|degrees\s+outside|nic(?:e|er|est)\s+out|outside|"
     r"(?:what|how)\s+is\s+it\s+like\s+(?:in|out|there))\b"
 )
 _CLOCK = re.compile(

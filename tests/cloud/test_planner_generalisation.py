@@ -329,3 +329,12 @@ def test_yes_or_no_and_casual_tomorrow() -> None:
 def test_summarising_notes_is_an_llm_job() -> None:
     plan = make_plan("summarize my notes about the project")
     assert plan.refusal and not plan.calls
+
+
+def test_weather_comparatives() -> None:
+    got = calls("which city is chillier right now: Stockholm, Moscow or Berlin?")
+    assert [(t, a["city"]) for t, a in got] == [
+        ("get_weather", "stockholm"),
+        ("get_weather", "moscow"),
+        ("get_weather", "berlin"),
+    ]
