@@ -104,6 +104,9 @@ class Encoder:
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.log_severity_level = 3
+        # One query at a time needs no memory arena: without it peak RSS is ~8 MB lower
+        # at the same speed, which matters on a device.
+        options.enable_cpu_mem_arena = False
         try:
             session = ort.InferenceSession(
                 str(model_path), options, providers=["CPUExecutionProvider"]

@@ -99,6 +99,9 @@ def main() -> int:
         args.out,
         source={"train": args.train.name, "val": args.val.name},
         log=print,
+        # The route threshold below is calibrated on the validation file, so the heads
+        # must not also be refitted on it (that would make the calibration in-sample).
+        refit=False,
     )
     print(
         f"trained in {time.perf_counter() - start:.1f} s: method {report.method}, "
