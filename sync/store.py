@@ -42,6 +42,7 @@ from sync.recall import RecallHit
 from sync.schema.migrations import migrate
 from sync.updatelog import UpdateLog
 from sync.views import (
+    ROW_BUILDERS,
     Embedder,
     build_row,
     epoch_s,
@@ -320,11 +321,11 @@ class MemoryStore:
             prepared.append((record_id, clean, row))
         with self._transaction(), self.doc.doc.transaction():
             self._dirty = True
-            changes: list[tuple[str, dict[str, Any] | None]] = []
+            changes: list[tuple[str, tuple[Any, ...] | None]] = []
             for record_id, clean, row in prepared:
                 hlc = self.clock.now()
                 self.doc.put(kind, record_id, hlc, clean)
-                changes.append((record_id, None if row is None else {**row, "hlc": hlc}))
+                changes.append((record_id, None if row is None else (record_id, hlc, *row[2:])))
             materialise(self.db.conn, kind, changes, self.embedder)
 
     def forget(self, kind: str, record_id: str) -> None:
@@ -758,14 +759,21 @@ class MemoryStore:
             touched = self.doc.apply_remote(bytes(update))
             highest = ""
             for kind, winners in touched.items():
-                changes: list[tuple[str, dict[str, Any] | None]] = []
+                builder = ROW_BUILDERS[kind]
+                changes: list[tuple[str, tuple[Any, ...] | None]] = []
+                append = changes.append
                 for record_id, entry in winners.items():
                     if entry is None:
-                        changes.append((record_id, None))
+                        append((record_id, None))
                         continue
-                    highest = max(highest, entry.hlc)
+                    hlc, node, data = entry
+                    if hlc > highest:
+                        highest = hlc
+                    if data is None:
+                        append((record_id, None))
+                        continue
                     try:
-                        changes.append((record_id, build_row(kind, record_id, entry)))
+                        append((record_id, (record_id, hlc, node, *builder(data))))
                     except InvalidRecordError as exc:
                         raise InvalidUpdateError(f"bad {kind} record {record_id!r}: {exc}") from exc
                 materialise(

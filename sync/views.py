@@ -1,10 +1,11 @@
 """The SQLite tables as materialised views of the CRDT document.
 
-For each record kind, ``ROW_BUILDERS[kind](record_id, data)`` turns a record's data (the
-JSON object stored in the document) into its table row, and ``RECALL_BUILDERS`` into the
-searchable text indexed by FTS5 (or None). :func:`materialise` writes the winners of the
-touched records; it runs inside the caller's SQLite transaction, so a local edit or a
-remote update changes the document, the tables and the update log together or not at all.
+For each record kind, ``ROW_BUILDERS[kind](data)`` turns a record's data (the JSON object
+stored in the document) into its table row (a tuple in ``COLUMNS[kind]`` order), and
+``RECALL_BUILDERS`` a row into the searchable text indexed by FTS5 (or None).
+:func:`materialise` writes the winners of the touched records; it runs inside the caller's
+SQLite transaction, so a local edit or a remote update changes the document, the tables
+and the update log together or not at all.
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable, Collection, Iterable, Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import lru_cache
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -43,17 +44,6 @@ TOOL_CONFIDENCE: dict[str, float] = {
 
 KIND_CONFIDENCE: dict[str, float] = {"note": 0.9, "answer": 0.85, "fact": 0.9, "step": 0.8}
 """Confidence of hits that no tool produced (notes, final answers), and the default."""
-
-
-@dataclass(frozen=True, slots=True)
-class RecallEntry:
-    """One searchable text of a record."""
-
-    kind: str
-    text: str
-    tool: str | None
-    confidence: float
-    created_at: str
 
 
 def now_iso() -> str:
@@ -137,115 +127,135 @@ def receipt_from_data(data: Mapping[str, Any]) -> pb.DecisionReceipt:
         raise InvalidRecordError(f"bad receipt: {exc}") from exc
 
 
-def _session_row(record_id: str, d: Mapping[str, Any]) -> dict[str, Any]:
+def _session_row(d: Mapping[str, Any]) -> tuple[Any, ...]:
     success = d.get("success")
     if success is not None and not isinstance(success, bool):
         raise InvalidRecordError("field 'success' must be a boolean or null")
-    return {
-        "device_id": _str(d, "device_id"),
-        "created_at": _time(d, "created_at"),
-        "query": _str(d, "query"),
-        "final_answer": _str(d, "final_answer", None),
-        "success": None if success is None else int(success),
-        "state": _str(d, "state"),
-        "data": _str(d, "data", None),
-    }
+    return (
+        _str(d, "device_id"),
+        _time(d, "created_at"),
+        _str(d, "query"),
+        _str(d, "final_answer", None),
+        None if success is None else int(success),
+        _str(d, "state"),
+        _str(d, "data", None),
+    )
 
 
-def _step_row(record_id: str, d: Mapping[str, Any]) -> dict[str, Any]:
+def _step_row(d: Mapping[str, Any]) -> tuple[Any, ...]:
     step = step_from_data(d)
-    created = _time(d, "created_at", required=False)
-    return {
-        "session_id": step.session_id,
-        "turn_id": step.turn_id,
-        "step_index": step.step_index,
-        "step_type": int(step.step_type),
-        "tool": step.tool,
-        "act_id": step.act_id,
-        "origin": int(step.origin),
-        "content": step.content,
-        "created_at": created,
-        "pb": step.SerializeToString(deterministic=True),
-    }
+    return (
+        step.session_id,
+        step.turn_id,
+        step.step_index,
+        int(step.step_type),
+        step.tool,
+        step.act_id,
+        int(step.origin),
+        step.content,
+        _time(d, "created_at", required=False),
+        step.SerializeToString(deterministic=True),
+    )
 
 
-def _note_row(record_id: str, d: Mapping[str, Any]) -> dict[str, Any]:
-    return {
-        "text": _required(d, "text"),
-        "source_act_id": _str(d, "source_act_id", None),
-        "created_at": _time(d, "created_at"),
-    }
+def _note_row(d: Mapping[str, Any]) -> tuple[Any, ...]:
+    return (_required(d, "text"), _str(d, "source_act_id", None), _time(d, "created_at"))
 
 
-def _timer_row(record_id: str, d: Mapping[str, Any]) -> dict[str, Any]:
-    return {
-        "seconds": _int(d, "seconds"),
-        "label": _str(d, "label"),
-        "fires_at": _time(d, "fires_at"),
-        "created_at": _time(d, "created_at"),
-    }
+def _timer_row(d: Mapping[str, Any]) -> tuple[Any, ...]:
+    return (
+        _int(d, "seconds"),
+        _str(d, "label"),
+        _time(d, "fires_at"),
+        _time(d, "created_at"),
+    )
 
 
-def _device_row(record_id: str, d: Mapping[str, Any]) -> dict[str, Any]:
+def _device_row(d: Mapping[str, Any]) -> tuple[Any, ...]:
     state = d.get("state")
     if not isinstance(state, dict):
         raise InvalidRecordError("field 'state' must be an object")
-    return {
-        "device": _required(d, "device"),
-        "room": _str(d, "room", None),
-        "state": json.dumps(state, sort_keys=True),
-        "updated_at": _time(d, "updated_at"),
-    }
+    return (
+        _required(d, "device"),
+        _str(d, "room", None),
+        json.dumps(state, sort_keys=True),
+        _time(d, "updated_at"),
+    )
 
 
-def _fact_row(record_id: str, d: Mapping[str, Any]) -> dict[str, Any]:
-    return {
-        "entity": _required(d, "entity"),
-        "attribute": _required(d, "attribute"),
-        "value": json.dumps(d.get("value"), sort_keys=True),
-        "source_act_id": _str(d, "source_act_id", None),
-        "confidence": _float(d, "confidence", 1.0),
-        "created_at": _time(d, "created_at"),
-    }
+def _fact_row(d: Mapping[str, Any]) -> tuple[Any, ...]:
+    return (
+        _required(d, "entity"),
+        _required(d, "attribute"),
+        json.dumps(d.get("value"), sort_keys=True),
+        _str(d, "source_act_id", None),
+        _float(d, "confidence", 1.0),
+        _time(d, "created_at"),
+    )
 
 
-def _receipt_row(record_id: str, d: Mapping[str, Any]) -> dict[str, Any]:
+def _receipt_row(d: Mapping[str, Any]) -> tuple[Any, ...]:
     receipt = receipt_from_data(d)
-    return {
-        "session_id": receipt.session_id,
-        "query": receipt.query,
-        "answer": receipt.answer,
-        "created_at": _time(d, "created_at", required=False),
-        "pb": receipt.SerializeToString(deterministic=True),
-    }
+    return (
+        receipt.session_id,
+        receipt.query,
+        receipt.answer,
+        _time(d, "created_at", required=False),
+        receipt.SerializeToString(deterministic=True),
+    )
 
 
-def _pending_row(record_id: str, d: Mapping[str, Any]) -> dict[str, Any]:
+def _pending_row(d: Mapping[str, Any]) -> tuple[Any, ...]:
     status = _required(d, "status")
     if status not in ("pending", "resolved"):
         raise InvalidRecordError(f"bad pending status: {status!r}")
-    return {
-        "query": _required(d, "query"),
-        "session_id": _str(d, "session_id"),
-        "status": status,
-        "answer": _str(d, "answer", None),
-        "created_at": _time(d, "created_at"),
-        "resolved_at": _str(d, "resolved_at", None),
-    }
+    return (
+        _required(d, "query"),
+        _str(d, "session_id"),
+        status,
+        _str(d, "answer", None),
+        _time(d, "created_at"),
+        _str(d, "resolved_at", None),
+    )
 
 
-def _transition_row(record_id: str, d: Mapping[str, Any]) -> dict[str, Any]:
-    return {
-        "session_id": _required(d, "session_id"),
-        "from_state": _str(d, "from_state"),
-        "to_state": _str(d, "to_state"),
-        "duration_ms": _float(d, "duration_ms"),
-        "input_sha256": _str(d, "input_sha256"),
-        "at": _str(d, "at"),
-    }
+def _transition_row(d: Mapping[str, Any]) -> tuple[Any, ...]:
+    return (
+        _required(d, "session_id"),
+        _str(d, "from_state"),
+        _str(d, "to_state"),
+        _float(d, "duration_ms"),
+        _str(d, "input_sha256"),
+        _str(d, "at"),
+    )
 
 
-ROW_BUILDERS: dict[str, Callable[[str, Mapping[str, Any]], dict[str, Any]]] = {
+COLUMNS: dict[str, tuple[str, ...]] = {
+    "sessions": ("device_id", "created_at", "query", "final_answer", "success", "state", "data"),
+    "steps": (
+        "session_id",
+        "turn_id",
+        "step_index",
+        "step_type",
+        "tool",
+        "act_id",
+        "origin",
+        "content",
+        "created_at",
+        "pb",
+    ),
+    "notes": ("text", "source_act_id", "created_at"),
+    "timers": ("seconds", "label", "fires_at", "created_at"),
+    "device_state": ("device", "room", "state", "updated_at"),
+    "facts": ("entity", "attribute", "value", "source_act_id", "confidence", "created_at"),
+    "receipts": ("session_id", "query", "answer", "created_at", "pb"),
+    "pending": ("query", "session_id", "status", "answer", "created_at", "resolved_at"),
+    "transitions": ("session_id", "from_state", "to_state", "duration_ms", "input_sha256", "at"),
+}
+"""Each table's columns after ``id``, ``hlc`` and ``node``, in the order of the row
+tuples the builders return."""
+
+ROW_BUILDERS: dict[str, Callable[[Mapping[str, Any]], tuple[Any, ...]]] = {
     "sessions": _session_row,
     "steps": _step_row,
     "notes": _note_row,
@@ -256,34 +266,47 @@ ROW_BUILDERS: dict[str, Callable[[str, Mapping[str, Any]], dict[str, Any]]] = {
     "pending": _pending_row,
     "transitions": _transition_row,
 }
+"""``ROW_BUILDERS[kind](data)``: the validated row (a tuple in ``COLUMNS[kind]`` order)."""
+
+_NOTE_CONFIDENCE = KIND_CONFIDENCE["note"]
+_ANSWER_CONFIDENCE = KIND_CONFIDENCE["answer"]
+_STEP_CONFIDENCE = KIND_CONFIDENCE["step"]
+
+# Recall builders take a full row ``(id, hlc, node, *columns)`` and return ``(kind,
+# text, tool, confidence, created_at)`` or None (plain tuples: a bulk merge builds one
+# per record).
+Searchable = tuple[str, str, str | None, float, str]
 
 
-def _note_recall(row: Mapping[str, Any]) -> RecallEntry | None:
-    return RecallEntry("note", row["text"], None, KIND_CONFIDENCE["note"], row["created_at"])
+def _note_recall(row: tuple[Any, ...]) -> Searchable | None:
+    return ("note", row[3], None, _NOTE_CONFIDENCE, row[5])
 
 
-def _step_recall(row: Mapping[str, Any]) -> RecallEntry | None:
-    if not row["content"]:
+def _step_recall(row: tuple[Any, ...]) -> Searchable | None:
+    content = row[10]
+    if not content:
         return None
-    tool = row["tool"] or None
-    confidence = TOOL_CONFIDENCE.get(tool or "", KIND_CONFIDENCE["step"])
-    return RecallEntry("step", row["content"], tool, confidence, row["created_at"] or "")
+    tool = row[7] or None
+    confidence = TOOL_CONFIDENCE.get(tool or "", _STEP_CONFIDENCE)
+    return ("step", content, tool, confidence, row[11] or "")
 
 
-def _session_recall(row: Mapping[str, Any]) -> RecallEntry | None:
-    if not row["final_answer"]:
+def _session_recall(row: tuple[Any, ...]) -> Searchable | None:
+    query, answer = row[5], row[6]
+    if not answer:
         return None
-    text = f"{row['query']}\n{row['final_answer']}" if row["query"] else row["final_answer"]
-    return RecallEntry("answer", text, None, KIND_CONFIDENCE["answer"], row["created_at"])
+    text = f"{query}\n{answer}" if query else answer
+    return ("answer", text, None, _ANSWER_CONFIDENCE, row[4])
 
 
-def _fact_recall(row: Mapping[str, Any]) -> RecallEntry | None:
-    value = json.loads(row["value"])
-    text = f"{row['entity']} {row['attribute']} {value if isinstance(value, str) else row['value']}"
-    return RecallEntry("fact", text, None, float(row["confidence"]), row["created_at"])
+def _fact_recall(row: tuple[Any, ...]) -> Searchable | None:
+    entity, attribute, raw = row[3], row[4], row[5]
+    value = json.loads(raw)
+    text = f"{entity} {attribute} {value if isinstance(value, str) else raw}"
+    return ("fact", text, None, float(row[7]), row[8])
 
 
-RECALL_BUILDERS: dict[str, Callable[[Mapping[str, Any]], RecallEntry | None]] = {
+RECALL_BUILDERS: dict[str, Callable[[tuple[Any, ...]], Searchable | None]] = {
     "notes": _note_recall,
     "steps": _step_recall,
     "sessions": _session_recall,
@@ -302,18 +325,31 @@ def embedding_bytes(embedder: Embedder | None, text: str) -> bytes | None:
     return vector.astype(np.float32).tobytes()
 
 
-def build_row(kind: str, record_id: str, entry: Entry) -> dict[str, Any] | None:
-    """The table row of a record's winning entry (None for a tombstone)."""
+def build_row(kind: str, record_id: str, entry: Entry) -> tuple[Any, ...] | None:
+    """The table row ``(id, hlc, node, *COLUMNS[kind])`` of a record's winning entry
+    (None for a tombstone); InvalidRecordError if the data does not fit the table."""
     if entry.data is None:
         return None
-    row = ROW_BUILDERS[kind](record_id, entry.data)
-    return {"id": record_id, "hlc": entry.hlc, "node": entry.node, **row}
+    return (record_id, entry.hlc, entry.node, *ROW_BUILDERS[kind](entry.data))
+
+
+def row_dict(kind: str, row: tuple[Any, ...]) -> dict[str, Any]:
+    """A row tuple from :func:`build_row` as ``{column: value}``."""
+    return dict(zip(("id", "hlc", "node", *COLUMNS[kind]), row, strict=True))
+
+
+_UPSERT_SQL = {
+    kind: f"INSERT OR REPLACE INTO {kind} (id, hlc, node, {', '.join(columns)})"
+    f" VALUES (?, ?, ?, {', '.join('?' for _ in columns)})"
+    for kind, columns in COLUMNS.items()
+}
+_by_id = itemgetter(0)
 
 
 def materialise(
     conn: sqlite3.Connection,
     kind: str,
-    changes: Iterable[tuple[str, dict[str, Any] | None]],
+    changes: Iterable[tuple[str, tuple[Any, ...] | None]],
     embedder: Embedder | None,
     new: Collection[str] | None = None,
 ) -> None:
@@ -321,39 +357,37 @@ def materialise(
 
     Runs inside the caller's transaction. Rows come from :func:`build_row`, so they are
     already validated. ``new`` names records known to have no row yet (no look-up).
+    Rows are written in id order: the B-tree pages of the id indexes are then touched
+    once each, in order, instead of at random (a third less work in a bulk merge).
     """
-    recall_builder = RECALL_BUILDERS.get(kind)
-    upserts: list[dict[str, Any]] = []
+    upserts: list[tuple[Any, ...]] = []
     deletes: list[tuple[str]] = []
-    searchable: dict[str, RecallEntry | None] = {}
     for record_id, row in changes:
         if row is None:
             deletes.append((record_id,))
         else:
             upserts.append(row)
-        if recall_builder is not None:
-            searchable[record_id] = recall_builder(row) if row is not None else None
     if deletes:
+        deletes.sort()
         conn.executemany(f"DELETE FROM {kind} WHERE id = ?", deletes)
     if upserts:
-        columns = list(upserts[0])
-        sql = (
-            f"INSERT OR REPLACE INTO {kind} ({', '.join(columns)}) "
-            f"VALUES ({', '.join('?' for _ in columns)})"
-        )
-        conn.executemany(sql, [tuple(r[c] for c in columns) for r in upserts])
-    if searchable:
+        upserts.sort(key=_by_id)
+        conn.executemany(_UPSERT_SQL[kind], upserts)
+    recall_builder = RECALL_BUILDERS.get(kind)
+    if recall_builder is not None and (upserts or deletes):
+        searchable = [(row[0], recall_builder(row)) for row in upserts]
+        searchable.extend((record_id, None) for (record_id,) in deletes)
         _index(conn, kind, searchable, embedder, new or ())
 
 
 def _index(
     conn: sqlite3.Connection,
     source: str,
-    searchable: dict[str, RecallEntry | None],
+    searchable: list[tuple[str, Searchable | None]],
     embedder: Embedder | None,
     new: Collection[str],
 ) -> None:
-    ids = [i for i in searchable if i not in new]
+    ids = [record_id for record_id, _ in searchable if record_id not in new]
     existing: dict[str, int] = {}
     for i in range(0, len(ids), 500):
         part = ids[i : i + 500]
@@ -363,34 +397,42 @@ def _index(
             [source, *part],
         ):
             existing[record_id] = rid
-    stale = [(rid,) for record_id, rid in existing.items()]
-    if stale:
+    if existing:
+        stale = sorted((rid,) for rid in existing.values())
         conn.executemany("DELETE FROM recall WHERE rid = ?", stale)
         conn.executemany("DELETE FROM recall_fts WHERE rowid = ?", stale)
     row = conn.execute("SELECT coalesce(max(rid), 0) FROM recall").fetchone()
     next_rid = max(int(row[0]), max(existing.values(), default=0)) + 1
+    # (searchable is in id order, and the sort is stable: ties stay in id order)
+    live = [(entry[4], record_id, entry) for record_id, entry in searchable if entry is not None]
+    # New texts get rowids in time order: recall's candidates are the greatest rowids
+    # (the most recent texts), and FTS5 wants ascending rowids within a transaction
+    # (a smaller one flushes its pending index to a new segment).
+    live.sort(key=_by_id)
     rows: list[tuple[Any, ...]] = []
     texts: list[tuple[int, str]] = []
-    for record_id, entry in searchable.items():
-        if entry is None:
-            continue
+    for _created, record_id, entry in live:
         rid = existing.get(record_id)
         if rid is None:
             rid, next_rid = next_rid, next_rid + 1
+        kind, text, tool, confidence, created_at = entry
         rows.append(
             (
                 rid,
                 source,
-                entry.kind,
+                kind,
                 record_id,
-                entry.tool,
-                entry.confidence,
-                entry.created_at,
-                epoch_s(entry.created_at) if entry.created_at else 0.0,
-                embedding_bytes(embedder, entry.text),
+                tool,
+                confidence,
+                created_at,
+                epoch_s(created_at) if created_at else 0.0,
+                None if embedder is None else embedding_bytes(embedder, text),
             )
         )
-        texts.append((rid, entry.text))
+        texts.append((rid, text))
+    if existing:
+        rows.sort(key=_by_id)
+        texts.sort(key=_by_id)
     if rows:
         conn.executemany(
             "INSERT INTO recall (rid, source, kind, record_id, tool, confidence, created_at,"
