@@ -28,6 +28,8 @@ _CASUAL: tuple[tuple[str, str], ...] = (
     (r"\bhows\b", "how is"),
     (r"\bwheres\b", "where is"),
     (r"\bwots\b|\bwuts\b", "what is"),
+    (r"\bthn\b|\bthne\b|\bhten\b", "then"),
+    (r"\badn\b|\bnad\b", "and"),
     (r"\bwhat's\b", "what is"),
     (r"\bhow's\b", "how is"),
     (r"\bit's\b", "it is"),
@@ -309,7 +311,8 @@ def split_clauses(text: str) -> list[str]:
 _CHATTER = re.compile(
     r"^(?:(?:ok(?:ay)?|so|well|oh|right|alright|now|and|but|hmm+|um+|uh+)\s+)*(?:"
     r"alright|all\s+right|right|cool|great|perfect|awesome|nice|got\s+it|"
-    r"morning|afternoon|evening|night|yes\s+or\s+no|true\s+or\s+false|or\s+not|"
+    r"morning|afternoon|evening|night|yes\s+or\s+no|oh|ah+|oops|um+|uh+|hmm+|well|"
+    r"true\s+or\s+false|or\s+not|"
     r"(?:hi|hey|hello|yo|hiya|howdy|greetings|good\s+(?:morning|afternoon|evening|day))"
     r"(?:\s+(?:there|again|you|friend|buddy|mate|assistant))?"
     r"|(?:many\s+)?thanks?(?:\s+you)?(?:\s+(?:so|very)\s+much|\s+a\s+(?:lot|bunch|ton)"

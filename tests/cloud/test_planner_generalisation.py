@@ -338,3 +338,12 @@ def test_weather_comparatives() -> None:
         ("get_weather", "moscow"),
         ("get_weather", "berlin"),
     ]
+
+
+def test_misspelt_connectives_and_interjections() -> None:
+    assert [a["device"] for _, a in calls("lock the door thn turn off the lights")] == [
+        "door_lock",
+        "light",
+    ]
+    got = calls("oh and what's the time in Dubai, and the weather in Dubai as well")
+    assert [t for t, _ in got] == ["world_clock", "get_weather"]
