@@ -86,34 +86,11 @@ class BackgroundCloud:
         self._loop.close()
 
 
-class _CueModel:
-    """Keyword stand-in for the router's intent model, used only when the shipped model is
-    not built (a fresh checkout before ``scripts/build_router.py``)."""
-
-    def predict(self, text: str) -> Any:
-        from cloud_agent.planner.clauses import normalise
-        from cloud_agent.planner.interpret import tool_cue
-
-        tool = tool_cue(normalise(text))
-
-        @dataclass
-        class Prediction:
-            intent: str
-            confidence: float
-            in_scope: bool
-            scores: dict[str, float]
-
-        return Prediction(tool or "oos", 0.9 if tool else 0.2, tool is not None, {})
-
-
 def load_router() -> tuple[Any, str]:
-    """The shipped router, or the keyword stand-in when its model is not built."""
-    from edge_agent.router import Router, RouterError
+    """The shipped INT8 router (edge_agent/models/router), the one ``edge-agent`` uses."""
+    from edge_agent.router import Router
 
-    try:
-        return Router.load(), "the shipped INT8 router"
-    except RouterError:
-        return Router(_CueModel()), "a keyword stand-in (router model not built)"
+    return Router.load(), "the shipped INT8 router"
 
 
 def render(step: pb.ReactStep) -> None:
@@ -151,6 +128,24 @@ def ask(agent: Any, query: str, rows: list[Row]) -> list[pb.ReactStep]:
         where = "device"
     rows.append(Row(query, where, ms))
     return steps
+
+
+def resolve_pending(agent: Any) -> list[tuple[dict[str, Any], list[pb.ReactStep]]]:
+    """Let the edge agent resolve its pending queries, rendering the cloud's steps."""
+    resolved: list[tuple[dict[str, Any], list[pb.ReactStep]]] = agent.resolve_pending()
+    for pending, steps in resolved:
+        console.print(f"\n[bold]> (pending) {pending['query']}[/]")
+        for step in steps:
+            render(step)
+    return resolved
+
+
+def steps_ms(steps: list[pb.ReactStep]) -> float:
+    """Time from the first step to the last, as the steps' own timestamps say."""
+    if not steps:
+        return 0.0
+    first, last = steps[0].created_at, steps[-1].created_at
+    return (last.ToNanoseconds() - first.ToNanoseconds()) / 1e6 + steps[-1].latency_ms
 
 
 def _device_ran(steps: list[pb.ReactStep]) -> bool:
@@ -216,10 +211,8 @@ def run_demo() -> int:
             while not link.healthy():
                 time.sleep(0.1)
             console.print("  [green]cloud reachable again[/] (health check SERVING)")
-            for pending in memory.pending():
-                steps = ask(agent, pending["query"], rows)
-                rows[-1].where = "cloud (was pending)"
-                memory.resolve_pending(pending["pending_id"], steps[-1].content)
+            for pending, steps in resolve_pending(agent):
+                rows.append(Row(pending["query"], "cloud (was pending)", steps_ms(steps)))
             with grpc.insecure_channel(target) as channel:
                 result = sync_with(channel, memory, device_id="demo-phone")
             console.print(f"  memory sync: {result}")

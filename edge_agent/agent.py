@@ -276,6 +276,58 @@ class EdgeAgent:
                 state="completed",
             )
 
+    def resolve_pending(self) -> list[tuple[dict[str, Any], list[pb.ReactStep]]]:
+        """On reconnect: ask the cloud each pending query again and record its answer.
+
+        Each answered query gets a session of its own (linked by ``metadata.pending_id``)
+        and is marked resolved in memory, so the next sync carries query and answer to the
+        cloud's copy too. It stops at the first query the cloud cannot take: that one and
+        the rest stay pending. Returns the resolved pending records with their steps.
+        """
+        if self.cloud is None:
+            return []
+        from edge_agent.cloud_link import CloudUnavailableError  # lazy: grpc
+
+        resolved: list[tuple[dict[str, Any], list[pb.ReactStep]]] = []
+        for pending in self.memory.pending():
+            session_id, trace_id = uuid.uuid4().hex, uuid.uuid4().hex
+            stamp = _Stamper(session_id, trace_id)
+            steps: list[pb.ReactStep] = []
+
+            def run_tool(action: pb.ReactStep, sid: str = session_id) -> pb.ReactStep:
+                return self.run_device_tool(action, sid)
+
+            try:
+                for step in self.cloud.run(
+                    pending["query"],
+                    session_id=session_id,
+                    trace_id=trace_id,
+                    history=[],
+                    run_device_tool=run_tool,
+                ):
+                    stamp(step, local=False)
+                    step.metadata["pending_id"] = pending["pending_id"]
+                    steps.append(step)
+            except CloudUnavailableError:
+                break
+            final = next(
+                (s for s in reversed(steps) if s.step_type == pb.STEP_TYPE_FINAL_ANSWER), None
+            )
+            if final is None:
+                break
+            with self.memory.batch():
+                self.memory.save_steps(session_id, steps)
+                self.memory.record_session(
+                    session_id,
+                    query=pending["query"],
+                    final_answer=final.content,
+                    success=True,
+                    state="completed",
+                )
+                self.memory.resolve_pending(pending["pending_id"], final.content)
+            resolved.append((pending, steps))
+        return resolved
+
     def run_device_tool(self, action: pb.ReactStep, session_id: str = "") -> pb.ReactStep:
         """Run a device ACTION the cloud asked for, through the kernel's checked executor."""
         spec = self.tools.get(action.tool)

@@ -116,6 +116,23 @@ def ask(
         steps = _approve_interactively(agent, waiting, interactive)
 
 
+@app.command("pending")
+def pending_command(
+    cloud: str = typer.Option(None, "--cloud", help="Cloud reasoner HOST:PORT: resolve now."),
+    memory: str = typer.Option(None, "--memory", help=MEMORY_HELP),
+) -> None:
+    """List the queries waiting for the cloud; with --cloud, send them and record answers."""
+    agent = _agent(cloud, memory)
+    if cloud:
+        for record, steps in agent.resolve_pending():
+            typer.echo(f"resolved: {record['query']} -> {steps[-1].content}")
+    left = agent.memory.pending()
+    for record in left:
+        typer.echo(f"pending {record['pending_id'][:8]}: {record['query']}")
+    if cloud and left:
+        raise fail(f"{len(left)} queries still pending: the cloud at {cloud} did not answer")
+
+
 @app.command()
 def chat(
     cloud: str = typer.Option(None, "--cloud", help="Cloud reasoner HOST:PORT."),

@@ -99,10 +99,15 @@ def test_pending_query_resolved_on_reconnect(
     agent = EdgeAgent(device_memory, router, cloud=link)
     list(agent.ask(COMPOUND))
     assert not link.healthy(timeout_s=0.2)
+    assert agent.resolve_pending() == []  # still offline: the query stays pending
+    assert [p["query"] for p in device_memory.pending()] == [COMPOUND]
     make_cloud(CloudConfig(port=port))
     assert link.healthy()
-    for pending in device_memory.pending():
-        steps = list(agent.ask(pending["query"]))
-        assert steps[-1].origin == pb.ORIGIN_CLOUD
-        device_memory.resolve_pending(pending["pending_id"], steps[-1].content)
+    resolved = agent.resolve_pending()
+    assert [pending["query"] for pending, _ in resolved] == [COMPOUND]
+    steps = resolved[0][1]
+    assert steps[-1].step_type == pb.STEP_TYPE_FINAL_ANSWER
+    assert steps[-1].origin == pb.ORIGIN_CLOUD
     assert not device_memory.pending()
+    answered = device_memory.get_record("pending", resolved[0][0]["pending_id"])
+    assert answered is not None and answered["answer"] == steps[-1].content
