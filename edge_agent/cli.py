@@ -92,6 +92,7 @@ def ask(
     json_output: bool = typer.Option(False, "--json", help="One ReactStep per line (JSON)."),
     memory: str = typer.Option(None, "--memory", help=MEMORY_HELP),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show every step."),
+    model: str = typer.Option(None, "--model", help="Router model folder (default: shipped)."),
 ) -> None:
     """Answer one query on the device, or through the cloud."""
     if not query.strip():
@@ -99,7 +100,7 @@ def ask(
     from edgeloop.v1 import agent_pb2 as pb
     from react_kernel.steps import step_to_json
 
-    agent = _agent(cloud, memory)
+    agent = _agent(cloud, memory, model)
     interactive = sys.stdin.isatty() and not json_output
     steps: Iterable[pb.ReactStep] = agent.ask(query)
     while True:
@@ -137,11 +138,12 @@ def pending_command(
 def chat(
     cloud: str = typer.Option(None, "--cloud", help="Cloud reasoner HOST:PORT."),
     memory: str = typer.Option(None, "--memory", help=MEMORY_HELP),
+    model: str = typer.Option(None, "--model", help="Router model folder (default: shipped)."),
 ) -> None:
     """An interactive session that renders each step as it happens."""
     from edge_agent.chat import run_chat
 
-    run_chat(_agent(cloud, memory))
+    run_chat(_agent(cloud, memory, model))
 
 
 def _print_report(report: EvalReport) -> None:
@@ -196,13 +198,14 @@ def serve(
     port: int = typer.Option(50052, help="Port to bind."),
     cloud: str = typer.Option(None, "--cloud", help="Cloud reasoner HOST:PORT."),
     memory: str = typer.Option(None, "--memory", help=MEMORY_HELP),
+    model: str = typer.Option(None, "--model", help="Router model folder (default: shipped)."),
 ) -> None:
     """Serve the edge agent over gRPC for clients in any language."""
     import asyncio
 
     from edge_agent.service import serve as start
 
-    agent = _agent(cloud, memory)
+    agent = _agent(cloud, memory, model)
 
     async def main() -> None:
         try:
