@@ -246,9 +246,14 @@ def _city_of(words: list[str]) -> str:
     return resolve_city(" ".join(words[-2:])) or ""
 
 
+# One duration said in two parts: a smaller unit after a larger one ("2 hours and 15
+# minutes", "a minute and 30 seconds") or a fraction ("an hour and a half"); "6 minutes
+# and 12 minutes" are two durations.
 _DURATION_AND = re.compile(
-    r"\b((?:\d+(?:\.\d+)?|an?)\s*(?:hours?|h|minutes?|min))\s+and\s+(?=(?:a\s+(?:half|quarter)\b|0?\.\d+\b|\d+(?:\.\d+)?\s*"
-    r"(?:minutes?|min|seconds?|s)\b))"
+    r"\b((?:\d+(?:\.\d+)?|an?)\s*(?:hours?|h))\s+and\s+(?=(?:a\s+(?:half|quarter)\b|0?\.\d+\b|"
+    r"\d+(?:\.\d+)?\s*(?:minutes?|min|seconds?|s)\b))"
+    r"|\b((?:\d+(?:\.\d+)?|an?)\s*(?:minutes?|min))\s+and\s+(?=(?:a\s+(?:half|quarter)\b|0?\.\d+\b|"
+    r"\d+(?:\.\d+)?\s*(?:seconds?|s)\b))"
 )
 
 
@@ -289,7 +294,7 @@ def _op_on_quantity(match: re.Match[str]) -> str:
 
 def split_clauses(text: str) -> list[str]:
     """Cut normalised text at conjunctions and commas; empty pieces are dropped."""
-    protected = _DURATION_AND.sub(lambda m: f"{m.group(1)} \x00 ", text)
+    protected = _DURATION_AND.sub(lambda m: f"{m.group(1) or m.group(2)} \x00 ", text)
     protected = _PAIR_OF_NUMBERS.sub(lambda m: f"{m.group(1)} \x00 ", protected)
     protected = _OP_ON_QUANTITY.sub(_op_on_quantity, protected)
     protected = _ARITHMETIC_JOIN.sub(" \x01 ", protected)

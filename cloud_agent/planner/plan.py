@@ -448,6 +448,8 @@ def _calls(
     ):
         return [PlannedCall(tool, {"text": previous.text})]
     args = it.edge_arguments(tool, clause.text, extractor) or _own_arguments(tool, clause.text)
+    if tool == it.TIMER and not args and re.search(r"\b\d+\s+timers?\b", clause.text):
+        return []  # "2 timers: | 6 minutes | and 12 minutes": a count, the durations follow
     if tool == it.TIMER and not args and clause.value is not None:
         args = _shared_unit(clause, clauses, extractor)  # "timers for 10 | and 20 minutes"
     many = re.search(r"\bthat\s+many\s+(seconds|minutes|hours)\b", clause.text)

@@ -347,3 +347,11 @@ def test_misspelt_connectives_and_interjections() -> None:
     ]
     got = calls("oh and what's the time in Dubai, and the weather in Dubai as well")
     assert [t for t, _ in got] == ["world_clock", "get_weather"]
+
+
+def test_two_durations_of_one_unit_are_two_timers() -> None:
+    assert calls("two timers please: 6 minutes and 12 minutes") == [
+        ("set_timer", {"seconds": 360}),
+        ("set_timer", {"seconds": 720}),
+    ]
+    assert calls("set a timer for 2 hours and 15 minutes") == [("set_timer", {"seconds": 8100})]
