@@ -56,10 +56,12 @@ def parse_duration(text: str) -> int | None:
                 units_seen.append(unit)
                 i = j + 1
                 i, total = _trailing_fraction(tokens, i, unit, total)
-                # "1 h 30" -> the bare number after hours is minutes, after minutes seconds
+                # "1 h 30" -> the bare number after hours is minutes, after minutes seconds;
+                # but "a 30 minute one" is a pronoun, not one more second.
                 bare = spans.get(i)
                 if (
                     bare is not None
+                    and tokens[bare.start] not in ("one", "ones")
                     and _unit_at(tokens, bare.end) is None
                     and unit in (3600, 60)
                     and (bare.end >= n or tokens[bare.end] not in ("%", "percent", "degrees"))

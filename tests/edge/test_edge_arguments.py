@@ -328,3 +328,13 @@ def test_typos_still_fill_arguments() -> None:
     }
     # a note keeps the user's own words when they parse as they are
     assert extract_arguments("add_note", "add a note: buy mlik") == {"text": "buy mlik"}
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [("a 30 minute one", 1800), ("set a 2 hour one please", 7200), ("1 h 30", 5400)],
+)
+def test_duration_pronoun_one_is_not_a_number(text: str, seconds: int) -> None:
+    from edge_agent.arguments.durations import parse_duration
+
+    assert parse_duration(text) == seconds
