@@ -128,7 +128,7 @@ class Router:
                 return cloud("small talk the device has no answer for")
             return RouteDecision("edge", None, None, confidence, "small talk", intent, scores)
         if intent not in TOOL_NAMES:
-            return cloud(f"unknown intent {intent!r}")
+            return cloud(f"intent {intent!r} has no device tool")
         structural = compound_reason(query, intent)
         if structural is not None:
             return cloud(structural)
