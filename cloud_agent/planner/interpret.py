@@ -288,6 +288,11 @@ _UNIT_WORD = re.compile(
 )
 
 
+def is_reading_word(word: str) -> bool:
+    """Whether ``word`` is one the weather or clock cues read ("sunny", "later", "clock")."""
+    return bool(_WEATHER.fullmatch(word) or _CLOCK.fullmatch(word))
+
+
 def is_unit_word(word: str) -> bool:
     """Whether ``word`` names a unit ("feet", "kg", "celsius")."""
     return bool(_UNIT_WORD.fullmatch(word))

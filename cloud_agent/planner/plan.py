@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cloud_agent.planner import interpret as it
+from cloud_agent.planner import places
 from cloud_agent.planner.clauses import (
     is_chatter,
     normalise,
@@ -44,6 +45,7 @@ class Plan:
     calls: list[PlannedCall] = field(default_factory=list)
     refusal: str | None = None
     compare: str | None = None
+    refusal_kind: str | None = None  # "needs_llm" or "unknown_place" when declined
 
 
 def make_plan(query: str, extractor: it.Extractor | None = None, router: Any = None) -> Plan:
@@ -52,24 +54,41 @@ def make_plan(query: str, extractor: it.Extractor | None = None, router: Any = N
     ``router`` (the edge's ``Router``) reads the clauses that no cue word places: when its
     four gates keep a clause on the device (confident, one request, arguments filled),
     the planner takes its tool and arguments.
+
+    A weather or clock request for a place outside the 44 known cities declines the whole
+    query, naming the place (``refusal_kind = "unknown_place"``, see ``places``), rather
+    than drop it from the plan or answer only the places it knows.
     """
     text = normalise(query)
-    read = [it.read_clause(piece, extractor) for piece in split_clauses(text)]
-    clauses = _merge(_without_chatter(read), extractor)
+    read = _without_chatter([it.read_clause(piece, extractor) for piece in split_clauses(text)])
+    # Places are looked for before the cuts are repaired too: a repair may fold a fragment
+    # into the clause before it ("weather in oslo | and rom tomorrow" keeps only the day).
+    unknown = places.unknown_places(query, read)
+    clauses = _merge(list(read), extractor)
     plan = Plan(query=query)
     _carry_tools(clauses)
     if router is not None:
         _ask_router(router, clauses)
-    refusal = _refusal(text, clauses)
+    refusal = _refusal(text, clauses, open_only=True)
+    if refusal is None:
+        unknown += [p for p in places.unknown_places(query, clauses) if p not in unknown]
+        if unknown:
+            others = any(
+                c.cities or (c.tool is not None and c.tool not in _NEEDS_CITY) for c in clauses
+            )
+            plan.refusal = places.unknown_place_message(unknown, others)
+            plan.refusal_kind = places.UNKNOWN_PLACE
+            return plan
+    refusal = refusal or _refusal(text, clauses)
     if refusal:
-        plan.refusal = refusal
+        plan.refusal, plan.refusal_kind = refusal, NEEDS_LLM
         return plan
     previous: it.Clause | None = None
     for clause in clauses:
         plan.calls.extend(_calls(clause, previous, clauses, text, extractor))
         previous = clause
     if not plan.calls:
-        plan.refusal = _OPEN_MESSAGE
+        plan.refusal, plan.refusal_kind = _OPEN_MESSAGE, NEEDS_LLM
         return plan
     plan.calls = _without_repeats(plan.calls)
     plan.compare = _comparison(text, plan.calls)
@@ -104,7 +123,12 @@ _OPEN_MESSAGE = (
 )
 
 
-def _refusal(text: str, clauses: list[it.Clause]) -> str | None:
+NEEDS_LLM = "needs_llm"
+
+
+def _refusal(text: str, clauses: list[it.Clause], *, open_only: bool = False) -> str | None:
+    """Why the planner declines (None: it does not); ``open_only`` looks only for open
+    knowledge and writing, not for clauses no tool places."""
     if not clauses:
         return _OPEN_MESSAGE
     for clause in clauses:
@@ -115,7 +139,7 @@ def _refusal(text: str, clauses: list[it.Clause]) -> str | None:
         # command may not: "translate 'turn off the lights' into French" is a translation.
         if cues and clause.tool not in (it.ADD_NOTE, it.SEARCH_NOTES, it.TIMER):
             return _OPEN_MESSAGE
-        if clause.tool is None and not _is_context(clause, clauses):
+        if not open_only and clause.tool is None and not _is_context(clause, clauses):
             return _OPEN_MESSAGE
     return None
 

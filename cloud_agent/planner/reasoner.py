@@ -70,7 +70,7 @@ class PlannerReasoner:
         """The next steps for the context's query given the turn's history."""
         plan = self.plan(ctx.query)
         if plan.refusal:
-            return [_final(plan.refusal, refusal="needs_llm")]
+            return [_final(plan.refusal, refusal=plan.refusal_kind or "needs_llm")]
         missing = sorted({c.tool for c in plan.calls if ctx.tools.get(c.tool) is None})
         if missing:
             return [

@@ -1,0 +1,160 @@
+"""The planner on places outside the 44 cities: declined by name, never dropped in silence."""
+
+from __future__ import annotations
+
+import pytest
+
+from cloud_agent.evaluation import run_query, scratch_memory
+from cloud_agent.planner.plan import make_plan
+from cloud_agent.planner.reasoner import PlannerReasoner
+from cloud_agent.tools import local_registry
+
+
+def calls(query: str) -> list[tuple[str, dict[str, object]]]:
+    return [(c.tool, c.args) for c in make_plan(query).calls]
+
+
+@pytest.mark.parametrize(
+    ("query", "places"),
+    [
+        ("what's the weather in Oslo and in Rome tomorrow", ["Oslo"]),
+        ("weather in berlin and oslo", ["Oslo"]),
+        ("weather in oslo, rome and paris", ["Oslo"]),
+        ("is Helsinki colder than Moscow today", ["Helsinki"]),
+        ("which is warmer, Rome or Athens", ["Athens"]),
+        ("Dublin weather tomorrow", ["Dublin"]),
+        ("weather in Paris and what about Prague", ["Prague"]),
+        ("weather in Rome today and Vienna tomorrow", ["Vienna"]),
+        ("how hot is Phoenix today", ["Phoenix"]),
+        ("weather in Madrid, Barcelona and Seville", ["Barcelona", "Seville"]),
+        ("turn off the lights and what's the weather in Zurich", ["Zurich"]),
+        ("weather in rio de janeiro and paris", ["Rio de Janeiro"]),
+        ("what's the temperature in Warsaw in fahrenheit", ["Warsaw"]),
+    ],
+)
+def test_an_unknown_place_declines_the_request_by_name(query: str, places: list[str]) -> None:
+    plan = make_plan(query)
+    assert plan.calls == []
+    assert plan.refusal_kind == "unknown_place"
+    assert plan.refusal is not None
+    assert f"a forecast for {' and '.join(places)}" in plan.refusal
+    assert "44 cities" in plan.refusal and "Stockholm" in plan.refusal
+
+
+@pytest.mark.parametrize(
+    ("query", "place"),
+    [
+        ("what time is it in Oslo", "Oslo"),
+        ("what's the time in reykjavik and in london", "Reykjavik"),
+        ("time in Lima vs Tokyo", "Lima"),
+        ("what time is it in Cape Town", "Cape Town"),
+        ("whats the time in manila rn", "Manila"),
+    ],
+)
+def test_an_unknown_place_for_the_clock(query: str, place: str) -> None:
+    plan = make_plan(query)
+    assert plan.calls == [] and plan.refusal_kind == "unknown_place"
+    assert f"the local time in {place}" in (plan.refusal or "")
+
+
+def test_the_message_says_whether_the_rest_was_left_unanswered() -> None:
+    alone = make_plan("weather in Oslo").refusal or ""
+    assert "I won't guess" in alone and "rest of the request" not in alone
+    mixed = make_plan("weather in Oslo and Rome").refusal or ""
+    assert "rest of the request" in mixed
+
+
+def test_a_near_miss_below_the_cut_off_is_named_not_guessed() -> None:
+    plan = make_plan("weather in oslo and rom tomorrow")
+    assert plan.calls == [] and plan.refusal_kind == "unknown_place"
+    assert "Oslo and Rom" in (plan.refusal or "")
+    assert "Did you mean Rome for Rom?" in (plan.refusal or "")
+
+
+@pytest.mark.parametrize(
+    ("query", "cities"),
+    [
+        ("weather in Pariss and Tokio", ["paris", "tokyo"]),
+        ("what time is it in Tokio", ["tokyo"]),
+        ("is Berln colder than Moscow today", ["berlin", "moscow"]),
+        ("weather in Sydny and Melbourne", ["sydney", "melbourne"]),
+        ("weather in nyc and la tomorrow", ["new york", "los angeles"]),
+        ("how's the weather in Bombay", ["mumbai"]),
+        ("weather in Mexico City and Buenos Aires", ["mexico city", "buenos aires"]),
+    ],
+)
+def test_misspelt_and_other_names_of_known_cities_still_resolve(
+    query: str, cities: list[str]
+) -> None:
+    plan = make_plan(query)
+    assert plan.refusal is None
+    assert [c.args["city"] for c in plan.calls] == cities
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "what's the weather like in Paris for the weekend",
+        "is it going to rain in London at lunchtime",
+        "weather in Seattle in celsius",
+        "what's the weather like at the beach in Sydney",
+        "is it raining in Madrid at the moment",
+        "how cold is it in Moscow at night",
+        "weather for biking tomorrow in london",
+        "what's the weather in Berlin Germany",
+        "weather in paris or somewhere else",
+        "colder than usual in moscow",
+        "check the Rome forecast for tomorrow",
+        "what's the weather in Berlin and will Tom need an umbrella",
+    ],
+)
+def test_days_units_and_everyday_words_are_not_places(query: str) -> None:
+    plan = make_plan(query)
+    assert plan.refusal is None and plan.calls
+
+
+def test_rooms_and_free_text_are_not_places() -> None:
+    assert calls("turn on the lights in the office and what's the weather in Rome") == [
+        ("device_control", {"device": "light", "action": "on", "room": "office"}),
+        ("get_weather", {"city": "rome", "day": "today"}),
+    ]
+    got = calls("add a note: flight to Oslo on Friday, and the weather in Rome")
+    assert [t for t, _ in got] == ["add_note", "get_weather"]
+    got = calls("what's the weather in Paris, and search my notes for Oslo trip")
+    assert got[1] == ("search_notes", {"query": "oslo trip"})
+
+
+def test_a_corrected_place_is_not_unknown() -> None:
+    got = calls("gimme the weather in Oslo... i mean Stockholm, and Amsterdam")
+    assert [a["city"] for _, a in got] == ["stockholm", "amsterdam"]
+
+
+def test_open_knowledge_about_a_place_stays_an_llm_request() -> None:
+    plan = make_plan("what's the best time to visit Oslo")
+    assert plan.calls == [] and plan.refusal_kind == "needs_llm"
+
+
+def test_the_final_answer_carries_the_refusal_kind() -> None:
+    reasoner = PlannerReasoner()
+    with scratch_memory() as memory:
+        tools = local_registry(memory)
+        outcome = run_query(reasoner, tools, "what's the weather in Oslo and in Rome tomorrow", "s")
+        assert outcome.refused and outcome.calls == []
+        assert "Oslo" in outcome.answer
+        known = run_query(reasoner, tools, "weather in Pariss and in Rome tomorrow", "t")
+        assert not known.refused
+        assert [a["city"] for _, a in known.calls] == ["paris", "rome"]
+    step = reasoner.next_steps(_Context("what time is it in Oslo"))[0]
+    assert step.metadata["refusal"] == "unknown_place"
+    step = reasoner.next_steps(_Context("Who wrote War and Peace?"))[0]
+    assert step.metadata["refusal"] == "needs_llm"
+
+
+class _Context:
+    """The little of a ReasoningContext a declined query reads."""
+
+    def __init__(self, query: str) -> None:
+        self.query = query
+        self.history: list[object] = []
+        self.turn_id = ""
+        self.tools: dict[str, object] = {}
