@@ -17,101 +17,38 @@ Example:
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import json
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 import grpc
 
 from cloud_agent.errors import InvalidRequestError, RateLimitedError, UnauthenticatedError
+from sync.auth import AUTHORIZATION_KEY, DEVICE_ID_KEY, TokenMapAuth
+from sync.auth import Principal as Principal  # re-exported: the cloud uses it
+from sync.errors import UnauthenticatedError as SyncUnauthenticatedError
 
-AUTHORIZATION_KEY = "authorization"
-DEVICE_ID_KEY = "x-device-id"
-LOCAL_USER = "local"
 DEFAULT_MAX_QUERY_CHARS = 4000
 # Health checks and reflection answer without a token: load balancers and grpcurl need them.
 PUBLIC_METHOD_PREFIXES = ("/grpc.health.v1.Health/", "/grpc.reflection.")
 
 
-@dataclass(frozen=True)
-class Principal:
-    """The authenticated caller: the device it speaks for and the user who owns it."""
+class TokenAuth(TokenMapAuth):
+    """Per-device bearer tokens: token -> Principal; no tokens at all means open mode.
 
-    device_id: str
-    user_id: str
-
-
-def _digest(token: str) -> bytes:
-    return hashlib.sha256(token.encode("utf-8")).digest()
-
-
-def _metadata_value(metadata: Iterable[tuple[str, str | bytes]] | None, key: str) -> str | None:
-    for name, value in metadata or ():
-        if name.lower() == key:
-            return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
-    return None
-
-
-class TokenAuth:
-    """Per-device bearer tokens: token -> Principal. No tokens at all means open mode."""
-
-    def __init__(self, tokens: Mapping[str, Principal] | None = None) -> None:
-        # Only digests are kept, and compared in constant time.
-        self._by_digest = {_digest(token): who for token, who in (tokens or {}).items()}
-
-    @classmethod
-    def from_file(cls, path: str | Path) -> TokenAuth:
-        """Load tokens from a JSON file (see the module docstring for its shape)."""
-        try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-            entries = data["tokens"]
-            tokens = {
-                str(token): Principal(str(who["device_id"]), str(who["user_id"]))
-                for token, who in entries.items()
-            }
-        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise ValueError(f"cannot read token file {path}: {exc}") from exc
-        return cls(tokens)
-
-    @property
-    def open_mode(self) -> bool:
-        """True when no tokens are configured: every caller is the local user."""
-        return not self._by_digest
-
-    def principal_for(self, token: str) -> Principal | None:
-        """The principal a token belongs to, or None for an unknown token."""
-        wanted = _digest(token)
-        found = None
-        for digest, who in self._by_digest.items():
-            if hmac.compare_digest(digest, wanted):
-                found = who
-        return found
+    The token map is the memory sync's own (``sync.auth.TokenMapAuth``: one file format,
+    digests compared in constant time); this class only translates its error into the
+    cloud's, so that ``errors.status_for`` maps it like every other.
+    """
 
     def authenticate(self, metadata: Iterable[tuple[str, str | bytes]] | None) -> Principal:
         """The caller's principal from call metadata; raises UnauthenticatedError."""
-        if self.open_mode:
-            device = _metadata_value(metadata, DEVICE_ID_KEY) or LOCAL_USER
-            return Principal(device, LOCAL_USER)
-        header = _metadata_value(metadata, AUTHORIZATION_KEY)
-        if not header:
-            raise UnauthenticatedError("missing bearer token (authorization metadata)")
-        scheme, _, token = header.partition(" ")
-        if scheme.lower() != "bearer" or not token.strip():
-            raise UnauthenticatedError("authorization metadata must be 'Bearer <token>'")
-        who = self.principal_for(token.strip())
-        if who is None:
-            raise UnauthenticatedError("unknown bearer token")
-        return who
-
-    def authorize(self, context: grpc.aio.ServicerContext[Any, Any]) -> Principal:
-        """The ``authorize(context) -> Principal`` callable that servicers take."""
-        return self.authenticate(context.invocation_metadata())
+        try:
+            return super().authenticate(metadata)
+        except SyncUnauthenticatedError as exc:
+            raise UnauthenticatedError(str(exc)) from None
 
 
 class AuthInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[type-arg]

@@ -19,7 +19,7 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, Self
 
 from sync.errors import UnauthenticatedError
 
@@ -68,7 +68,7 @@ class TokenMapAuth:
         self._by_digest = {_digest(t): who for t, who in (tokens or {}).items()}
 
     @classmethod
-    def from_file(cls, path: str | Path) -> TokenMapAuth:
+    def from_file(cls, path: str | Path) -> Self:
         """Load ``{"tokens": {"<token>": {"device_id": ..., "user_id": ...}}}``."""
         try:
             data = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -95,13 +95,18 @@ class TokenMapAuth:
         scheme, _, token = header.partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             raise UnauthenticatedError("authorization metadata must be 'Bearer <token>'")
-        wanted = _digest(token.strip())
-        found = None
-        for digest, who in self._by_digest.items():
-            if hmac.compare_digest(digest, wanted):
-                found = who
+        found = self.principal_for(token.strip())
         if found is None:
             raise UnauthenticatedError("unknown bearer token")
+        return found
+
+    def principal_for(self, token: str) -> Principal | None:
+        """The principal a token belongs to, or None for an unknown token."""
+        wanted = _digest(token)
+        found = None
+        for digest, who in self._by_digest.items():  # every digest: constant time
+            if hmac.compare_digest(digest, wanted):
+                found = who
         return found
 
     def authorize(self, context: Any) -> Principal:
