@@ -204,9 +204,9 @@ def run_demo() -> int:
                 time.sleep(0.1)
             console.print("  [green]cloud reachable again[/] (health check SERVING)")
             started = time.perf_counter()
-            resolved = resolve_pending(agent)
-            each_ms = (time.perf_counter() - started) * 1000 / max(len(resolved), 1)
-            for pending, _ in resolved:
+            answered = resolve_pending(agent)
+            each_ms = (time.perf_counter() - started) * 1000 / max(len(answered), 1)
+            for pending, _ in answered:
                 rows.append(Row(pending["query"], "cloud (was pending)", each_ms))
             with grpc.insecure_channel(target) as channel:
                 result = sync_with(channel, memory, device_id="demo-phone")
