@@ -14,75 +14,16 @@ from typing import Any, TextIO
 
 from google.protobuf import json_format
 
+from edge_agent.tools import tool_catalogue
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel import ToolRegistry, ToolRegistryError, ToolSpec, parse_model_output
 
 __all__ = ["BUILTIN_TOOL_SCHEMAS", "load_tools", "run_parse"]
 
 
-def _obj(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
-    return {"type": "object", "properties": properties, "required": required}
-
-
-_STR: dict[str, Any] = {"type": "string"}
-_CITY: dict[str, Any] = {"type": "string", "description": "lower-case English city name"}
-
-#: Names and input schemas of the built-in edge tools (enough to parse a reply).
-BUILTIN_TOOL_SCHEMAS: list[dict[str, Any]] = [
-    {
-        "name": "calculator",
-        "description": "Evaluate an arithmetic expression.",
-        "input_schema": _obj({"expression": _STR}, ["expression"]),
-    },
-    {
-        "name": "unit_convert",
-        "description": "Convert a value between units.",
-        "input_schema": _obj(
-            {"value": {"type": "number"}, "from_unit": _STR, "to_unit": _STR},
-            ["value", "from_unit", "to_unit"],
-        ),
-    },
-    {
-        "name": "get_weather",
-        "description": "Weather for a city today or tomorrow.",
-        "input_schema": _obj(
-            {"city": _CITY, "day": {"type": "string", "enum": ["today", "tomorrow"]}}, ["city"]
-        ),
-    },
-    {
-        "name": "device_control",
-        "description": "Control a device in the home.",
-        "input_schema": _obj(
-            {
-                "device": _STR,
-                "action": _STR,
-                "room": _STR,
-                "value": {"type": "number"},
-            },
-            ["device", "action"],
-        ),
-    },
-    {
-        "name": "set_timer",
-        "description": "Set a timer.",
-        "input_schema": _obj({"seconds": {"type": "integer", "minimum": 1}}, ["seconds"]),
-    },
-    {
-        "name": "add_note",
-        "description": "Save a note.",
-        "input_schema": _obj({"text": _STR}, ["text"]),
-    },
-    {
-        "name": "search_notes",
-        "description": "Search notes and past answers.",
-        "input_schema": _obj({"query": _STR}, ["query"]),
-    },
-    {
-        "name": "world_clock",
-        "description": "Local time in a city.",
-        "input_schema": _obj({"city": _CITY}, ["city"]),
-    },
-]
+#: Names, descriptions and input schemas of the built-in edge tools (enough to parse a
+#: reply), read from the tools' own specs.
+BUILTIN_TOOL_SCHEMAS: list[dict[str, Any]] = tool_catalogue()
 
 
 def load_tools(path: str | None) -> ToolRegistry:

@@ -17,7 +17,7 @@ import hashlib
 import json
 from collections.abc import Callable
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from edge_agent.tools import calculator, clock, devices, notes, timers, units, weather
 from edge_agent.tools.memory import ToolMemory
@@ -33,6 +33,7 @@ __all__ = [
     "builtin_tools",
     "input_schemas",
     "requires_approval",
+    "tool_catalogue",
 ]
 
 TOOL_NAMES: tuple[str, ...] = (
@@ -177,6 +178,23 @@ def builtin_specs(
             clock.validate,
             0.98,
         ),
+    ]
+
+
+class _NoMemory:
+    """Stands in for memory where specs are only described, never run."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise RuntimeError("tool_catalogue() specs are for describing tools, not running them")
+
+
+def tool_catalogue() -> list[dict[str, Any]]:
+    """Name, description and input schema of each built-in tool, from the specs themselves
+    (for model prompts and ``cloud-agent parse``), so no copy of them can drift."""
+    specs = builtin_specs(cast("ToolMemory", _NoMemory()))
+    return [
+        {"name": s.name, "description": s.description, "input_schema": s.input_schema}
+        for s in specs
     ]
 
 
