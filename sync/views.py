@@ -11,6 +11,7 @@ and the update log together or not at all.
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from collections.abc import Callable, Collection, Iterable, Mapping
 from datetime import UTC, datetime
@@ -372,6 +373,14 @@ def materialise(
         conn.executemany(f"DELETE FROM {kind} WHERE id = ?", deletes)
     if upserts:
         upserts.sort(key=_by_id)
+        if (
+            kind == "notes"
+            and embedder is None
+            and not deletes
+            and new
+            and _index_new_notes(conn, upserts, new)
+        ):
+            return
         conn.executemany(_UPSERT_SQL[kind], upserts)
     recall_builder = RECALL_BUILDERS.get(kind)
     if recall_builder is not None and (upserts or deletes):
@@ -440,3 +449,47 @@ def _index(
             rows,
         )
         conn.executemany("INSERT INTO recall_fts (rowid, text) VALUES (?, ?)", texts)
+
+
+# New notes (the bulk of a merge): their recall rows and FTS5 entries are written by SQL
+# from the rows just written, in the same transaction, instead of building a tuple per
+# record in Python. Same rows as :func:`_index`: rids numbered from max(rid) + 1 in
+# (created_at, id) order, created_s = epoch_s(created_at), computed as
+# (seconds * 1000 + ms) / 1000.0 -- the same correctly rounded double as
+# datetime.timestamp() -- which needs the store's canonical timestamps (checked first).
+_CANONICAL_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z").fullmatch
+_NEW_NOTES = (
+    "SELECT ?1 + row_number() OVER (ORDER BY created_at, id) - 1 AS rid, id, text,"
+    " created_at, (CAST(strftime('%s', created_at) AS INTEGER) * 1000"
+    " + CAST(substr(created_at, 21, 3) AS INTEGER)) / 1000.0 AS created_s"
+    " FROM notes WHERE rowid > ?2"
+)
+_NEW_NOTES_RECALL = (
+    "INSERT INTO recall (rid, source, kind, record_id, tool, confidence, created_at,"
+    " created_s, embedding) SELECT rid, 'notes', 'note', id, NULL, ?3, created_at,"
+    f" created_s, NULL FROM ({_NEW_NOTES}) ORDER BY rid"
+)
+_NEW_NOTES_FTS = (
+    "INSERT INTO recall_fts (rowid, text) SELECT r.rid, n.text FROM recall r"
+    " JOIN notes n ON n.id = r.record_id WHERE r.rid >= ?1 ORDER BY r.rid"
+)
+
+
+def _index_new_notes(
+    conn: sqlite3.Connection, rows: list[tuple[Any, ...]], new: Collection[str]
+) -> bool:
+    """Write notes none of which has a row yet, with their recall rows and FTS5 entries;
+    False (nothing written) if they do not all qualify."""
+    for row in rows:
+        if row[0] not in new or not _CANONICAL_TIME(row[5]):
+            return False
+    before = conn.execute("SELECT coalesce(max(rowid), 0) FROM notes").fetchone()[0]
+    next_rid = conn.execute("SELECT coalesce(max(rid), 0) + 1 FROM recall").fetchone()[0]
+    conn.executemany(_UPSERT_SQL["notes"], rows)
+    written = conn.execute(_NEW_NOTES_RECALL, (next_rid, before, _NOTE_CONFIDENCE)).rowcount
+    if written != len(rows):  # the new rows are not all after the old ones: undo
+        conn.execute("DELETE FROM recall WHERE rid >= ?", (next_rid,))
+        conn.executemany("DELETE FROM notes WHERE id = ?", [(row[0],) for row in rows])
+        return False
+    conn.execute(_NEW_NOTES_FTS, (next_rid,))
+    return True

@@ -6,7 +6,9 @@ import json
 from collections.abc import Callable
 
 import pytest
+from pycrdt import Doc, Map
 
+import sync.views as views_module
 from sync import InvalidUpdateError, MemoryStore
 from sync.document import decode_entry
 from sync.exchange import sync_stores
@@ -94,3 +96,124 @@ def test_compaction_merges_the_fts_index_and_search_still_works(
     assert [h.record_id for h in store.search("gamma", limit=5)] == before
     store.add_note("gamma after compaction")
     assert store.search("compaction")[0].text == "gamma after compaction"
+
+
+def _dump(store: MemoryStore) -> tuple[object, ...]:
+    return (
+        store.table_rows("notes"),
+        store._query("SELECT * FROM recall ORDER BY rid"),
+        store._query("SELECT rowid, text FROM recall_fts ORDER BY rowid"),
+        store.document_json(),
+        [(h.record_id, h.score) for h in store.search("note alpha", limit=20)],
+    )
+
+
+def _state_after(*updates: bytes) -> bytes:
+    doc = Doc()
+    for update in updates:
+        doc.apply_update(update)
+    return doc.get_state()
+
+
+def _peer_update(values: dict[str, str]) -> bytes:
+    """A Yjs update that writes raw JSON strings under ``notes`` keys."""
+    doc = Doc()
+    notes = doc.get("notes", type=Map)
+    with doc.transaction():
+        for key, value in values.items():
+            notes[key] = value
+    return doc.get_update()
+
+
+def test_bulk_merge_writes_the_same_tables_as_the_per_record_path(
+    make_store: Callable[..., MemoryStore], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a = make_store("a")
+    times = ["2026-01-05T00:00:00.123Z", "2025-12-31T23:59:59.999Z", "1969-07-20T20:17:40.001Z"]
+    a.put_records(
+        "notes",
+        {
+            f"n{i}": {
+                "text": f'note alpha {i} \u00e9\U0001f600 "q" \\ /',
+                "source_act_id": None if i % 2 else f"act{i}",
+                "created_at": times[i % 3],
+            }
+            for i in range(30)
+        },
+    )
+    empty = make_store("empty").state_vector()
+    first = a.diff(empty)
+    fast, slow = make_store("b"), make_store("c")
+    updates = [first]
+    for i in range(5):
+        a.add_note(f"note alpha extra {i}")
+    updates.append(a.diff(_state_after(first)))
+    a.delete_note("n3")
+    a.update_note("n4", "note alpha edited")
+    updates.append(a.diff(_state_after(first, updates[1])))
+    results: list[bool] = []
+    original = views_module._index_new_notes
+
+    def spy(*args: object) -> bool:
+        results.append(original(*args))  # type: ignore[arg-type]
+        return results[-1]
+
+    for update in updates:
+        monkeypatch.setattr(views_module, "_index_new_notes", spy)
+        assert fast.apply_update(update)
+        monkeypatch.setattr(views_module, "_index_new_notes", lambda *args: False)
+        assert slow.apply_update(update)
+    assert results == [True, True]  # the SQL path ran for both batches of new notes
+    fast_dump, slow_dump = _dump(fast), _dump(slow)
+    assert fast_dump[:4] == slow_dump[:4]
+    assert [h[0] for h in fast_dump[4]] == [h[0] for h in slow_dump[4]]
+    assert fast.clock.last() >= max(r["hlc"] for r in fast.table_rows("notes"))
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        '{"h":"%s","v":{"text":"a","created_at":"2026-02-30T00:00:00.000Z"}}',
+        '{"h":"%s","v":{"text":"a","text":5,"created_at":"2026-01-01T00:00:00.000Z"}}',
+        '{"h":"%s","v":{"text":5,"created_at":"2026-01-01T00:00:00.000Z"}}',
+        '{"h":"%s","v":{"text":"a","created_at":"nope"}}',
+        '{"h":"%s","v":{"text":"a","source_act_id":3,"created_at":"2026-01-01T00:00:00.000Z"}}',
+        '{"h":"%s","v":{"text":"a","created_at":"2026-01-01T00:00:00.000Z"}',
+        '{"h":"%s","v":{"text":"a","created_at":"2026-01-01T00:00:00.000Z"}},1',
+        '{"h":"%s","h":1,"v":{"text":"a","created_at":"2026-01-01T00:00:00.000Z"}}',
+        "{'h':'%s'}",
+    ],
+)
+def test_a_bad_record_in_a_batch_of_new_notes_is_rejected_and_changes_nothing(
+    make_store: Callable[..., MemoryStore], value: str
+) -> None:
+    good = f'{{"h":"{HLC}","v":{{"text":"fine","created_at":"2026-01-01T00:00:00.000Z"}}}}'
+    values = {f"g{i}|peer": good for i in range(20)}
+    values["bad|peer"] = value % HLC
+    b = make_store("b")
+    b.add_note("mine")
+    before = (_dump(b), b.log_length())
+    with pytest.raises(InvalidUpdateError):
+        b.apply_update(_peer_update(values))
+    assert (_dump(b), b.log_length()) == before
+
+
+def test_unusual_but_valid_records_merge_exactly(
+    make_store: Callable[..., MemoryStore],
+) -> None:
+    # Accepted by the row builders: a time with an offset or without a time (not the
+    # canonical form the SQL recall path needs), an upper-case clock, an escaped key,
+    # a falsy "x", a duplicate unrelated key.
+    values = {
+        "a|peer": f'{{"h":"{HLC}","v":{{"text":"a","created_at":"2026-01-01T00:00:00+02:00"}}}}',
+        "b|peer": '{"h":"0000000003E80000","v":{"text":"b","created_at":"2026-01-01"}}',
+        "c|peer": f'{{"h":"{HLC}","v":{{"\\u0074ext":"c","created_at":"2026-01-01T00:00:00Z"}}}}',
+        "d|peer": f'{{"h":"{HLC}","x":0,"v":{{"text":"d","created_at":"2026-01-01T00:00:00Z"}}}}',
+        "e|peer": f'{{"h":"{HLC}","v":{{"text":"e","k":1,"k":2,'
+        '"created_at":"2026-01-01T00:00:00Z"}}',
+    }
+    b = make_store("b")
+    assert b.apply_update(_peer_update(values))
+    texts = {r["id"]: r["text"] for r in b.table_rows("notes")}
+    assert texts == {"a": "a", "b": "b", "c": "c", "d": "d", "e": "e"}
+    assert len(b._query("SELECT rowid FROM recall_fts")) == 5
