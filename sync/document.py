@@ -273,6 +273,9 @@ class MemoryDocument:
                 continue
             nodes_of = self._nodes[kind]
             fresh: dict[str, dict[str, object]] = {}
+            # Records this update creates with a single entry (the bulk of a merge):
+            # ``(node, value)``, moved to ``fresh`` if another of their keys follows.
+            single: dict[str, tuple[str, object]] = {}
             created = self.created[kind] = set()
             for keys in key_sets:
                 for key, change in keys.items():
@@ -281,8 +284,15 @@ class MemoryDocument:
                         raise InvalidUpdateError(f"malformed record key: {key[:80]!r}")
                     nodes = nodes_of.get(record_id)
                     if nodes is None:
-                        nodes = nodes_of[record_id] = set()
                         created.add(record_id)
+                        if change["action"] != "delete":
+                            nodes_of[record_id] = {node}
+                            single[record_id] = (node, change["newValue"])
+                            continue
+                        nodes = nodes_of[record_id] = set()
+                    elif single and record_id in single:
+                        first_node, first_value = single.pop(record_id)
+                        fresh[record_id] = {first_node: first_value}
                     values = fresh.get(record_id)
                     if values is None:
                         values = fresh[record_id] = {}
@@ -294,6 +304,8 @@ class MemoryDocument:
                         values[node] = change["newValue"]
             ymap = self.maps[kind]
             winners = result[kind] = {}
+            for record_id, (node, value) in single.items():
+                winners[record_id] = decode_entry(node, value)
             for record_id, values in fresh.items():
                 nodes = nodes_of.get(record_id)
                 if not nodes:

@@ -217,3 +217,24 @@ def test_unusual_but_valid_records_merge_exactly(
     texts = {r["id"]: r["text"] for r in b.table_rows("notes")}
     assert texts == {"a": "a", "b": "b", "c": "c", "d": "d", "e": "e"}
     assert len(b._query("SELECT rowid FROM recall_fts")) == 5
+
+
+def test_a_new_record_with_two_entries_in_one_update_keeps_the_later_one(
+    make_store: Callable[..., MemoryStore],
+) -> None:
+    later = "0000000007d00000"
+    note = '"v":{"text":"%s","created_at":"2026-01-01T00:00:00.000Z"}'
+    values = {
+        "r|a": "{" + f'"h":"{HLC}",' + note % "old" + "}",
+        "r|b": "{" + f'"h":"{later}",' + note % "new" + "}",
+        "s|b": "{" + f'"h":"{later}",' + note % "other" + "}",
+        "s|a": "{" + f'"h":"{HLC}",' + note % "older" + "}",
+    }
+    c = make_store("c")
+    assert c.apply_update(_peer_update(values))
+    assert {r["id"]: (r["text"], r["node"]) for r in c.table_rows("notes")} == {
+        "r": ("new", "b"),
+        "s": ("other", "b"),
+    }
+    assert set(c.document_json()["notes"]) == {"r|b", "s|b"}
+    assert len(c._query("SELECT rowid FROM recall_fts")) == 2
