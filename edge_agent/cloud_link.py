@@ -33,6 +33,7 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from cloud_agent.server import CLIENT_OPTIONS
 from edgeloop.v1 import agent_pb2 as pb
 from edgeloop.v1 import agent_pb2_grpc as pb_grpc
 from react_kernel.steps import from_struct, to_struct
@@ -42,15 +43,10 @@ log = logging.getLogger(__name__)
 TRACE_ID_KEY = "x-trace-id"
 RETRY_AFTER_KEY = "retry-after-ms"
 DEVICE_TOOLS = ("device_control", "set_timer", "add_note", "search_notes")
-MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+# The project's client options (message size, keepalive; cloud_agent.server documents
+# them), plus quick reconnects after an outage: the edge retries on its own schedule.
 CHANNEL_OPTIONS: list[tuple[str, int]] = [
-    ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
-    ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
-    ("grpc.keepalive_time_ms", 20_000),
-    ("grpc.keepalive_timeout_ms", 10_000),
-    ("grpc.keepalive_permit_without_calls", 1),
-    ("grpc.http2.max_pings_without_data", 0),
-    # Reconnect quickly after an outage: the edge retries on its own schedule.
+    *CLIENT_OPTIONS,
     ("grpc.initial_reconnect_backoff_ms", 200),
     ("grpc.max_reconnect_backoff_ms", 2_000),
 ]

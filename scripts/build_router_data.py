@@ -27,20 +27,10 @@ from typing import ClassVar
 
 from edge_agent.arguments.numbers import spell_number
 from edge_agent.cities import cities
+from edge_agent.tools import TOOL_NAMES
 
 DATA = Path(__file__).resolve().parent.parent / "edge_agent" / "data"
-INTENTS = (
-    "calculator",
-    "unit_convert",
-    "get_weather",
-    "device_control",
-    "set_timer",
-    "add_note",
-    "search_notes",
-    "world_clock",
-    "smalltalk",
-    "oos",
-)
+INTENTS = (*TOOL_NAMES, "smalltalk", "oos")
 
 # Cities outside the gazetteer: the phrasing is still the tool's, the argument check
 # sends them to the cloud, so the classifier should not learn "unknown city" = cloud.
