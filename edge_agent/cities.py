@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from functools import cache, lru_cache
 from importlib import resources
 
@@ -184,3 +185,107 @@ _COMMON = frozenset(
     ]
 )
 _STOP = frozenset({",", "?", "in", "the", "at", "for", "of", "and", "or", "to"})
+
+
+# -- qualifiers: "Cairo, Egypt", "Portland, Oregon" ------------------------------------------
+
+# Abbreviations that are also everyday words or too short to trust in lower case ("on",
+# "us", "ca"): they qualify a city only in capitals ("Toronto ON") or after a comma.
+_SAFE_LOWER_CODES = frozenset({"uk", "u.k.", "usa", "u.s.a.", "uae", "u.a.e.", "nz", "nsw", "prc"})
+
+
+@cache
+def _regions() -> tuple[dict[str, frozenset[str]], frozenset[str]]:
+    text = resources.files("edge_agent.data").joinpath("regions.json").read_text("utf-8")
+    data = json.loads(text)
+    own = {city: frozenset(names) for city, names in data["own"].items()}
+    return own, frozenset(data["other"])
+
+
+@cache
+def _qualifier_pattern() -> re.Pattern[str]:
+    own, other = _regions()
+    names = sorted({n for names in own.values() for n in names} | other, key=len, reverse=True)
+    alternation = "|".join(re.escape(n) for n in names)
+    return re.compile(
+        r"(?P<sep>\s*,\s*|\s*\(\s*|\s+)(?P<name>" + alternation + r")(?P<close>\s*\))?"
+        r"(?=$|[\s,.;:!?)'\"])",
+        re.IGNORECASE,
+    )
+
+
+def _city_ending(prefix: str) -> str | None:
+    """The known city whose name ends ``prefix`` ("weather in New York" -> new york)."""
+    words = prefix.split()
+    for width in (3, 2, 1):
+        if len(words) < width:
+            continue
+        chunk = normalise(" ".join(words[-width:]))
+        if not chunk or chunk in _STOP or (width > 1 and words[-width].lower() in _STOP):
+            continue
+        city = _lookup_chunk(chunk, width, CUTOFF)
+        if city is not None:
+            return city
+    return None
+
+
+def _is_code(name: str) -> bool:
+    return len(name.replace(".", "")) <= 3
+
+
+def _scan_qualifiers(text: str) -> tuple[str, str | None]:
+    """``text`` without the qualifiers of its cities, and the first city named as another
+    place ("Paris, Texas"), if any."""
+    own, other = _regions()
+    pattern = _qualifier_pattern()
+    for _ in range(4):  # "Toronto, Ontario, Canada": one qualifier a pass
+        changed = False
+        for match in pattern.finditer(text):
+            city = _city_ending(text[: match.start()])
+            if city is None:
+                continue
+            written = match.group("name")
+            name = written.lower()
+            if name in own.get(city, ()):
+                if (
+                    _is_code(name)
+                    and "," not in match.group("sep")
+                    and not written.isupper()
+                    and name not in _SAFE_LOWER_CODES
+                ):
+                    continue
+                text = text[: match.start()] + text[match.end() :]
+                changed = True
+                break
+            if name in other:
+                city_words = text[: match.start()].split()[-len(city.split()) :]
+                place = " ".join(city_words).strip(" ,(")
+                return text, f"{place}, {written}"
+        if not changed:
+            break
+    return text, None
+
+
+def strip_qualifiers(text: str) -> str:
+    """``text`` without the country or region that follows a known city and holds it.
+
+    A qualifier only confirms which city is meant, so it is dropped ("weather in Cairo,
+    Egypt" reads as "weather in Cairo"); a qualifier that names another country or region
+    is left alone (see :func:`other_place`). Abbreviations count in capitals or after a
+    comma ("Seattle WA", "toronto, on"), never as everyday words ("Toronto on Friday").
+
+    >>> strip_qualifiers("time in Toronto, Ontario, Canada please")
+    'time in Toronto please'
+    """
+    return _scan_qualifiers(text)[0]
+
+
+def other_place(text: str) -> str | None:
+    """A known city's name followed by a country or region it is not in ("Paris, Texas",
+    "London Ontario"), as written; None when there is none. Such a place is not the city
+    the device knows, so its weather or time is not for the device to answer.
+
+    >>> other_place("weather in Paris, Texas")
+    'Paris, Texas'
+    """
+    return _scan_qualifiers(text)[1]

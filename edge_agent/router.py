@@ -28,6 +28,7 @@ from typing import Any, Literal, Protocol
 
 from edge_agent.answers import smalltalk_kind
 from edge_agent.arguments import extract_arguments
+from edge_agent.cities import other_place, strip_qualifiers
 from edge_agent.structure import compound_reason
 from edge_agent.tools import TOOL_NAMES
 
@@ -36,6 +37,7 @@ ROUTER_CONFIG = "router.json"
 SMALLTALK = "smalltalk"
 OOS = "oos"
 DEFAULT_THRESHOLD = 0.5
+PLACE_TOOLS = frozenset({"get_weather", "world_clock"})
 
 Route = Literal["edge", "cloud"]
 
@@ -111,7 +113,10 @@ class Router:
         query = " ".join(text.split())
         if not query:
             return RouteDecision("cloud", None, None, 0.0, "empty query")
-        prediction = self.model.predict(query)
+        # "weather in Cairo, Egypt" is "weather in Cairo" to the model and the structure
+        # checks (the country is no second place); arguments read the words as written.
+        plain = strip_qualifiers(query)
+        prediction = self.model.predict(plain)
         intent = str(prediction.intent)
         confidence = float(prediction.confidence)
         scores = {str(k): float(v) for k, v in dict(getattr(prediction, "scores", {})).items()}
@@ -129,7 +134,9 @@ class Router:
             return RouteDecision("edge", None, None, confidence, "small talk", intent, scores)
         if intent not in TOOL_NAMES:
             return cloud(f"intent {intent!r} has no device tool")
-        structural = compound_reason(query, intent)
+        if intent in PLACE_TOOLS and (place := other_place(query)) is not None:
+            return cloud(f"{place} is not a city the device knows")
+        structural = compound_reason(plain, intent)
         if structural is not None:
             return cloud(structural)
         arguments = extract_arguments(intent, query)

@@ -1,7 +1,10 @@
 """Cities and days for the weather and the world clock.
 
 A query must name exactly one known city (typos allowed, see ``edge_agent.cities``):
-"weather in Paris and Berlin" names two and is the cloud's. Weather also needs a day the
+"weather in Paris and Berlin" names two and is the cloud's. A country or region after the
+city only confirms it ("Cairo, Egypt", "Sydney Australia", "Toronto, Ontario, Canada"); one
+that names another place ("Paris, Texas", "London, Ontario") is not the city the device
+knows, so nothing is filled for it. Weather also needs a day the
 cache holds; "today" is the default, and a day it does not hold ("next week", "on
 Friday", "yesterday") sends the query to the cloud rather than answering for today.
 """
@@ -10,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from edge_agent.cities import find_cities
+from edge_agent.cities import find_cities, other_place, strip_qualifiers
 
 _TOMORROW = re.compile(
     r"\b(?:tomorrow|tomorow|tommorow|tommorrow|tmrw|tmr|tmrow|2morrow|2moro|tomoz|"
@@ -30,8 +33,16 @@ _OTHER_DAYS = re.compile(
 
 
 def one_city(text: str) -> str | None:
-    """The single city ``text`` names, or None for none or several."""
-    names = {city for _pos, city in find_cities(text)}
+    """The single city ``text`` names, or None for none, several or another place.
+
+    >>> one_city("what time is it in Cairo, Egypt")
+    'cairo'
+    >>> one_city("weather in Paris, Texas") is None
+    True
+    """
+    if other_place(text) is not None:
+        return None
+    names = {city for _pos, city in find_cities(strip_qualifiers(text))}
     return next(iter(names)) if len(names) == 1 else None
 
 

@@ -1,0 +1,133 @@
+"""A city followed by its country or region ("Cairo, Egypt"), and one that is another place.
+
+The examples are written for these tests from general geography, not taken from any eval
+set.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from edge_agent.arguments import extract_arguments
+from edge_agent.arguments.places import one_city
+from edge_agent.cities import other_place, strip_qualifiers
+from edge_agent.router import DEFAULT_MODEL_DIR, Router
+
+
+@pytest.mark.parametrize(
+    ("text", "plain"),
+    [
+        ("weather in Cairo, Egypt", "weather in Cairo"),
+        ("what time is it in Lagos, Nigeria?", "what time is it in Lagos?"),
+        ("forecast for Sydney Australia tomorrow", "forecast for Sydney tomorrow"),
+        ("time in Vancouver, British Columbia, Canada", "time in Vancouver"),
+        ("is it raining in Chicago, IL", "is it raining in Chicago"),
+        ("is it raining in chicago, il", "is it raining in chicago"),
+        ("weather in Seattle WA", "weather in Seattle"),
+        ("how cold is it in Auckland (New Zealand)", "how cold is it in Auckland"),
+        ("time in New York, NY right now", "time in New York right now"),
+        ("weather in São Paulo, Brazil", "weather in São Paulo"),
+        ("weather in Istanbul, Türkiye", "weather in Istanbul"),
+        ("weather in Pariss, France", "weather in Pariss"),  # a typo in the city
+        ("weather in londn uk", "weather in londn"),
+        # Not qualifiers: an everyday word, an unknown city, two cities.
+        ("weather in Toronto on Friday", "weather in Toronto on Friday"),
+        ("weather in Chicago for us", "weather in Chicago for us"),
+        ("time in Portland, Oregon", "time in Portland, Oregon"),
+        ("weather in Rome and Paris", "weather in Rome and Paris"),
+        ("the capital of Egypt", "the capital of Egypt"),
+    ],
+)
+def test_strip_qualifiers(text: str, plain: str) -> None:
+    assert strip_qualifiers(text) == plain
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("weather in Paris, Texas", "Paris, Texas"),
+        ("time in London Ontario", "London, Ontario"),
+        ("is it sunny in Melbourne, Florida", "Melbourne, Florida"),
+        ("what time is it in Rome, Georgia", "Rome, Georgia"),
+        ("weather in Sydney, Nova Scotia", "Sydney, Nova Scotia"),
+        ("time in Moscow, Idaho", "Moscow, Idaho"),
+        ("weather in Cairo, Egypt", None),
+        ("weather in Paris", None),
+        ("time in Toronto, Ontario", None),
+    ],
+)
+def test_other_place(text: str, place: str | None) -> None:
+    assert other_place(text) == place
+
+
+@pytest.mark.parametrize(
+    ("text", "city"),
+    [
+        ("weather in Cairo, Egypt", "cairo"),
+        ("time in Toronto, Ontario, Canada", "toronto"),
+        ("in Sydney Australia", "sydney"),
+        ("New York, USA", "new york"),
+        ("Paris, France and Rome, Italy", None),  # two cities
+        ("weather in Paris, Texas", None),  # another Paris
+        ("weather in Portland, Oregon", None),  # not a known city
+    ],
+)
+def test_one_city_reads_through_qualifiers(text: str, city: str | None) -> None:
+    assert one_city(text) == city
+
+
+def test_arguments_of_qualified_cities() -> None:
+    assert extract_arguments("get_weather", "will it snow in Seoul, South Korea tomorrow") == {
+        "city": "seoul",
+        "day": "tomorrow",
+    }
+    assert extract_arguments("world_clock", "local time in Mumbai, Maharashtra, India") == {
+        "city": "mumbai"
+    }
+    assert extract_arguments("get_weather", "weather in Berlin, New Hampshire") is None
+
+
+@pytest.fixture(scope="module")
+def shipped() -> Router:
+    return Router.load()
+
+
+def test_router_reads_the_query_without_the_qualifier(stub_router: Router) -> None:
+    decision = stub_router.decide("what's the weather in Nairobi, Kenya")
+    assert (decision.route, decision.tool, decision.arguments) == (
+        "edge",
+        "get_weather",
+        {"city": "nairobi", "day": "today"},
+    )
+    decision = stub_router.decide("what's the time in Osaka, Japan")
+    assert (decision.route, decision.tool, decision.arguments) == (
+        "edge",
+        "world_clock",
+        {"city": "osaka"},
+    )
+
+
+def test_router_sends_another_place_to_the_cloud(stub_router: Router) -> None:
+    decision = stub_router.decide("what's the weather in Paris, Texas")
+    assert decision.route == "cloud"
+    assert decision.reason == "Paris, Texas is not a city the device knows"
+
+
+@pytest.mark.skipif(
+    not (DEFAULT_MODEL_DIR / "router.json").is_file(), reason="shipped router not built"
+)
+@pytest.mark.parametrize(
+    ("text", "route", "args"),
+    [
+        ("weather in Cairo, Egypt", "edge", {"city": "cairo", "day": "today"}),
+        ("what's the weather like in Madrid, Spain", "edge", {"city": "madrid", "day": "today"}),
+        ("what time is it in Tokyo, Japan", "edge", {"city": "tokyo"}),
+        ("weather in Paris, Texas", "cloud", None),
+        ("what time is it in Portland, Oregon", "cloud", None),
+    ],
+)
+def test_shipped_router_with_qualified_cities(
+    shipped: Router, text: str, route: str, args: dict[str, str] | None
+) -> None:
+    decision = shipped.decide(text)
+    assert (decision.route, decision.arguments) == (route, args), decision.reason
