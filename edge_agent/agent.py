@@ -148,7 +148,8 @@ class EdgeAgent:
     Args:
         memory: the device's ``sync.store.MemoryStore`` (notes, timers, device state,
             sessions, steps, receipts, idempotency keys, pending cloud queries).
-        router: the loaded :class:`~edge_agent.router.Router`.
+        router: the loaded :class:`~edge_agent.router.Router`; the tools registered on it
+            (``Router.load(dir, tools=[...])``) run here beside the built-in ones.
         cloud: a ``CloudLink`` (or anything with its ``run``); None means offline.
         now: UTC clock for the world clock tool (tests pass a fixed one).
     """
@@ -165,6 +166,8 @@ class EdgeAgent:
         self.router = router
         self.cloud = cloud
         self.tools = builtin_tools(memory, now=now)
+        for spec in router.tools.values():  # the user's own tools, for their intents
+            self.tools.register(spec)
         self.reasoner = RouterReasoner(router)
         self.loop = AgentLoop(
             self.reasoner,

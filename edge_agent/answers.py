@@ -165,7 +165,19 @@ def tool_answer(tool: str, args: dict[str, Any], output: dict[str, Any]) -> str:
     if tool == "world_clock":
         city = city_name(str(output.get("city", args.get("city", ""))))
         return f"It's {output['time']} in {city} ({output['timezone']})."
-    return f"{tool} returned {output}."
+    return generic_answer(tool, output)
+
+
+def generic_answer(tool: str, output: dict[str, Any]) -> str:
+    """The answer of a tool with no sentence of its own (a user's tool): its ``answer``,
+    ``message``, ``text`` or ``summary`` when it gives one, else its fields."""
+    for key in ("answer", "message", "text", "summary"):
+        value = output.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    fields = "; ".join(f"{key.replace('_', ' ')}: {value}" for key, value in output.items())
+    name = tool.replace("_", " ")
+    return f"Done ({name}): {fields}." if fields else f"Done ({name})."
 
 
 def failure_answer(tool: str, detail: str, args: dict[str, Any] | None = None) -> str:

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sys
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -23,6 +24,12 @@ if TYPE_CHECKING:
 app = typer.Typer(help="The edgeloop edge agent.", no_args_is_help=True, add_completion=False)
 
 MEMORY_HELP = "Memory database (default: $EDGELOOP_HOME/edge.db or ~/.edgeloop/edge.db)."
+_TOOLS_HELP = (
+    "Your own device tools, MODULE:ATTR (a ToolSpec, a list of them or a function returning "
+    "either), for the intents of the same names; repeatable. Tools of installed "
+    "'edgeloop.tools' entry points are added too."
+)
+ToolsOption = Annotated[list[str] | None, typer.Option("--tools", help=_TOOLS_HELP)]
 
 
 def fail(message: str, code: int = 1) -> typer.Exit:
@@ -31,21 +38,37 @@ def fail(message: str, code: int = 1) -> typer.Exit:
     return typer.Exit(code)
 
 
-def _router(model: str | None = None) -> Router:
+def _router(model: str | None = None, tools: list[str] | None = None) -> Router:
     from edge_agent.router import Router, RouterError
+    from edge_agent.tools.user import UserToolError, entry_point_tools, load_tools
 
+    if tools and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())  # `--tools mytools:TOOLS` beside where you run it
     try:
-        return Router.load(model)
+        specs = entry_point_tools()
+        for reference in tools or []:
+            specs.extend(load_tools(reference))
+    except UserToolError as exc:
+        raise fail(str(exc), 2) from None
+    try:
+        return Router.load(model, tools=specs)
     except RouterError as exc:
         raise fail(str(exc)) from None
+    except UserToolError as exc:  # two tools of one name
+        raise fail(str(exc), 2) from None
 
 
-def _agent(cloud: str | None, memory: str | None, model: str | None = None) -> EdgeAgent:
+def _agent(
+    cloud: str | None,
+    memory: str | None,
+    model: str | None = None,
+    tools: list[str] | None = None,
+) -> EdgeAgent:
     from edge_agent.agent import EdgeAgent
     from edge_agent.home import memory_path
     from sync.store import MemoryStore
 
-    router = _router(model)
+    router = _router(model, tools)
     try:
         store = MemoryStore(memory_path(memory))
     except Exception as exc:  # sqlite and the store's own errors: one line, not a trace
@@ -93,6 +116,7 @@ def ask(
     memory: str = typer.Option(None, "--memory", help=MEMORY_HELP),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show every step."),
     model: str = typer.Option(None, "--model", help="Router model folder (default: shipped)."),
+    tools: ToolsOption = None,
 ) -> None:
     """Answer one query on the device, or through the cloud."""
     if not query.strip():
@@ -100,7 +124,7 @@ def ask(
     from edgeloop.v1 import agent_pb2 as pb
     from react_kernel.steps import step_to_json
 
-    agent = _agent(cloud, memory, model)
+    agent = _agent(cloud, memory, model, tools)
     interactive = sys.stdin.isatty() and not json_output
     steps: Iterable[pb.ReactStep] = agent.ask(query)
     while True:
@@ -139,11 +163,12 @@ def chat(
     cloud: str = typer.Option(None, "--cloud", help="Cloud reasoner HOST:PORT."),
     memory: str = typer.Option(None, "--memory", help=MEMORY_HELP),
     model: str = typer.Option(None, "--model", help="Router model folder (default: shipped)."),
+    tools: ToolsOption = None,
 ) -> None:
     """An interactive session that renders each step as it happens."""
     from edge_agent.chat import run_chat
 
-    run_chat(_agent(cloud, memory, model))
+    run_chat(_agent(cloud, memory, model, tools))
 
 
 def _print_report(report: EvalReport) -> None:
@@ -177,6 +202,7 @@ def eval_command(
     file: str = typer.Argument(..., help="Eval JSON lines file."),
     json_output: bool = typer.Option(False, "--json", help="Print the metrics as JSON."),
     model: str = typer.Option(None, "--model", help="Router model folder (default: shipped)."),
+    tools: ToolsOption = None,
 ) -> None:
     """Run the edge decision over an eval file and print its metrics."""
     from edge_agent.evaluation import EvalFileError, load_cases, run_eval
@@ -185,7 +211,7 @@ def eval_command(
         cases = load_cases(file)
     except EvalFileError as exc:
         raise fail(str(exc), 2) from None
-    report = run_eval(_router(model), cases)
+    report = run_eval(_router(model, tools), cases)
     if json_output:
         typer.echo(json.dumps(report.metrics))
     else:
@@ -199,13 +225,14 @@ def serve(
     cloud: str = typer.Option(None, "--cloud", help="Cloud reasoner HOST:PORT."),
     memory: str = typer.Option(None, "--memory", help=MEMORY_HELP),
     model: str = typer.Option(None, "--model", help="Router model folder (default: shipped)."),
+    tools: ToolsOption = None,
 ) -> None:
     """Serve the edge agent over gRPC for clients in any language."""
     import asyncio
 
     from edge_agent.service import serve as start
 
-    agent = _agent(cloud, memory, model)
+    agent = _agent(cloud, memory, model, tools)
 
     async def main() -> None:
         try:

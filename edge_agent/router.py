@@ -11,8 +11,11 @@ A decision has four gates, each of which can only send a query to the cloud:
 4. the tool's arguments fill validly from the words (``edge_agent.arguments``).
 
 So the device keeps a query only when all four agree, and guessing is never the
-fallback. ``decide`` is pure (no I/O after loading) and fast, so the cloud's planner can
-reuse it on each clause of a compound query.
+fallback. A router trained on your own intents can carry your own tools
+(``Router.load(dir, tools=[...])``, see ``edge_agent.tools.user``): an intent named like
+one of them runs it, with arguments read by the schema-driven readers of
+``edge_agent.arguments.schema``. ``decide`` is pure (no I/O after loading) and fast, so
+the cloud's planner can reuse it on each clause of a compound query.
 
 >>> router = Router.load()                                # doctest: +SKIP
 >>> router.decide("what's 15% of 80").arguments           # doctest: +SKIP
@@ -22,15 +25,19 @@ reuse it on each clause of a compound query.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from edge_agent.answers import smalltalk_kind
 from edge_agent.arguments import extract_arguments
 from edge_agent.cities import other_place, strip_qualifiers
 from edge_agent.structure import compound_reason
 from edge_agent.tools import TOOL_NAMES
+
+if TYPE_CHECKING:
+    from react_kernel import ToolSpec
 
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parent / "models" / "router"
 ROUTER_CONFIG = "router.json"
@@ -74,17 +81,47 @@ class RouterError(RuntimeError):
 class Router:
     """Routes queries with an intent model, a threshold, structure checks and arguments."""
 
-    def __init__(self, model: IntentPredictor, *, threshold: float = DEFAULT_THRESHOLD) -> None:
+    def __init__(
+        self,
+        model: IntentPredictor,
+        *,
+        threshold: float = DEFAULT_THRESHOLD,
+        tools: Iterable[ToolSpec] = (),
+    ) -> None:
         self.model = model
         self.threshold = threshold
+        self.tools: dict[str, ToolSpec] = {}
+        for spec in tools:
+            self.add_tool(spec)
+
+    def add_tool(self, spec: ToolSpec) -> None:
+        """Run ``spec`` on the device for the intent of the same name.
+
+        Raises:
+            edge_agent.tools.user.UserToolError: the name is taken (a built-in tool or one
+                added before) or the spec cannot run on the device.
+        """
+        from edge_agent.tools.user import UserToolError, check_tool
+
+        check_tool(spec)
+        if spec.name in self.tools:
+            raise UserToolError(f"tool {spec.name!r} is already registered")
+        self.tools[spec.name] = spec
 
     @classmethod
-    def load(cls, model_dir: Path | str | None = None, *, precision: str | None = None) -> Router:
+    def load(
+        cls,
+        model_dir: Path | str | None = None,
+        *,
+        precision: str | None = None,
+        tools: Iterable[ToolSpec] = (),
+    ) -> Router:
         """Load the shipped router (or the one in ``model_dir``).
 
         Args:
             model_dir: A folder written by ``edge-agent train`` / ``scripts/build_router.py``.
             precision: Encoder precision override (``"int8"`` or ``"fp32"``), for benchmarks.
+            tools: Your own device tools, for the intents of the same names.
 
         Raises:
             RouterError: The folder or its model cannot be loaded.
@@ -106,7 +143,7 @@ class Router:
         config = folder / ROUTER_CONFIG
         if config.is_file():
             threshold = float(json.loads(config.read_text("utf-8")).get("threshold", threshold))
-        return cls(model, threshold=threshold)
+        return cls(model, threshold=threshold, tools=tools)
 
     def decide(self, text: str) -> RouteDecision:
         """Route one query; see the module docstring for the gates."""
@@ -133,7 +170,10 @@ class Router:
                 return cloud("small talk the device has no answer for")
             return RouteDecision("edge", None, None, confidence, "small talk", intent, scores)
         if intent not in TOOL_NAMES:
-            return cloud(f"intent {intent!r} has no device tool")
+            spec = self.tools.get(intent)
+            if spec is None:
+                return cloud(f"intent {intent!r} has no device tool")
+            return self._user_tool(spec, query, plain, confidence, scores)
         if intent in PLACE_TOOLS and (place := other_place(query)) is not None:
             return cloud(f"{place} is not a city the device knows")
         structural = compound_reason(plain, intent)
@@ -144,4 +184,38 @@ class Router:
             return cloud(f"cannot fill {intent} arguments")
         return RouteDecision(
             "edge", intent, arguments, confidence, f"one {intent} call", intent, scores
+        )
+
+    def _user_tool(
+        self,
+        spec: ToolSpec,
+        query: str,
+        plain: str,
+        confidence: float,
+        scores: dict[str, float],
+    ) -> RouteDecision:
+        """The decision for an intent served by one of the user's tools (gates 3 and 4)."""
+        from edge_agent.arguments.schema import fill_from_schema, filler_of
+
+        def cloud(reason: str) -> RouteDecision:
+            return RouteDecision("cloud", None, None, confidence, reason, spec.name, scores)
+
+        properties = dict(spec.input_schema.get("properties") or {})
+        takes_city = any(filler_of(n, s) == "city" for n, s in properties.items())
+        if takes_city and (place := other_place(query)) is not None:
+            return cloud(f"{place} is not a city the device knows")
+        structural = compound_reason(plain, spec.name)
+        if structural is not None:
+            return cloud(structural)
+        filled = fill_from_schema(spec.input_schema, query, spec.validator)
+        if filled.arguments is None:
+            return cloud(f"cannot fill {spec.name} arguments: {filled.reason}")
+        return RouteDecision(
+            "edge",
+            spec.name,
+            filled.arguments,
+            confidence,
+            f"one {spec.name} call (your tool)",
+            spec.name,
+            scores,
         )

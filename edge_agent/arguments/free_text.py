@@ -145,3 +145,28 @@ def search_query(text: str) -> str | None:
             if query and query.lower() not in ("notes", "note", "my notes", "them", "it"):
                 return query
     return None
+
+
+_REQUEST_TAIL = re.compile(r"[\s,]*(?:please|pls|plz|thanks|thank you|thx|cheers)[\s.!?]*$", re.I)
+
+
+def request_text(text: str) -> str | None:
+    """The words of a request for a tool that takes free text: what is quoted, or what
+    follows a colon, or else the whole request without greetings and politeness. Nothing
+    is invented or reworded; None when no word is left.
+
+    >>> request_text('could you translate "where is the station" please')
+    'where is the station'
+    >>> request_text("hey, please summarise my day")
+    'summarise my day'
+    """
+    quoted = re.search(r"[\"“](.+?)[\"”]", text)
+    if quoted:
+        body = quoted.group(1)
+    elif ":" in text:
+        body = text.partition(":")[2]
+    else:
+        body = re.sub(r"^" + _POLITE, "", text.strip(), count=1, flags=re.IGNORECASE)
+        body = _REQUEST_TAIL.sub("", body)
+    cleaned = _clean(body)
+    return cleaned if re.search(r"[a-z0-9]", cleaned, re.IGNORECASE) else None
