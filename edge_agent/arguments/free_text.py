@@ -132,7 +132,7 @@ def search_query(text: str) -> str | None:
     """What a note search looks for, or None when the query names nothing.
 
     >>> search_query("what did I write about the wifi password?")
-    'the wifi password'
+    'wifi password'
     """
     body = _clean(text)
     body = _SEARCH_TAIL.sub("", body)
