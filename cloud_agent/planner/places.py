@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from cloud_agent.planner import interpret as it
-from edge_agent.cities import cities, find_cities
+from edge_agent.cities import _qualifier_pattern, cities, find_cities, other_place, strip_qualifiers
 from edge_agent.cities import resolve_city as _resolve_city
 
 UNKNOWN_PLACE = "unknown_place"
@@ -163,14 +163,19 @@ _WORD = re.compile(r"^[a-z\u00c0-\u024f][a-z\u00c0-\u024f'.-]*$")
 
 @dataclass(frozen=True)
 class UnknownPlace:
-    """A place a request names that no tool knows, and the tool the request wanted."""
+    """A place a request names that no tool knows, and the tool the request wanted;
+    ``written``: a known city's name in another region, as the query wrote it ("Paris,
+    Texas")."""
 
     name: str
     tool: str
+    written: str = ""
 
     @property
     def title(self) -> str:
         """The place as people write it ("New Orleans")."""
+        if self.written:
+            return self.written
         words = self.name.split()
         return " ".join(
             w if i and w in _NAME_INNER else w[:1].upper() + w[1:] for i, w in enumerate(words)
@@ -462,7 +467,7 @@ def unknown_place_message(places: list[UnknownPlace], other_requests: bool) -> s
             parts.append(f"a forecast for {_join(weather)}")
         if clock:
             parts.append(f"the local time in {_join(clock)}")
-    names = dict.fromkeys(p.name for p in places)
+    names = dict.fromkeys(p.name for p in places if not p.written)
     guesses = [
         f"{close} for {UnknownPlace(name, '').title}"
         for name in names
@@ -470,6 +475,11 @@ def unknown_place_message(places: list[UnknownPlace], other_requests: bool) -> s
     ]
     text = f"I don't have {' or '.join(parts)}: weather and the world clock know only "
     text += f"{len(cities())} cities ({_known_list()})."
+    elsewhere = dict.fromkeys(p.written for p in places if p.written)
+    if elsewhere:
+        text += " " + " ".join(
+            f"{place} is not the {_city_in(place)} I know." for place in elsewhere
+        )
     if guesses:
         text += f" Did you mean {_join(guesses)}?"
     if other_requests:
@@ -480,3 +490,154 @@ def unknown_place_message(places: list[UnknownPlace], other_requests: bool) -> s
     else:
         text += " I won't guess."
     return text
+
+
+# -- qualifiers: "Cairo, Egypt" is Cairo; "Paris, Texas" is another place ----------------
+
+
+@dataclass(frozen=True)
+class Qualified:
+    """A query read for the countries and regions written after its cities.
+
+    ``text`` is the query without the qualifiers that only confirm a known city ("weather
+    in Cairo, Egypt" reads "weather in Cairo"), so that the comma before a country no longer
+    cuts the request in two; each known city's name written with a region it is not in
+    ("Paris, Texas") stands there as one opaque word, a token, that the rest of the planner
+    reads like any place it does not know. ``others`` maps each token (lower case) to the
+    place as written.
+    """
+
+    text: str
+    others: dict[str, str]
+
+    def restore(self, value: str) -> str:
+        """``value`` (a note's words, a search) with each token back as the place it stands
+        for."""
+        for token, written in self.others.items():
+            value = re.sub(re.escape(token), written.lower(), value, flags=re.IGNORECASE)
+        return value
+
+    def place(self, found: UnknownPlace) -> UnknownPlace:
+        """``found`` named as written when it is a token."""
+        written = self.others.get(found.name)
+        return UnknownPlace(found.name, found.tool, written) if written else found
+
+
+# Tokens are letters only (a place's words would be read: "Trinidad and Tobago" holds a
+# conjunction), long enough that no fuzzy lookup takes them for a city.
+_TOKEN = "Elsewhereq{}"
+_MAX_STEPS = 8
+
+
+def read_qualifiers(query: str) -> Qualified:
+    """The query with its cities' own qualifiers dropped and other places as tokens.
+
+    Uses the edge's gazetteer (``edge_agent.cities.strip_qualifiers``, ``other_place`` and
+    the region names of ``edge_agent/data/regions.json``), so both sides read "Toronto,
+    Ontario, Canada", "Sydney Australia" and "Paris, Texas" alike. A city listed after
+    another ("Hong Kong and Singapore", "Paris, Singapore") is no region, nor is the start
+    of a city's name ("Sao Paulo or Mexico City").
+
+    >>> read_qualifiers("weather in Cairo, Egypt and the time in Toronto, ON, Canada").text
+    'weather in Cairo and the time in Toronto'
+    >>> q = read_qualifiers("weather in Paris, Texas, USA tomorrow")
+    >>> q.text, q.others
+    ('weather in Elsewhereqa tomorrow', {'elsewhereqa': 'Paris, Texas'})
+    """
+    text = _in_as_comma(query)
+    done = ""  # the part of the query read to its end
+    others: dict[str, str] = {}
+    for _ in range(_MAX_STEPS):
+        text = strip_qualifiers(text)
+        found = other_place(text)
+        hit = _span_of(text, found) if found else None
+        if hit is None:
+            break
+        start, end, written = hit
+        if written is None:  # not a place in another region: read on after it
+            done, text = done + text[:end], text[end:]
+            continue
+        token = _TOKEN.format(chr(ord("a") + len(others)))
+        others[token.lower()] = written
+        done, text = done + text[:start] + token, text[_chain_end(text, end) :]
+    return Qualified(done + text, others)
+
+
+# Words that end no city's name: a name that ends in one was matched across a list.
+_LIST_WORDS = _words("and or but than vs versus in at for of to the with from between plus then")
+
+
+def _span_of(text: str, found: str) -> tuple[int, int, str | None] | None:
+    """Where ``other_place``'s answer ("Paris, Texas") is written in ``text``, and the
+    place's name from the city's own words on (the edge may count a word before a short
+    alias: "in NYC, Texas"); the name is None when the words are no such place."""
+    place, _, region = found.rpartition(", ")
+    words = place.split()
+    while len(words) > 1 and resolve_city(" ".join(words[1:])) is not None:
+        words = words[1:]
+    name = r"\s+".join(re.escape(w) for w in words)
+    match = re.search(
+        rf"(?<![\w-]){name}(?P<sep>\s*,\s*|\s*\(\s*|\s+)(?P<region>{re.escape(region)})"
+        rf"(?:\s*\))?(?![\w-])",
+        text,
+    )
+    if match is None:
+        return None
+    ahead = find_cities(text[match.start("region") :])
+    region_key = region.lower()
+    if (
+        resolve_city(" ".join(words)) is None
+        or _bare(words[-1].lower()) in _LIST_WORDS
+        or (ahead and ahead[0][0] == 0 and len(ahead[0][1]) >= len(region_key))
+    ):
+        return match.start(), match.end(), None
+    return match.start(), match.end(), f"{' '.join(words)}, {region}"
+
+
+_IN = re.compile(r"\s+in\s+(?=\S)", re.IGNORECASE)
+
+
+def _in_as_comma(text: str) -> str:
+    """ "Seoul in South Korea" written as "Seoul, South Korea", so that the region is read
+    as a qualifier (the edge reads only commas, brackets and spaces): a full region name
+    after "in" right after a known city's name; "Toronto in on" or "in March" stay."""
+    pattern = _qualifier_pattern()
+    for match in reversed(list(_IN.finditer(text))):
+        region = pattern.match(text, match.end() - 1)
+        if (
+            region is None
+            or region.group("sep").strip()
+            or len(region.group("name").replace(".", "")) <= 3
+            or not _ends_with_city(text[: match.start()])
+        ):
+            continue
+        text = f"{text[: match.start()]},{text[match.end() - 1 :]}"
+    return text
+
+
+def _ends_with_city(prefix: str) -> bool:
+    words = [_bare(w).lower() for w in prefix.split()[-3:]]
+    if not words or words[-1] in _LIST_WORDS:
+        return False
+    return any(resolve_city(" ".join(words[i:])) is not None for i in range(len(words)))
+
+
+def _chain_end(text: str, end: int) -> int:
+    """Past the regions that follow an other place ("Paris, Texas, USA"): a full name, or an
+    abbreviation after a comma or in capitals ("Toronto on Friday" keeps its day)."""
+    pattern = _qualifier_pattern()
+    while (match := pattern.match(text, end)) is not None:
+        written = match.group("name")
+        code = len(written.replace(".", "")) <= 3
+        sep = match.group("sep")
+        if code and "," not in sep and "(" not in sep and not written.isupper():
+            break
+        end = match.end()
+    return end
+
+
+def _city_in(place: str) -> str:
+    """The known city a place in another region is named after ("Paris, Texas": Paris)."""
+    name = place.rpartition(", ")[0]
+    city = resolve_city(name)
+    return " ".join(w.capitalize() for w in city.split()) if city else name

@@ -59,11 +59,13 @@ def make_plan(query: str, extractor: it.Extractor | None = None, router: Any = N
     query, naming the place (``refusal_kind = "unknown_place"``, see ``places``), rather
     than drop it from the plan or answer only the places it knows.
     """
-    text = normalise(query)
+    # "Cairo, Egypt" is Cairo (the comma cuts no clause); "Paris, Texas" is a place of its own.
+    qualified = places.read_qualifiers(query)
+    text = normalise(qualified.text)
     read = _without_chatter([it.read_clause(piece, extractor) for piece in split_clauses(text)])
     # Places are looked for before the cuts are repaired too: a repair may fold a fragment
     # into the clause before it ("weather in oslo | and rom tomorrow" keeps only the day).
-    unknown = places.unknown_places(query, read)
+    unknown = places.unknown_places(qualified.text, read)
     clauses = _merge(list(read), extractor)
     plan = Plan(query=query)
     _carry_tools(clauses)
@@ -71,7 +73,8 @@ def make_plan(query: str, extractor: it.Extractor | None = None, router: Any = N
         _ask_router(router, clauses)
     refusal = _refusal(text, clauses, open_only=True)
     if refusal is None:
-        unknown += [p for p in places.unknown_places(query, clauses) if p not in unknown]
+        unknown += [p for p in places.unknown_places(qualified.text, clauses) if p not in unknown]
+        unknown = [qualified.place(p) for p in unknown]
         if unknown:
             others = any(
                 c.cities or (c.tool is not None and c.tool not in _NEEDS_CITY) for c in clauses
@@ -91,6 +94,15 @@ def make_plan(query: str, extractor: it.Extractor | None = None, router: Any = N
         plan.refusal, plan.refusal_kind = _OPEN_MESSAGE, NEEDS_LLM
         return plan
     plan.calls = _without_repeats(plan.calls)
+    if qualified.others:
+        # "add a note: drive to Paris, Texas": the place in free text as written.
+        plan.calls = [
+            PlannedCall(
+                c.tool,
+                {k: qualified.restore(v) if isinstance(v, str) else v for k, v in c.args.items()},
+            )
+            for c in plan.calls
+        ]
     plan.compare = _comparison(text, plan.calls)
     return plan
 
