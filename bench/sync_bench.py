@@ -100,6 +100,9 @@ def fill(store: MemoryStore, n: int, seed: int) -> None:
         with store.batch():
             for _ in range(start, min(n, start + 10_000)):
                 store.add_note(" ".join(rng.choices(WORDS, k=rng.randint(8, 16))))
+    # The writes were made offline, before the sync: so was their WAL checkpoint (which
+    # otherwise runs in the background and would overlap the timed merge).
+    store.checkpoint()
 
 
 def raw_json(store: MemoryStore) -> bytes:
@@ -158,6 +161,8 @@ def run(n: int, root: Path, use_grpc: bool) -> dict[str, Any]:
     b2 = MemoryStore(root / f"nb{n}.db", node_id="b", synchronous="NORMAL")
     naive_merge(a2, raw_a)
     naive_merge(b2, raw_b)
+    a2.checkpoint()
+    b2.checkpoint()
     cpu = time.process_time()
     start = time.perf_counter()
     naive_merge(b2, raw_a)
@@ -193,9 +198,8 @@ def serve(n: int, root: str) -> None:
     from sync.userstores import UserStores
 
     stores = UserStores(root, node_id="b", synchronous="NORMAL")
-    fill(stores("bench"), n, 2)
-    stores.close()
-    with SyncServerThread(root, tokens={"t": Principal("a", "bench")}) as server:
+    fill(stores("bench"), n, 2)  # the store stays open, as on a running server
+    with SyncServerThread(stores, tokens={"t": Principal("a", "bench")}) as server:
         print(server.port, flush=True)
         sys.stdin.read()  # until the parent closes the pipe
         print(round(rss_mb(), 1), flush=True)

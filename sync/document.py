@@ -83,8 +83,9 @@ _scan_once: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once
 _new_entry = tuple.__new__
 
 
-def decode_entry(node: str, value: object) -> Entry:
-    """Parse a stored value; InvalidUpdateError if it is not one of ours."""
+def decode_value(value: object) -> tuple[str, dict[str, Any] | None]:
+    """Parse a stored value into ``(hlc, data)`` (data None: a tombstone);
+    InvalidUpdateError if it is not one of ours."""
     if not isinstance(value, str):
         raise InvalidUpdateError(f"record value is a {type(value).__name__}, not a JSON string")
     try:
@@ -99,10 +100,16 @@ def decode_entry(node: str, value: object) -> Entry:
     except (ValueError, KeyError, TypeError) as exc:
         raise InvalidUpdateError(f"malformed record value: {value[:80]!r}") from exc
     if body.get("x"):
-        return _new_entry(Entry, (hlc, node, None))
+        return hlc, None
     data = body.get("v")
     if type(data) is not dict:
         raise InvalidUpdateError("record value has no object 'v'")
+    return hlc, data
+
+
+def decode_entry(node: str, value: object) -> Entry:
+    """Parse a stored value as ``node``'s entry; InvalidUpdateError if it is not one of ours."""
+    hlc, data = decode_value(value)
     return _new_entry(Entry, (hlc, node, data))
 
 
@@ -150,6 +157,18 @@ def decode_state_vector(vector: bytes) -> dict[int, int]:
     return result
 
 
+class RemoteChanges(NamedTuple):
+    """What a peer's update changed, per record kind."""
+
+    created: dict[str, list[tuple[str, str, object]]]
+    """Records the update created with a single entry (the bulk of a merge), still
+    undecoded: ``(record id, node, stored value)``. None of them has a row yet."""
+    winners: dict[str, dict[str, Entry | None]]
+    """Every other touched record with its winning entry (None: no entry left)."""
+    new: dict[str, set[str]]
+    """The ids in ``winners`` the document did not hold before (no row yet)."""
+
+
 class MemoryDocument:
     """The Yjs document of one replica, with a per-record index of its entries.
 
@@ -166,8 +185,6 @@ class MemoryDocument:
         self._nodes: dict[str, dict[str, set[str]]] = {k: {} for k in KINDS}
         self._on_update = on_update
         self._subscription = self.doc.observe(self._updated)
-        self.created: dict[str, set[str]] = {}
-        """Ids of the records the last :meth:`apply_remote` saw for the first time."""
 
     def _updated(self, event: TransactionEvent) -> None:
         if self._on_update is not None:
@@ -237,9 +254,10 @@ class MemoryDocument:
 
     # ---- remote updates ------------------------------------------------------------
 
-    def apply_remote(self, update: bytes) -> dict[str, dict[str, Entry | None]]:
-        """Apply a peer's update, drop the entries that lost, return the touched records
-        with their winning entries (None: no entry left).
+    def apply_remote(self, update: bytes) -> RemoteChanges:
+        """Apply a peer's update, drop the entries that lost, return the touched records:
+        the ones it created with one entry as they are, the others with their winning
+        entries (see :class:`RemoteChanges`).
 
         Raises:
             InvalidUpdateError: the bytes are not a Yjs update, or carry keys or values
@@ -258,15 +276,27 @@ class MemoryDocument:
             # The raw event: pycrdt's wrapper re-walks every changed key in Python.
             raw = ymap.integrated.observe(lambda e, s=sink: s.append(e.keys))
             subscriptions.append(raw)
+        # The document-level observer is off while the peer's update integrates: yrs
+        # would encode the whole transaction again for it (a quarter of a large merge's
+        # CRDT time), and the update log can take the peer's bytes as they are --
+        # replaying them on the same state gives the same document.
+        before = self.doc.get_state()
+        self.doc.unobserve(self._subscription)
         try:
             self.doc.apply_update(update)
         except ValueError as exc:
             raise InvalidUpdateError(f"cannot apply update: {exc}") from exc
         finally:
+            self._subscription = self.doc.observe(self._updated)
             for subscription in subscriptions:
                 subscription.drop()
-        result: dict[str, dict[str, Entry | None]] = {}
-        self.created = {}
+        # Logged when it changed the document, as the observer would have: an entry
+        # added or removed, or anything else new (the state vector moved).
+        if self._on_update is not None and (
+            any(changed.values()) or self.doc.get_state() != before
+        ):
+            self._on_update(update)
+        result = RemoteChanges({}, {}, {})
         removals: list[tuple[str, str, str]] = []
         for kind, key_sets in changed.items():
             if not key_sets:
@@ -274,9 +304,10 @@ class MemoryDocument:
             nodes_of = self._nodes[kind]
             fresh: dict[str, dict[str, object]] = {}
             # Records this update creates with a single entry (the bulk of a merge):
-            # ``(node, value)``, moved to ``fresh`` if another of their keys follows.
-            single: dict[str, tuple[str, object]] = {}
-            created = self.created[kind] = set()
+            # ``(record id, node, value)``, moved to ``fresh`` if another of their keys
+            # follows.
+            single: dict[str, tuple[str, str, object]] = {}
+            created = result.new[kind] = set()
             for keys in key_sets:
                 for key, change in keys.items():
                     record_id, sep, node = key.partition(SEPARATOR)
@@ -284,14 +315,15 @@ class MemoryDocument:
                         raise InvalidUpdateError(f"malformed record key: {key[:80]!r}")
                     nodes = nodes_of.get(record_id)
                     if nodes is None:
-                        created.add(record_id)
                         if change["action"] != "delete":
                             nodes_of[record_id] = {node}
-                            single[record_id] = (node, change["newValue"])
+                            single[record_id] = (record_id, node, change["newValue"])
                             continue
+                        created.add(record_id)
                         nodes = nodes_of[record_id] = set()
                     elif single and record_id in single:
-                        first_node, first_value = single.pop(record_id)
+                        _, first_node, first_value = single.pop(record_id)
+                        created.add(record_id)
                         fresh[record_id] = {first_node: first_value}
                     values = fresh.get(record_id)
                     if values is None:
@@ -302,10 +334,9 @@ class MemoryDocument:
                     else:
                         nodes.add(node)
                         values[node] = change["newValue"]
+            result.created[kind] = list(single.values())
             ymap = self.maps[kind]
-            winners = result[kind] = {}
-            for record_id, (node, value) in single.items():
-                winners[record_id] = decode_entry(node, value)
+            winners = result.winners[kind] = {}
             for record_id, values in fresh.items():
                 nodes = nodes_of.get(record_id)
                 if not nodes:

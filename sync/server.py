@@ -55,8 +55,8 @@ class SyncServerThread:
         ...     sync_with(grpc.insecure_channel(srv.target), store, token="t")
     """
 
-    def __init__(self, root: str | Path, **options: Any) -> None:
-        self.stores = UserStores(root)
+    def __init__(self, root: str | Path | UserStores, **options: Any) -> None:
+        self.stores = root if isinstance(root, UserStores) else UserStores(root)
         self._options = options
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)

@@ -147,22 +147,28 @@ class MemorySyncServicer(pb_grpc.MemorySyncServiceServicer):
                 return
             if round_no == self._max_rounds:
                 raise NotConvergedError(f"no convergence after {self._max_rounds} rounds")
-            update = await self._receive_update(incoming, round_no)
-            received += len(update)
-            # The diff the client lacks does not depend on the client's update, so the
-            # server computes it first and applies the client's update while the client
-            # receives and applies the server's: both sides merge at the same time. The
-            # next round starts only after the apply has finished (or failed, which
-            # aborts the call with INVALID_ARGUMENT and leaves the store unchanged).
-            diff = await asyncio.to_thread(store.diff, client_state)
-            applying = asyncio.ensure_future(asyncio.to_thread(store.apply_update, update))
+            # The diff the client lacks depends only on its state vector, so the server
+            # sends it while it receives the client's update (a task of its own: a client
+            # that writes its whole update before reading must not wait on us), then
+            # applies the client's update while the client applies the server's: both
+            # sides merge at the same time. (The sending is done before the merge starts:
+            # a merge holds the GIL, and the event loop that streams the chunks would only
+            # get it between the merge's bytecodes.) The next round starts after the apply
+            # has finished (or failed, which aborts the call with INVALID_ARGUMENT and
+            # leaves the store unchanged).
+            receiving = asyncio.ensure_future(self._receive_update(incoming, round_no))
             try:
+                diff = await asyncio.to_thread(store.diff, client_state)
                 sent += len(diff)
                 for chunk in chunk_update(diff, self._chunk_bytes):
                     yield pb.SyncResponse(update=chunk)
                 yield pb.SyncResponse(done=pb.SyncDone(round=round_no))
+                update = await receiving
             finally:
-                await applying
+                if not receiving.done():
+                    receiving.cancel()
+            received += len(update)
+            await asyncio.to_thread(store.apply_update, update)
 
     @staticmethod
     async def _receive_update(incoming: AsyncIterator[pb.SyncRequest], round_no: int) -> bytes:

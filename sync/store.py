@@ -37,7 +37,8 @@ from google.protobuf import json_format
 
 from edgeloop.v1 import agent_pb2 as pb
 from sync import recall as _recall
-from sync.document import KINDS, Entry, MemoryDocument, check_id
+from sync.checkpoint import WalCheckpointer
+from sync.document import KINDS, Entry, MemoryDocument, check_id, decode_value
 from sync.errors import InvalidRecordError, InvalidUpdateError, RecordNotFoundError
 from sync.hlc import HybridLogicalClock, decode_hlc
 from sync.recall import RecallHit
@@ -155,6 +156,12 @@ class MemoryStore:
         if self.path != ":memory:":
             self.db.execute(f"PRAGMA mmap_size = {max(int(mmap_size), 0)}")
         migrate(self.db)
+        self._checkpointer: WalCheckpointer | None = None
+        if self.path != ":memory:":
+            # Checkpoints run on a thread of their own, not inside the COMMIT that
+            # crosses SQLite's threshold (sync.checkpoint).
+            self.db.execute("PRAGMA wal_autocheckpoint = 0")
+            self._checkpointer = WalCheckpointer(self.path)
         self.node_id = self._init_node_id(node_id)
         self.clock = HybridLogicalClock(now_ms)
         high = self._meta("hlc_high")
@@ -177,6 +184,8 @@ class MemoryStore:
         """Close the database."""
         with self._lock:
             self.doc.close()
+            if self._checkpointer is not None:
+                self._checkpointer.close()
             self.db.close()
 
     def __enter__(self) -> MemoryStore:
@@ -255,6 +264,8 @@ class MemoryStore:
             raise
         else:
             conn.execute("COMMIT")
+            if self._checkpointer is not None:
+                self._checkpointer.notify()
 
     def _sync_with_log(self) -> None:
         """Inside a write transaction: reload the document if another connection to the
@@ -310,6 +321,18 @@ class MemoryStore:
         """
         with self._transaction(), self.doc.doc.transaction():
             yield self
+
+    def checkpoint(self) -> None:
+        """Copy the write-ahead log into the database file now, and empty the log.
+
+        Checkpoints otherwise run in the background after writes (sync.checkpoint);
+        call this before copying the file, or to finish a bulk import's checkpoint
+        before timing something else.
+        """
+        if self.path == ":memory:":
+            return
+        with self._lock:
+            self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
 
     def compact(self) -> None:
         """Write a snapshot of the document and trim the update log, and merge the FTS5
@@ -789,26 +812,46 @@ class MemoryStore:
             self._dirty = True
             touched = self.doc.apply_remote(bytes(update))
             highest = ""
-            for kind, winners in touched.items():
+            for kind in KINDS:
+                created = touched.created.get(kind)
+                winners = touched.winners.get(kind)
+                if not created and not winners:
+                    continue
                 builder = ROW_BUILDERS[kind]
+                # Records the update created with one entry: decoded and turned into rows
+                # in one pass (the bulk of a merge: no Entry, no look-up, a plain INSERT).
+                new_rows: list[tuple[Any, ...]] = []
+                add_row = new_rows.append
                 changes: list[tuple[str, tuple[Any, ...] | None]] = []
                 append = changes.append
-                for record_id, entry in winners.items():
-                    if entry is None:
-                        append((record_id, None))
-                        continue
-                    hlc, node, data = entry
-                    if hlc > highest:
-                        highest = hlc
-                    if data is None:
-                        append((record_id, None))
-                        continue
-                    try:
+                record_id = ""
+                try:
+                    for record_id, node, value in created or ():
+                        hlc, data = decode_value(value)
+                        if hlc > highest:
+                            highest = hlc
+                        if data is not None:
+                            add_row((record_id, hlc, node, *builder(data)))
+                    for record_id, entry in (winners or {}).items():
+                        if entry is None:
+                            append((record_id, None))
+                            continue
+                        hlc, node, data = entry
+                        if hlc > highest:
+                            highest = hlc
+                        if data is None:
+                            append((record_id, None))
+                            continue
                         append((record_id, (record_id, hlc, node, *builder(data))))
-                    except InvalidRecordError as exc:
-                        raise InvalidUpdateError(f"bad {kind} record {record_id!r}: {exc}") from exc
+                except InvalidRecordError as exc:
+                    raise InvalidUpdateError(f"bad {kind} record {record_id!r}: {exc}") from exc
                 materialise(
-                    self.db.conn, kind, changes, self.embedder, new=self.doc.created.get(kind)
+                    self.db.conn,
+                    kind,
+                    changes,
+                    self.embedder,
+                    new=touched.new.get(kind),
+                    new_rows=new_rows,
                 )
             if highest:
                 decode_hlc(highest)

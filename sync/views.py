@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from functools import lru_cache
 from operator import itemgetter
@@ -353,21 +353,26 @@ def materialise(
     changes: Iterable[tuple[str, tuple[Any, ...] | None]],
     embedder: Embedder | None,
     new: Collection[str] | None = None,
+    new_rows: Sequence[tuple[Any, ...]] = (),
 ) -> None:
     """Write ``(record id, row or None)`` pairs to the kind's table and the recall index.
 
     Runs inside the caller's transaction. Rows come from :func:`build_row`, so they are
-    already validated. ``new`` names records known to have no row yet (no look-up).
+    already validated. ``new`` names records among ``changes`` known to have no row yet
+    (no look-up); ``new_rows`` are more rows of records with no row yet.
     Rows are written in id order: the B-tree pages of the id indexes are then touched
     once each, in order, instead of at random (a third less work in a bulk merge).
     """
-    upserts: list[tuple[Any, ...]] = []
+    upserts: list[tuple[Any, ...]] = list(new_rows)
     deletes: list[tuple[str]] = []
+    fresh = len(upserts)
     for record_id, row in changes:
         if row is None:
             deletes.append((record_id,))
         else:
             upserts.append(row)
+            if new and record_id in new:
+                fresh += 1
     if deletes:
         deletes.sort()
         conn.executemany(f"DELETE FROM {kind} WHERE id = ?", deletes)
@@ -377,8 +382,8 @@ def materialise(
             kind == "notes"
             and embedder is None
             and not deletes
-            and new
-            and _index_new_notes(conn, upserts, new)
+            and fresh == len(upserts)
+            and _index_new_notes(conn, upserts)
         ):
             return
         conn.executemany(_UPSERT_SQL[kind], upserts)
@@ -386,7 +391,10 @@ def materialise(
     if recall_builder is not None and (upserts or deletes):
         searchable = [(row[0], recall_builder(row)) for row in upserts]
         searchable.extend((record_id, None) for (record_id,) in deletes)
-        _index(conn, kind, searchable, embedder, new or ())
+        known_new: Collection[str] = new or ()
+        if new_rows:
+            known_new = {row[0] for row in new_rows}.union(known_new)
+        _index(conn, kind, searchable, embedder, known_new)
 
 
 def _index(
@@ -475,13 +483,11 @@ _NEW_NOTES_FTS = (
 )
 
 
-def _index_new_notes(
-    conn: sqlite3.Connection, rows: list[tuple[Any, ...]], new: Collection[str]
-) -> bool:
+def _index_new_notes(conn: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> bool:
     """Write notes none of which has a row yet, with their recall rows and FTS5 entries;
-    False (nothing written) if they do not all qualify."""
+    False (nothing written) if their timestamps are not all canonical."""
     for row in rows:
-        if row[0] not in new or not _CANONICAL_TIME(row[5]):
+        if not _CANONICAL_TIME(row[5]):
             return False
     before = conn.execute("SELECT coalesce(max(rowid), 0) FROM notes").fetchone()[0]
     next_rid = conn.execute("SELECT coalesce(max(rid), 0) + 1 FROM recall").fetchone()[0]
