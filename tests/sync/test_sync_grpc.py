@@ -170,3 +170,39 @@ def test_async_client(server: SyncServerThread, make_store: Callable[..., Memory
     assert asyncio.run(run(phone, "tok-phone")) >= 1
     asyncio.run(run(laptop, "tok-laptop"))
     assert laptop.notes()[0]["text"] == "from the async client"
+
+
+@pytest.mark.parametrize("client", ["blocking", "asyncio"])
+def test_big_updates_cross_both_ways_at_once(
+    tmp_path: Path, make_store: Callable[..., MemoryStore], client: str
+) -> None:
+    """Both sides hold megabytes the other lacks, sent at the same time in many chunks."""
+    import asyncio
+
+    from sync.client import sync_with_async
+    from sync.userstores import UserStores
+
+    phone = make_store("phone")
+    stores = UserStores(tmp_path / "srv")
+    with phone.batch():
+        for i in range(3000):
+            phone.add_note(f"phone {i} " + "p" * 1000)
+    with stores("alice").batch():
+        for i in range(3000):
+            stores("alice").add_note(f"cloud {i} " + "c" * 1000)
+    with SyncServerThread(stores, tokens=TOKENS) as srv:
+        if client == "blocking":
+            with grpc.insecure_channel(srv.target) as channel:
+                result = sync_with(channel, phone, "tok-phone", timeout=60)
+            sent = result.bytes_sent
+        else:
+
+            async def run() -> int:
+                async with grpc.aio.insecure_channel(srv.target) as channel:
+                    result = await sync_with_async(channel, phone, "tok-phone", timeout=60)
+                    return result.bytes_sent
+
+            sent = asyncio.run(run())
+        assert sent > 3_000_000
+        assert phone.document_json() == srv.stores("alice").document_json()
+    assert len(phone.notes()) == 6000
