@@ -76,17 +76,40 @@ def _json_safe(value: object, what: str) -> Any:
         raise InvalidRecordError(f"{what} is not JSON-serialisable: {exc}") from exc
 
 
+_RANDOM_BITS = 80
+_last_id = [0, 0]  # the (milliseconds, random part) of the last id this process made
+_last_id_lock = threading.Lock()
+
+
 def new_record_id() -> str:
     """A new record id: 32 hex digits like ``uuid4().hex``, but the first 12 are the time
     in milliseconds and the other 20 are random (80 bits), as in UUIDv7.
 
-    Ids then sort by creation time, so a new record's rows land at the end of the id
-    B-trees (the table's and recall's) instead of at a random page, and a merge writes
-    the peer's records, sorted by id, nearly in time order (recall numbers new texts in
-    time order). Short prefixes are not unique: pending queries, whose ids are shown
-    shortened, keep uuid4.
+    Ids sort by creation time, so a new record's rows land at the end of the id B-trees
+    (the table's and recall's) instead of at a random page, and a merge writes the peer's
+    records, sorted by id, in time order. Within one millisecond the random part keeps
+    increasing (RFC 9562's "monotonic random": the previous one plus a random step), so
+    the ids one process makes sort in the order it made them, and a record stamped with
+    its id's time (:func:`record_time`) sorts the same by time and by id. Short prefixes
+    are not unique: pending queries, whose ids are shown shortened, keep uuid4.
     """
-    return f"{time.time_ns() // 1_000_000:012x}{secrets.randbits(80):020x}"
+    ms = time.time_ns() // 1_000_000
+    with _last_id_lock:
+        last_ms, last_random = _last_id
+        if ms <= last_ms:  # the same millisecond, or the clock stepped back
+            ms, random = last_ms, last_random + 1 + secrets.randbits(32)
+            if random >> _RANDOM_BITS:
+                ms, random = ms + 1, secrets.randbits(_RANDOM_BITS - 1)
+        else:
+            random = secrets.randbits(_RANDOM_BITS - 1)  # headroom for the increments
+        _last_id[:] = ms, random
+    return f"{ms:012x}{random:020x}"
+
+
+def record_time(record_id: str) -> str:
+    """The creation time carried by an id from :func:`new_record_id` (ISO-8601, ms)."""
+    ms = int(record_id[:12], 16)
+    return iso(datetime.fromtimestamp(ms // 1000, UTC).replace(microsecond=ms % 1000 * 1000))
 
 
 @contextmanager
@@ -435,7 +458,7 @@ class MemoryStore:
         data = {
             "text": _text(text, "note text"),
             "source_act_id": source_act_id,
-            "created_at": now_iso(),
+            "created_at": record_time(note_id),
         }
         return self.put_record("notes", note_id, data)
 

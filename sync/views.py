@@ -16,7 +16,7 @@ import sqlite3
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from functools import lru_cache
-from operator import itemgetter
+from operator import itemgetter, le
 from typing import Any
 
 import numpy as np
@@ -481,21 +481,46 @@ _NEW_NOTES_FTS = (
     "INSERT INTO recall_fts (rowid, text) SELECT r.rid, n.text FROM recall r"
     " JOIN notes n ON n.id = r.record_id WHERE r.rid >= ?1 ORDER BY r.rid"
 )
+# The usual case: ids start with their creation time, so the new rows, inserted in id
+# order, are in (created_at, id) order too and got the rowids ?2 + 1, ?2 + 2...: a rid is
+# then their rowid shifted, with no sort and no join.
+_SHIFTED = (
+    "SELECT ?1 + rowid - ?2 - 1 AS rid, id, text, created_at, (CAST(strftime('%s',"
+    " created_at) AS INTEGER) * 1000 + CAST(substr(created_at, 21, 3) AS INTEGER)) / 1000.0"
+    " AS created_s FROM notes WHERE rowid > ?2"
+)
+_SHIFTED_RECALL = (
+    "INSERT INTO recall (rid, source, kind, record_id, tool, confidence, created_at,"
+    " created_s, embedding) SELECT rid, 'notes', 'note', id, NULL, ?3, created_at,"
+    f" created_s, NULL FROM ({_SHIFTED})"
+)
+_SHIFTED_FTS = (
+    "INSERT INTO recall_fts (rowid, text) SELECT ?1 + rowid - ?2 - 1, text FROM notes"
+    " WHERE rowid > ?2"
+)
 
 
 def _index_new_notes(conn: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> bool:
-    """Write notes none of which has a row yet, with their recall rows and FTS5 entries;
-    False (nothing written) if their timestamps are not all canonical."""
-    for row in rows:
-        if not _CANONICAL_TIME(row[5]):
+    """Write notes none of which has a row yet (``rows`` in id order), with their recall
+    rows and FTS5 entries; False (nothing written) if their timestamps are not all
+    canonical or their rowids not all after the old ones."""
+    created = [row[5] for row in rows]
+    for value in created:
+        if not _CANONICAL_TIME(value):
             return False
     before = conn.execute("SELECT coalesce(max(rowid), 0) FROM notes").fetchone()[0]
     next_rid = conn.execute("SELECT coalesce(max(rid), 0) + 1 FROM recall").fetchone()[0]
     conn.executemany(_UPSERT_SQL["notes"], rows)
-    written = conn.execute(_NEW_NOTES_RECALL, (next_rid, before, _NOTE_CONFIDENCE)).rowcount
+    after = conn.execute("SELECT coalesce(max(rowid), 0) FROM notes").fetchone()[0]
+    shifted = after - before == len(rows) and all(map(le, created, created[1:]))
+    recall_sql = _SHIFTED_RECALL if shifted else _NEW_NOTES_RECALL
+    written = conn.execute(recall_sql, (next_rid, before, _NOTE_CONFIDENCE)).rowcount
     if written != len(rows):  # the new rows are not all after the old ones: undo
         conn.execute("DELETE FROM recall WHERE rid >= ?", (next_rid,))
         conn.executemany("DELETE FROM notes WHERE id = ?", [(row[0],) for row in rows])
         return False
-    conn.execute(_NEW_NOTES_FTS, (next_rid,))
+    if shifted:
+        conn.execute(_SHIFTED_FTS, (next_rid, before))
+    else:
+        conn.execute(_NEW_NOTES_FTS, (next_rid,))
     return True
