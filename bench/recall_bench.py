@@ -142,6 +142,7 @@ def fill(store: MemoryStore, n: int, rng: random.Random, vocab: list[str]) -> li
             rate = (start + batch) / (time.perf_counter() - started)
             print(f"  filled {start + batch} steps ({rate:.0f}/s)", flush=True)
     store.compact()
+    store.checkpoint()  # a store at rest: no background checkpoint during the queries
     return contents
 
 

@@ -1,25 +1,30 @@
 """Sync benchmark: N records written offline on each of two replicas, then merged.
 
-For N in 1k, 10k, 100k (``--sizes`` to change): each replica writes N notes offline (in
-batches, as a device does when it imports), then they sync both ways with the real
-exchange (state vectors, then state-vector diffs, rounds until equal; in-process, no
-network, so the figures are the protocol's and the store's, not the loopback's).
+For N in 1k, 10k, 100k (``--sizes`` to change), each replica writes N notes offline (in
+batches, as a device does when it imports), then they merge both ways. Two setups:
 
-Printed per size: diff bytes per record, time to produce and to apply the diffs, total
-sync time, RSS, and the naive alternative (each side ships its whole state as JSON and the
-other upserts every record into the same tables) side by side as ratios.
+- **a real sync** (the headline): two processes, a device and a sync server, each holding
+  its replica, speak the real exchange over gRPC on 127.0.0.1 (state vectors, then
+  state-vector diffs, rounds until equal); both merge at the same time, as two machines
+  do. Timed in the device process from the first message to ``complete``, which the
+  server sends only after its own merge has finished. The naive alternative runs the same
+  way: two processes over a TCP socket on 127.0.0.1, each sends its whole state as JSON,
+  then each parses the other's and upserts every record into the same tables.
+- **in process**, one side after the other: the same exchange and the same naive merge
+  without a network, so the time is the protocol's and the store's, split into producing
+  and applying the diffs, with CPU time (what the merge costs the machine in all).
 
-Then the same exchange over real gRPC on 127.0.0.1 between two processes (a server
-holding one replica, this process the other), where both sides merge at the same time.
+Printed per size: diff bytes per record, wire bytes against the raw JSON of the
+records, both setups' times with the CRDT/naive ratios, and RSS.
 
 Last line: {"1000": {"sync_s", "wire_bytes", "raw_json_bytes", "naive_sync_s", "rss_mb",
-"sync_cpu_s", "naive_cpu_s", "grpc_sync_s"}, ...}: ``sync_s`` and ``naive_sync_s`` are
-the in-process figures (both sides merged one after the other, like for like),
-``grpc_sync_s`` the two-process one;
-``sync_cpu_s`` and ``naive_cpu_s`` the CPU seconds of the in-process runs (what an idle
-machine would take; on a busy one the wall clock can be several times longer).
+...}, ...}: ``sync_s`` and ``naive_sync_s`` are the real (two-process) syncs' wall
+clock, ``rss_mb`` the larger of the two processes' peak RSS; ``inprocess_sync_s``,
+``inprocess_naive_s``, ``sync_cpu_s`` and ``naive_cpu_s`` the in-process figures (both
+sides merged one after the other). With ``--in-process`` only the in-process setup runs
+and ``sync_s``/``naive_sync_s``/``rss_mb`` are its figures.
 
-    python bench/sync_bench.py [--sizes 1000,10000,100000] [--no-grpc]
+    python bench/sync_bench.py [--sizes 1000,10000,100000] [--in-process]
 """
 
 from __future__ import annotations
@@ -28,9 +33,11 @@ import argparse
 import gc
 import json
 import random
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -122,13 +129,20 @@ def naive_merge(store: MemoryStore, payload: bytes) -> None:
         materialise(store.db.conn, "notes", changes, None)
 
 
-def run(n: int, root: Path, use_grpc: bool) -> dict[str, Any]:
+def peak_rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def run_in_process(n: int, root: Path) -> dict[str, Any]:
+    """Both replicas in this process, merged one after the other (CRDT, then naive)."""
     a = MemoryStore(root / f"a{n}.db", node_id="a", synchronous="NORMAL")
     b = MemoryStore(root / f"b{n}.db", node_id="b", synchronous="NORMAL")
     fill(a, n, 1)
     fill(b, n, 2)
     raw_a, raw_b = raw_json(a), raw_json(b)
-    raw_bytes = len(raw_a) + len(raw_b)
     gc.collect()
 
     produce = apply = 0.0
@@ -171,28 +185,29 @@ def run(n: int, root: Path, use_grpc: bool) -> dict[str, Any]:
     naive_cpu = time.process_time() - cpu
     for s in (a, b, a2, b2):
         s.close()
-    grpc_s, grpc_wire, server_rss = run_grpc(n, root) if use_grpc else (None, None, None)
     return {
-        "n": n,
         "rounds": rounds,
-        "sync_s": round(sync_s, 4),
+        "inprocess_sync_s": round(sync_s, 4),
         "produce_s": round(produce, 4),
         "apply_s": round(apply, 4),
         "wire_bytes": wire,
-        "raw_json_bytes": raw_bytes,
+        "raw_json_bytes": len(raw_a) + len(raw_b),
         "diff_bytes_per_record": round(wire / (2 * n), 1),
-        "naive_sync_s": round(naive_s, 4),
+        "inprocess_naive_s": round(naive_s, 4),
         "sync_cpu_s": round(sync_cpu, 4),
         "naive_cpu_s": round(naive_cpu, 4),
-        "rss_mb": round(rss, 1),
-        "grpc_sync_s": grpc_s,
-        "grpc_wire_bytes": grpc_wire,
-        "grpc_server_rss_mb": server_rss,
+        "inprocess_rss_mb": round(rss, 1),
     }
 
 
+def _spawn(*args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, __file__, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+
+
 def serve(n: int, root: str) -> None:
-    """Subprocess: fill the user's store on the server with n records, then serve."""
+    """Subprocess: the sync server, holding the user's replica (n records)."""
     from sync.auth import Principal
     from sync.server import SyncServerThread
     from sync.userstores import UserStores
@@ -202,78 +217,196 @@ def serve(n: int, root: str) -> None:
     with SyncServerThread(stores, tokens={"t": Principal("a", "bench")}) as server:
         print(server.port, flush=True)
         sys.stdin.read()  # until the parent closes the pipe
-        print(round(rss_mb(), 1), flush=True)
+        print(round(peak_rss_mb(), 1), flush=True)
 
 
-def run_grpc(n: int, root: Path) -> tuple[float, int, float]:
-    """The real exchange over gRPC on 127.0.0.1 between two processes (both merge at once)."""
+def device(n: int, root: str, port: int) -> None:
+    """Subprocess: the device, holding its replica (n records), syncing with the server."""
     import grpc
 
     from sync.client import sync_with
 
-    folder = root / f"server{n}"
-    proc = subprocess.Popen(
-        [sys.executable, __file__, "--serve", str(n), str(folder)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None and proc.stdin is not None
-    a = MemoryStore(root / f"ga{n}.db", node_id="a", synchronous="NORMAL")
-    fill(a, n, 1)
-    port = int(proc.stdout.readline())
+    store = MemoryStore(Path(root) / "device.db", node_id="a", synchronous="NORMAL")
+    fill(store, n, 1)
     gc.collect()
     with grpc.insecure_channel(f"127.0.0.1:{port}", options=CLIENT_OPTIONS) as channel:
         start = time.perf_counter()
-        result = sync_with(channel, a, "t", timeout=600)
+        result = sync_with(channel, store, "t", timeout=600)
         elapsed = time.perf_counter() - start
-        again = sync_with(channel, a, "t")
-    assert again.rounds == 0 and len(a.records("notes")) == 2 * n
-    proc.stdin.close()
-    server_rss = float(proc.stdout.readline())
-    proc.wait(60)
-    a.close()
-    return round(elapsed, 4), result.bytes_sent + result.bytes_received, server_rss
+        again = sync_with(channel, store, "t")
+    assert again.rounds == 0 and len(store.records("notes")) == 2 * n
+    store.close()
+    print(
+        json.dumps(
+            {"s": elapsed, "wire": result.bytes_sent + result.bytes_received, "rss": peak_rss_mb()}
+        ),
+        flush=True,
+    )
+
+
+def run_grpc(n: int, root: Path) -> dict[str, Any]:
+    """The real exchange over gRPC on 127.0.0.1 between two processes."""
+    folder = root / f"grpc{n}"
+    folder.mkdir()
+    server = _spawn("--serve", str(n), str(folder / "server"))
+    assert server.stdout is not None and server.stdin is not None
+    port = int(server.stdout.readline())
+    client = _spawn("--device", str(n), str(folder), str(port))
+    assert client.stdout is not None
+    report = json.loads(client.stdout.readline())
+    client.wait(60)
+    server.stdin.close()
+    server_rss = float(server.stdout.readline())
+    server.wait(60)
+    return {
+        "sync_s": round(report["s"], 4),
+        "grpc_wire_bytes": report["wire"],
+        "rss_mb": round(max(report["rss"], server_rss), 1),
+    }
+
+
+def _send_all(sock: socket.socket, payload: bytes) -> None:
+    sock.sendall(len(payload).to_bytes(8, "big") + payload)
+
+
+def _receive_all(sock: socket.socket) -> bytes:
+    size = int.from_bytes(_read_exactly(sock, 8), "big")
+    return _read_exactly(sock, size)
+
+
+def _read_exactly(sock: socket.socket, size: int) -> bytes:
+    parts, left = [], size
+    while left:
+        part = sock.recv(min(left, 1 << 20))
+        if not part:
+            raise ConnectionError("peer closed the socket")
+        parts.append(part)
+        left -= len(part)
+    return b"".join(parts)
+
+
+def naive_exchange(store: MemoryStore, sock: socket.socket, payload: bytes) -> None:
+    """Send our whole state while receiving the peer's, then upsert all of the peer's."""
+    sender = threading.Thread(target=_send_all, args=(sock, payload))
+    sender.start()
+    peer = _receive_all(sock)
+    sender.join()
+    naive_merge(store, peer)
+
+
+def naive_peer(n: int, root: str, role: str, port: int) -> None:
+    """Subprocess: one replica of the naive sync (``listen`` or ``connect``)."""
+    seed, node = (2, "b") if role == "listen" else (1, "a")
+    store = MemoryStore(Path(root) / f"naive-{node}.db", node_id=node, synchronous="NORMAL")
+    fill(store, n, seed)
+    payload = raw_json(store)
+    naive_merge(store, payload)  # the table as the CRDT replica has it: the own records
+    store.checkpoint()
+    gc.collect()
+    if role == "listen":
+        with socket.create_server(("127.0.0.1", 0)) as server:
+            print(server.getsockname()[1], flush=True)
+            conn, _ = server.accept()
+            with conn:
+                naive_exchange(store, conn, payload)
+                conn.sendall(b"k")  # merged
+        print(round(peak_rss_mb(), 1), flush=True)
+    else:
+        with socket.create_connection(("127.0.0.1", port)) as conn:
+            start = time.perf_counter()
+            naive_exchange(store, conn, payload)
+            _read_exactly(conn, 1)  # the peer has merged too
+            elapsed = time.perf_counter() - start
+        print(json.dumps({"s": elapsed, "rss": peak_rss_mb()}), flush=True)
+    assert len(store.table_rows("notes")) == 2 * n
+    store.close()
+
+
+def run_naive(n: int, root: Path) -> dict[str, Any]:
+    """The naive sync between two processes over TCP on 127.0.0.1."""
+    folder = root / f"naive{n}"
+    folder.mkdir()
+    listener = _spawn("--naive", "listen", str(n), str(folder), "0")
+    assert listener.stdout is not None
+    port = int(listener.stdout.readline())
+    connector = _spawn("--naive", "connect", str(n), str(folder), str(port))
+    assert connector.stdout is not None
+    report = json.loads(connector.stdout.readline())
+    connector.wait(60)
+    listener_rss = float(listener.stdout.readline())
+    listener.wait(60)
+    return {
+        "naive_sync_s": round(report["s"], 4),
+        "naive_rss_mb": round(max(report["rss"], listener_rss), 1),
+    }
+
+
+def ratio(a: float, b: float) -> str:
+    return f"{a / max(b, 1e-9):.2f}x"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,100000")
-    parser.add_argument("--no-grpc", action="store_true", help="skip the two-process run")
+    parser.add_argument("--in-process", action="store_true", help="skip the two-process runs")
     parser.add_argument("--serve", nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument("--device", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--naive", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
         serve(int(args.serve[0]), args.serve[1])
         return
+    if args.device:
+        device(int(args.device[0]), args.device[1], int(args.device[2]))
+        return
+    if args.naive:
+        naive_peer(int(args.naive[1]), args.naive[2], args.naive[0], int(args.naive[3]))
+        return
     summary: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for n in (int(s) for s in args.sizes.split(",")):
-            r = run(n, Path(tmp), not args.no_grpc)
-            print(
-                f"{n:>7} records/side: in-process sync {r['sync_s']:.3f}s (produce"
-                f" {r['produce_s']:.3f}s, apply {r['apply_s']:.3f}s, {r['rounds']} rounds),"
-                f" wire {r['wire_bytes']} B = {r['diff_bytes_per_record']} B/record ="
-                f" {r['wire_bytes'] / r['raw_json_bytes']:.2f}x raw JSON;"
-                f" naive JSON both ways {r['naive_sync_s']:.3f}s"
-                f" (CRDT/naive time {r['sync_s'] / max(r['naive_sync_s'], 1e-9):.2f}x);"
-                f" CPU time: CRDT {r['sync_cpu_s']:.3f}s, naive {r['naive_cpu_s']:.3f}s"
-                f" ({r['sync_cpu_s'] / max(r['naive_cpu_s'], 1e-9):.2f}x); RSS {r['rss_mb']} MB",
-                flush=True,
-            )
-            if r["grpc_sync_s"] is not None:
+            r = run_in_process(n, Path(tmp))
+            if args.in_process:
+                r.update(
+                    sync_s=r["inprocess_sync_s"],
+                    naive_sync_s=r["inprocess_naive_s"],
+                    rss_mb=r["inprocess_rss_mb"],
+                )
+            else:
+                r.update(run_grpc(n, Path(tmp)))
+                r.update(run_naive(n, Path(tmp)))
                 print(
-                    f"{n:>7} records/side over gRPC, two processes merging at once:"
-                    f" {r['grpc_sync_s']:.3f}s, {r['grpc_wire_bytes']} B of updates"
-                    f" ({r['grpc_wire_bytes'] / r['raw_json_bytes']:.2f}x raw JSON),"
-                    f" server RSS {r['grpc_server_rss_mb']} MB",
+                    f"{n:>7} records/side, real sync (two processes on 127.0.0.1, both"
+                    f" merging at once): CRDT over gRPC {r['sync_s']:.3f}s, naive JSON over"
+                    f" TCP {r['naive_sync_s']:.3f}s"
+                    f" (CRDT/naive {ratio(r['sync_s'], r['naive_sync_s'])});"
+                    f" peak RSS {r['rss_mb']} MB (naive {r['naive_rss_mb']} MB)",
                     flush=True,
                 )
-            keys = ("sync_s", "wire_bytes", "raw_json_bytes", "naive_sync_s", "rss_mb")
+            print(
+                f"{n:>7} records/side, in process (one side after the other): sync"
+                f" {r['inprocess_sync_s']:.3f}s (produce {r['produce_s']:.3f}s, apply"
+                f" {r['apply_s']:.3f}s, {r['rounds']} rounds), naive"
+                f" {r['inprocess_naive_s']:.3f}s"
+                f" ({ratio(r['inprocess_sync_s'], r['inprocess_naive_s'])});"
+                f" CPU {r['sync_cpu_s']:.3f}s vs {r['naive_cpu_s']:.3f}s"
+                f" ({ratio(r['sync_cpu_s'], r['naive_cpu_s'])}); wire {r['wire_bytes']} B ="
+                f" {r['diff_bytes_per_record']} B/record ="
+                f" {ratio(r['wire_bytes'], r['raw_json_bytes'])} raw JSON",
+                flush=True,
+            )
+            keys = (
+                "sync_s",
+                "wire_bytes",
+                "raw_json_bytes",
+                "naive_sync_s",
+                "rss_mb",
+                "inprocess_sync_s",
+                "inprocess_naive_s",
+                "sync_cpu_s",
+                "naive_cpu_s",
+            )
             summary[str(n)] = {k: r[k] for k in keys}
-            summary[str(n)]["sync_cpu_s"] = r["sync_cpu_s"]
-            summary[str(n)]["naive_cpu_s"] = r["naive_cpu_s"]
-            if r["grpc_sync_s"] is not None:
-                summary[str(n)]["grpc_sync_s"] = r["grpc_sync_s"]
     print(json.dumps(summary))
 
 

@@ -97,9 +97,8 @@ class NoteVectors:
         if not count or count > SEMANTIC_NOTE_LIMIT:
             return
         rows = conn.execute(
-            "SELECT r.rid, r.kind, r.record_id, f.text, r.confidence, r.created_at,"
-            " r.created_s, r.embedding FROM recall r JOIN recall_fts f ON f.rowid = r.rid"
-            " WHERE r.source = 'notes' AND r.embedding IS NOT NULL"
+            "SELECT rid, kind, record_id, text, confidence, created_at, created_s, embedding"
+            " FROM recall WHERE source = 'notes' AND embedding IS NOT NULL"
         ).fetchall()
         good = [r for r in rows if len(r[7]) == dim * 4]
         if good:
@@ -113,11 +112,10 @@ class NoteVectors:
 # not scale here: ``ORDER BY rank`` scores every match, and bm25() first counts every
 # document of each term for its IDF (~1 ms per 25k documents, per query). BM25 is
 # computed below over the candidates, with document frequencies cached in TermStats.
-# The text comes from the FTS5 cursor that found the match (a correlated sub-select would
-# open a new FTS5 cursor per candidate: a sixth of the query's SQL time).
+# The text is the recall row's own (the FTS5 index keeps no copy: external content).
 _CANDIDATES_SQL = (
-    "SELECT r.rid, r.kind, r.record_id, f.text, r.confidence, r.created_at, r.created_s,"
-    " r.embedding FROM (SELECT rowid, text FROM recall_fts WHERE recall_fts MATCH ?"
+    "SELECT r.rid, r.kind, r.record_id, r.text, r.confidence, r.created_at, r.created_s,"
+    " r.embedding FROM (SELECT rowid FROM recall_fts WHERE recall_fts MATCH ?"
     " ORDER BY rowid DESC LIMIT ?) f JOIN recall r ON r.rid = f.rowid"
 )
 BM25_K1 = 1.2

@@ -345,6 +345,27 @@ class MemoryStore:
         with self._transaction(), self.doc.doc.transaction():
             yield self
 
+    def search_index_matches(self) -> bool:
+        """True if the full-text index holds exactly the texts of the recall rows.
+
+        Compares FTS5's term counts with those of an index rebuilt from the rows, inside
+        a savepoint that is rolled back (SQLite 3.40's ``integrity-check`` does not compare
+        an external-content index with its content). Costs a rebuild: a check for tests
+        and repairs, not for every query.
+        """
+        vocab = "SELECT term, doc, cnt FROM recall_vocab ORDER BY term"
+        with self._lock:
+            conn = self.db.conn
+            current = conn.execute(vocab).fetchall()
+            conn.execute("SAVEPOINT search_index_check")
+            try:
+                conn.execute("INSERT INTO recall_fts (recall_fts) VALUES ('rebuild')")
+                rebuilt = conn.execute(vocab).fetchall()
+            finally:
+                conn.execute("ROLLBACK TO search_index_check")
+                conn.execute("RELEASE search_index_check")
+        return bool(current == rebuilt)
+
     def checkpoint(self) -> None:
         """Copy the write-ahead log into the database file now, and empty the log.
 

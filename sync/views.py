@@ -416,8 +416,9 @@ def _index(
             existing[record_id] = rid
     if existing:
         stale = sorted((rid,) for rid in existing.values())
-        conn.executemany("DELETE FROM recall WHERE rid = ?", stale)
+        # The index first: FTS5 reads the text to unindex from the recall row.
         conn.executemany("DELETE FROM recall_fts WHERE rowid = ?", stale)
+        conn.executemany("DELETE FROM recall WHERE rid = ?", stale)
     row = conn.execute("SELECT coalesce(max(rid), 0) FROM recall").fetchone()
     next_rid = max(int(row[0]), max(existing.values(), default=0)) + 1
     # (searchable is in id order, and the sort is stable: ties stay in id order)
@@ -444,6 +445,7 @@ def _index(
                 created_at,
                 epoch_s(created_at) if created_at else 0.0,
                 None if embedder is None else embedding_bytes(embedder, text),
+                text,
             )
         )
         texts.append((rid, text))
@@ -453,7 +455,7 @@ def _index(
     if rows:
         conn.executemany(
             "INSERT INTO recall (rid, source, kind, record_id, tool, confidence, created_at,"
-            " created_s, embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " created_s, embedding, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             rows,
         )
         conn.executemany("INSERT INTO recall_fts (rowid, text) VALUES (?, ?)", texts)
@@ -474,12 +476,11 @@ _NEW_NOTES = (
 )
 _NEW_NOTES_RECALL = (
     "INSERT INTO recall (rid, source, kind, record_id, tool, confidence, created_at,"
-    " created_s, embedding) SELECT rid, 'notes', 'note', id, NULL, ?3, created_at,"
-    f" created_s, NULL FROM ({_NEW_NOTES}) ORDER BY rid"
+    " created_s, embedding, text) SELECT rid, 'notes', 'note', id, NULL, ?3, created_at,"
+    f" created_s, NULL, text FROM ({_NEW_NOTES}) ORDER BY rid"
 )
 _NEW_NOTES_FTS = (
-    "INSERT INTO recall_fts (rowid, text) SELECT r.rid, n.text FROM recall r"
-    " JOIN notes n ON n.id = r.record_id WHERE r.rid >= ?1 ORDER BY r.rid"
+    "INSERT INTO recall_fts (rowid, text) SELECT rid, text FROM recall WHERE rid >= ? ORDER BY rid"
 )
 # The usual case: ids start with their creation time, so the new rows, inserted in id
 # order, are in (created_at, id) order too and got the rowids ?2 + 1, ?2 + 2...: a rid is
@@ -491,8 +492,8 @@ _SHIFTED = (
 )
 _SHIFTED_RECALL = (
     "INSERT INTO recall (rid, source, kind, record_id, tool, confidence, created_at,"
-    " created_s, embedding) SELECT rid, 'notes', 'note', id, NULL, ?3, created_at,"
-    f" created_s, NULL FROM ({_SHIFTED})"
+    " created_s, embedding, text) SELECT rid, 'notes', 'note', id, NULL, ?3, created_at,"
+    f" created_s, NULL, text FROM ({_SHIFTED})"
 )
 _SHIFTED_FTS = (
     "INSERT INTO recall_fts (rowid, text) SELECT ?1 + rowid - ?2 - 1, text FROM notes"

@@ -9,7 +9,8 @@ Tables (every synced table is a materialised view of the CRDT document, see
 ``sync.views``; each row carries the ``hlc`` and ``node`` of the edit that won):
 
     sessions, steps, notes, timers, device_state, facts, receipts, pending, transitions
-    recall + recall_fts   one row per searchable text (FTS5, BM25) with its embedding
+    recall + recall_fts   one row per searchable text with its embedding, indexed by
+                          FTS5 (BM25); the text is kept in recall (external content, v3)
     recall_vocab          FTS5 term statistics (v2)
     idempotency           the kernel's idempotency keys (local, not synced)
     update_log            every CRDT update, appended in the same transaction as the change
@@ -146,7 +147,30 @@ def _v2_fts_vocab(db: sqlite_utils.Database) -> None:
     db.execute("CREATE VIRTUAL TABLE recall_vocab USING fts5vocab(recall_fts, 'row')")
 
 
-MIGRATIONS: list[Migration] = [_v1_initial, _v2_fts_vocab]
+def _v3_fts_external_content(db: sqlite_utils.Database) -> None:
+    """Keep each searchable text once, in ``recall.text``, and index it from there.
+
+    ``recall_fts`` becomes an external-content FTS5 table over ``recall`` (``content_rowid
+    = rid``): it no longer stores its own copy of every text, which was a third of the
+    cost of indexing one, and a recall query reads the text from the recall row it
+    fetches anyway. Rows of ``recall_fts`` must then be removed while their ``recall`` row
+    still holds the indexed text (``sync.views`` deletes in that order).
+    """
+    db.execute("ALTER TABLE recall ADD COLUMN text TEXT NOT NULL DEFAULT ''")
+    db.execute(
+        "UPDATE recall SET text = (SELECT f.text FROM recall_fts f WHERE f.rowid = recall.rid)"
+    )
+    db.execute("DROP TABLE recall_vocab")
+    db.execute("DROP TABLE recall_fts")
+    db.execute(
+        "CREATE VIRTUAL TABLE recall_fts USING fts5(text, content='recall', content_rowid='rid',"
+        " tokenize='unicode61 remove_diacritics 2')"
+    )
+    db.execute("INSERT INTO recall_fts (recall_fts) VALUES ('rebuild')")
+    db.execute("CREATE VIRTUAL TABLE recall_vocab USING fts5vocab(recall_fts, 'row')")
+
+
+MIGRATIONS: list[Migration] = [_v1_initial, _v2_fts_vocab, _v3_fts_external_content]
 """Migration ``i`` takes the schema from version ``i`` to ``i + 1``."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -70,6 +70,7 @@ def test_three_replicas_converge_without_losing_writes(
         tables = [s.table_rows("notes") for s in stores.values()]
         assert docs[0] == docs[1] == docs[2]
         assert tables[0] == tables[1] == tables[2]
+        assert all(s.search_index_matches() for s in stores.values())
         for record_id, writes in acked.items():
             expected = max(writes)[2] if writes else None
             got = x.get_record("notes", record_id)

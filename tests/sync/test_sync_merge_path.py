@@ -99,6 +99,7 @@ def test_compaction_merges_the_fts_index_and_search_still_works(
 
 
 def _dump(store: MemoryStore) -> tuple[object, ...]:
+    assert store.search_index_matches()
     return (
         store.table_rows("notes"),
         store._query("SELECT * FROM recall ORDER BY rid"),

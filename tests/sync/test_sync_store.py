@@ -275,3 +275,46 @@ def test_threads_share_one_store(store: MemoryStore) -> None:
     assert errors == []
     assert len(store.notes()) == 80
     assert len(store.records("notes")) == 80
+
+
+def test_a_version_2_store_moves_its_texts_into_recall(tmp_path: Path) -> None:
+    """v3 keeps each searchable text once (external-content FTS5): an older store's texts
+    and index survive the migration, and edits and deletions afterwards keep the index
+    consistent with the rows."""
+    import sqlite_utils
+
+    from sync.schema.migrations import MIGRATIONS
+
+    path = tmp_path / "old.db"
+    with MemoryStore(path, node_id="n1") as store:
+        kept = store.add_note("the boiler pressure is 1.5 bar")
+        edited = store.add_note("renew the passport in march")
+        gone = store.add_note("buy oat milk")
+    # Rebuild the file as version 2 left it: texts in recall_fts, none in recall.
+    conn = sqlite3.connect(path)
+    rows = conn.execute("SELECT rid, text FROM recall ORDER BY rid").fetchall()
+    conn.executescript(
+        "DROP TABLE recall_vocab; DROP TABLE recall_fts;"
+        "ALTER TABLE recall DROP COLUMN text;"
+        "CREATE VIRTUAL TABLE recall_fts USING fts5(text,"
+        " tokenize='unicode61 remove_diacritics 2');"
+    )
+    conn.executemany("INSERT INTO recall_fts (rowid, text) VALUES (?, ?)", rows)
+    conn.execute("PRAGMA user_version = 1")
+    conn.commit()
+    conn.close()
+    db = sqlite_utils.Database(path)
+    with db.conn:
+        MIGRATIONS[1](db)
+        db.execute("PRAGMA user_version = 2")
+    db.close()
+
+    with MemoryStore(path) as store:
+        assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        assert [h.record_id for h in store.search("boiler pressure")] == [kept]
+        store.update_note(edited, "renew the driving licence")
+        store.delete_note(gone)
+        assert store.search_index_matches()
+        assert store.search("passport") == [] and store.search("oat milk") == []
+        assert [h.record_id for h in store.search("driving licence")] == [edited]
+        assert store._query("SELECT count(*) FROM recall")[0][0] == 2
