@@ -31,7 +31,7 @@ from typing import Any, NamedTuple
 from pycrdt import Doc, Map, TransactionEvent
 
 from sync.errors import InvalidRecordError, InvalidUpdateError
-from sync.hlc import decode_hlc
+from sync.hlc import is_hlc
 
 KINDS: tuple[str, ...] = (
     "sessions",
@@ -96,7 +96,8 @@ def decode_value(value: object) -> tuple[str, dict[str, Any] | None]:
         if end != len(value):  # whitespace around it, or not JSON: the exact, slow path
             body = json.loads(value)
         hlc = body["h"]
-        decode_hlc(hlc)
+        if not is_hlc(hlc):
+            raise ValueError("not a timestamp")
     except (ValueError, KeyError, TypeError) as exc:
         raise InvalidUpdateError(f"malformed record value: {value[:80]!r}") from exc
     if body.get("x"):

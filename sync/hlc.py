@@ -16,6 +16,7 @@ Example:
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 
@@ -32,9 +33,14 @@ def encode_hlc(wall_ms: int, counter: int) -> str:
     return f"{wall_ms:012x}{counter:04x}"
 
 
+is_hlc: Callable[[str], object] = re.compile(r"[0-9a-fA-F]{16}").fullmatch
+"""Truthy if a string is a timestamp: 16 hex digits (we write lower case; upper case from
+another writer is read too). TypeError for a non-string."""
+
+
 def decode_hlc(value: str) -> tuple[int, int]:
     """Decode a timestamp into ``(wall_ms, counter)``; ValueError if it is not one."""
-    if len(value) != 16:
+    if not isinstance(value, str) or not is_hlc(value):
         raise ValueError(f"not a hybrid logical clock timestamp: {value!r}")
     return int(value[:12], 16), int(value[12:], 16)
 

@@ -84,13 +84,21 @@ def _required(data: Mapping[str, Any], key: str) -> str:
     return value
 
 
+def _check_time(value: str) -> None:
+    """InvalidRecordError unless ``value`` is an ISO-8601 timestamp (what epoch_s reads)."""
+    try:
+        datetime.fromisoformat(value)
+    except ValueError as exc:
+        raise InvalidRecordError(f"bad timestamp: {value!r}") from exc
+
+
 def _time(data: Mapping[str, Any], key: str, *, required: bool = True) -> str:
     value = data.get(key)
     if value is None and not required:
         return ""
     if not isinstance(value, str):
         raise InvalidRecordError(f"field {key!r} must be an ISO-8601 timestamp")
-    epoch_s(value)
+    _check_time(value)
     return value
 
 
@@ -160,6 +168,11 @@ def _step_row(d: Mapping[str, Any]) -> tuple[Any, ...]:
 
 
 def _note_row(d: Mapping[str, Any]) -> tuple[Any, ...]:
+    # The bulk of a merge: the checks of _required, _str and _time, inlined.
+    text, source, created = d.get("text"), d.get("source_act_id"), d.get("created_at")
+    if type(text) is str and (source is None or type(source) is str) and type(created) is str:
+        _check_time(created)
+        return (text, source, created)
     return (_required(d, "text"), _str(d, "source_act_id", None), _time(d, "created_at"))
 
 
