@@ -277,6 +277,8 @@ class MemoryDocument:
             # The raw event: pycrdt's wrapper re-walks every changed key in Python.
             raw = ymap.integrated.observe(lambda e, s=sink: s.append(e.keys))
             subscriptions.append(raw)
+        sys_changed: list[bool] = []
+        subscriptions.append(self.sys.integrated.observe(lambda e: sys_changed.append(True)))
         # The document-level observer is off while the peer's update integrates: yrs
         # would encode the whole transaction again for it (a quarter of a large merge's
         # CRDT time), and the update log can take the peer's bytes as they are --
@@ -291,10 +293,10 @@ class MemoryDocument:
             self._subscription = self.doc.observe(self._updated)
             for subscription in subscriptions:
                 subscription.drop()
-        # Logged when it changed the document, as the observer would have: an entry
-        # added or removed, or anything else new (the state vector moved).
+        # Logged when it changed the document, as the observer would have: an entry of
+        # ours added or removed, or anything else new (the state vector moved).
         if self._on_update is not None and (
-            any(changed.values()) or self.doc.get_state() != before
+            any(changed.values()) or sys_changed or self.doc.get_state() != before
         ):
             self._on_update(update)
         result = RemoteChanges({}, {}, {})

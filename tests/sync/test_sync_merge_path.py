@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from pycrdt import Doc, Map
@@ -239,3 +240,24 @@ def test_a_new_record_with_two_entries_in_one_update_keeps_the_later_one(
     }
     assert set(c.document_json()["notes"]) == {"r|b", "s|b"}
     assert len(c._query("SELECT rowid FROM recall_fts")) == 2
+
+
+def test_a_merged_update_is_logged_as_received_once_and_replays_to_the_same_state(
+    make_store: Callable[..., MemoryStore], tmp_path: Path
+) -> None:
+    a, b = make_store("a"), make_store("b")
+    with a.batch():
+        for i in range(20):
+            a.add_note(f"from a {i}")
+    b.add_note("from b")
+    update = a.diff(b.state_vector())
+    logged = b.log_length()
+    assert b.apply_update(update)
+    assert b.log_length() == logged + 1
+    assert not b.apply_update(update)  # nothing new: not logged again
+    assert b.log_length() == logged + 1
+    expected = (b.document_json(), b.table_rows("notes"), b.state_vector())
+    b.close()
+    with MemoryStore(tmp_path / "b.db") as reopened:
+        assert (reopened.document_json(), reopened.table_rows("notes")) == expected[:2]
+        assert reopened.state_vector() == expected[2]
