@@ -38,19 +38,19 @@ from google.protobuf import json_format
 from edgeloop.v1 import agent_pb2 as pb
 from sync import recall as _recall
 from sync.checkpoint import WalCheckpointer
-from sync.document import KINDS, Entry, MemoryDocument, check_id, decode_value
+from sync.document import KINDS, Entry, MemoryDocument, check_id
 from sync.errors import InvalidRecordError, InvalidUpdateError, RecordNotFoundError
 from sync.hlc import HybridLogicalClock, decode_hlc
 from sync.recall import RecallHit
 from sync.schema.migrations import migrate
 from sync.updatelog import UpdateLog
 from sync.views import (
-    ROW_BUILDERS,
     Embedder,
     build_row,
     epoch_s,
     iso,
     materialise,
+    merged_rows,
     now_iso,
     receipt_from_data,
     step_from_data,
@@ -857,38 +857,12 @@ class MemoryStore:
             touched = self.doc.apply_remote(bytes(update))
             highest = ""
             for kind in KINDS:
-                created = touched.created.get(kind)
-                winners = touched.winners.get(kind)
+                created = touched.created.get(kind, [])
+                winners = touched.winners.get(kind, {})
                 if not created and not winners:
                     continue
-                builder = ROW_BUILDERS[kind]
-                # Records the update created with one entry: decoded and turned into rows
-                # in one pass (the bulk of a merge: no Entry, no look-up, a plain INSERT).
-                new_rows: list[tuple[Any, ...]] = []
-                add_row = new_rows.append
-                changes: list[tuple[str, tuple[Any, ...] | None]] = []
-                append = changes.append
-                record_id = ""
-                try:
-                    for record_id, node, value in created or ():
-                        hlc, data = decode_value(value)
-                        if hlc > highest:
-                            highest = hlc
-                        if data is not None:
-                            add_row((record_id, hlc, node, *builder(data)))
-                    for record_id, entry in (winners or {}).items():
-                        if entry is None:
-                            append((record_id, None))
-                            continue
-                        hlc, node, data = entry
-                        if hlc > highest:
-                            highest = hlc
-                        if data is None:
-                            append((record_id, None))
-                            continue
-                        append((record_id, (record_id, hlc, node, *builder(data))))
-                except InvalidRecordError as exc:
-                    raise InvalidUpdateError(f"bad {kind} record {record_id!r}: {exc}") from exc
+                new_rows, changes, latest = merged_rows(kind, created, winners)
+                highest = max(highest, latest)
                 materialise(
                     self.db.conn,
                     kind,

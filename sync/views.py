@@ -23,8 +23,8 @@ import numpy as np
 from google.protobuf import json_format
 
 from edgeloop.v1 import agent_pb2 as pb
-from sync.document import Entry
-from sync.errors import InvalidRecordError
+from sync.document import Entry, decode_value
+from sync.errors import InvalidRecordError, InvalidUpdateError
 
 Embedder = Callable[[str], Any]
 """Text -> 1-D float vector (the edge passes ``Encoder.embed``)."""
@@ -350,6 +350,51 @@ def build_row(kind: str, record_id: str, entry: Entry) -> tuple[Any, ...] | None
 def row_dict(kind: str, row: tuple[Any, ...]) -> dict[str, Any]:
     """A row tuple from :func:`build_row` as ``{column: value}``."""
     return dict(zip(("id", "hlc", "node", *COLUMNS[kind]), row, strict=True))
+
+
+Row = tuple[Any, ...]
+
+
+def merged_rows(
+    kind: str,
+    created: Iterable[tuple[str, str, object]],
+    winners: Mapping[str, Entry | None],
+) -> tuple[list[Row], list[tuple[str, Row | None]], str]:
+    """The rows a merged update writes for one kind, and the greatest clock it carries.
+
+    ``created`` are the records the update created with one entry, still undecoded
+    (``(id, node, stored value)``: decoded and validated straight into rows, the bulk of
+    a merge); ``winners`` the other touched records with their winning entries. Returns
+    ``(rows of the created records, [(id, row or None: delete)], greatest hlc)``.
+
+    Raises:
+        InvalidUpdateError: a value is not one of ours, or a record does not fit its table.
+    """
+    builder = ROW_BUILDERS[kind]
+    new_rows: list[Row] = []
+    add_row = new_rows.append
+    changes: list[tuple[str, Row | None]] = []
+    change = changes.append
+    highest = ""
+    record_id = ""
+    try:
+        for record_id, node, value in created:
+            hlc, data = decode_value(value)
+            if hlc > highest:
+                highest = hlc
+            if data is not None:
+                add_row((record_id, hlc, node, *builder(data)))
+        for record_id, entry in winners.items():
+            if entry is None:
+                change((record_id, None))
+                continue
+            hlc, node, data = entry
+            if hlc > highest:
+                highest = hlc
+            change((record_id, None if data is None else (record_id, hlc, node, *builder(data))))
+    except InvalidRecordError as exc:
+        raise InvalidUpdateError(f"bad {kind} record {record_id!r}: {exc}") from exc
+    return new_rows, changes, highest
 
 
 _UPSERT_SQL = {
