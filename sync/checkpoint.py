@@ -4,13 +4,15 @@ writer's path.
 SQLite's default checkpoints run inside the ``COMMIT`` that pushes the log past 1000
 pages: the writer that happens to cross the line pays for copying every page and for
 syncing the file (a seventh of a 100k-record merge). A store turns that off
-(``PRAGMA wal_autocheckpoint = 0``) and hands the work to a :class:`WalCheckpointer`: a
-thread with its own connection that runs a ``PASSIVE`` checkpoint (it never blocks
-readers or the writer) once writes have gone quiet, at most every ``interval`` seconds.
+(``PRAGMA wal_autocheckpoint = 0``) and tells the process's :class:`WalCheckpointer`
+after each commit: one thread for every store in the process (a server holds a store per
+user), which runs a ``PASSIVE`` checkpoint (it never blocks readers or the writer) on a
+connection of its own once a file's writes have gone quiet, at most every ``interval``
+seconds per file.
 
 Nothing is less durable: a committed transaction is in the log, and SQLite replays the
-log on the next open if the process dies before a checkpoint. Closing the store runs a
-last checkpoint, so a closed store's file holds everything.
+log on the next open if the process dies before a checkpoint. The last connection to
+close a file checkpoints it too, so a closed store's file holds everything.
 """
 
 from __future__ import annotations
@@ -18,72 +20,93 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
+from pathlib import Path
 
 
 class WalCheckpointer:
-    """Runs ``PRAGMA wal_checkpoint(PASSIVE)`` on ``path`` after :meth:`notify`.
+    """Runs ``PRAGMA wal_checkpoint(PASSIVE)`` on the files it is told about.
 
     Args:
-        path: the database file (in WAL mode).
-        quiet: seconds without a new :meth:`notify` before checkpointing, so a burst of
-            small commits costs one checkpoint.
-        interval: the least time between two checkpoints.
+        quiet: seconds without a new :meth:`notify` for a file before checkpointing it,
+            so a burst of small commits costs one checkpoint.
+        interval: the least time between two checkpoints of one file.
     """
 
-    def __init__(self, path: str, *, quiet: float = 0.05, interval: float = 1.0) -> None:
-        self._path = path
+    def __init__(self, *, quiet: float = 0.05, interval: float = 1.0) -> None:
         self._quiet = quiet
         self._interval = interval
         self._wake = threading.Condition()
-        self._pending = False
+        self._pending: dict[str, float] = {}  # path -> time of its last notify
+        self._last_run: dict[str, float] = {}
         self._stopping = False
-        self._last_notify = 0.0
         self.checkpoints = 0
         """How many checkpoints ran (tests read it)."""
         self._thread = threading.Thread(target=self._run, name="wal-checkpoint", daemon=True)
         self._thread.start()
 
-    def notify(self) -> None:
-        """A write transaction committed: checkpoint once writes go quiet."""
+    def notify(self, path: str) -> None:
+        """A write transaction on ``path`` committed: checkpoint it once writes go quiet."""
         with self._wake:
-            self._pending = True
-            self._last_notify = time.monotonic()
+            self._pending[path] = time.monotonic()
             self._wake.notify()
 
+    def forget(self, path: str) -> None:
+        """Drop what is pending for ``path`` (its store is closing and checkpoints it)."""
+        with self._wake:
+            self._pending.pop(path, None)
+            self._last_run.pop(path, None)
+
     def close(self) -> None:
-        """Stop the thread after a last checkpoint of whatever is pending."""
+        """Stop the thread (what is pending is left to SQLite's replay or close)."""
         with self._wake:
             self._stopping = True
             self._wake.notify()
         self._thread.join()
 
+    def _due(self, path: str, notified: float) -> float:
+        return max(notified + self._quiet, self._last_run.get(path, 0.0) + self._interval)
+
     def _run(self) -> None:
-        conn = sqlite3.connect(self._path, check_same_thread=False)
+        while True:
+            with self._wake:
+                while not self._stopping:
+                    now = time.monotonic()
+                    due = {p: self._due(p, t) for p, t in self._pending.items()}
+                    ready = [p for p, at in due.items() if at <= now]
+                    if ready:
+                        path = ready[0]
+                        del self._pending[path]
+                        self._last_run[path] = now
+                        break
+                    self._wake.wait(min(due.values()) - now if due else None)
+                else:
+                    return
+            self._checkpoint(path)
+
+    def _checkpoint(self, path: str) -> None:
+        try:
+            # mode=rw: never create a file whose store has gone, folder and all.
+            conn = sqlite3.connect(f"{Path(path).absolute().as_uri()}?mode=rw", uri=True)
+        except sqlite3.Error:
+            return
         try:
             conn.execute("PRAGMA busy_timeout = 5000")
-            last_run = 0.0
-            while True:
-                with self._wake:
-                    while not self._pending and not self._stopping:
-                        self._wake.wait()
-                    if self._stopping:
-                        break
-                    due = max(self._last_notify + self._quiet, last_run + self._interval)
-                    delay = due - time.monotonic()
-                    if delay > 0:
-                        self._wake.wait(delay)
-                        continue
-                    self._pending = False
-                self._checkpoint(conn)
-                last_run = time.monotonic()
-            if self._pending:
-                self._checkpoint(conn)
-        finally:
-            conn.close()
-
-    def _checkpoint(self, conn: sqlite3.Connection) -> None:
-        try:
             conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
             self.checkpoints += 1
         except sqlite3.Error:
             pass  # busy or closing: the next commit notifies again, and SQLite replays the log
+        finally:
+            conn.close()
+
+
+_shared: WalCheckpointer | None = None
+_shared_lock = threading.Lock()
+
+
+def shared_checkpointer() -> WalCheckpointer:
+    """The process's checkpointer (started on first use)."""
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            _shared = WalCheckpointer()
+        return _shared

@@ -37,7 +37,7 @@ from google.protobuf import json_format
 
 from edgeloop.v1 import agent_pb2 as pb
 from sync import recall as _recall
-from sync.checkpoint import WalCheckpointer
+from sync.checkpoint import WalCheckpointer, shared_checkpointer
 from sync.document import KINDS, Entry, MemoryDocument, check_id
 from sync.errors import InvalidRecordError, InvalidUpdateError, RecordNotFoundError
 from sync.hlc import HybridLogicalClock, decode_hlc
@@ -181,10 +181,10 @@ class MemoryStore:
         migrate(self.db)
         self._checkpointer: WalCheckpointer | None = None
         if self.path != ":memory:":
-            # Checkpoints run on a thread of their own, not inside the COMMIT that
-            # crosses SQLite's threshold (sync.checkpoint).
+            # Checkpoints run on the process's checkpoint thread, not inside the COMMIT
+            # that crosses SQLite's threshold (sync.checkpoint).
             self.db.execute("PRAGMA wal_autocheckpoint = 0")
-            self._checkpointer = WalCheckpointer(self.path)
+            self._checkpointer = shared_checkpointer()
         self.node_id = self._init_node_id(node_id)
         self.clock = HybridLogicalClock(now_ms)
         high = self._meta("hlc_high")
@@ -208,7 +208,7 @@ class MemoryStore:
         with self._lock:
             self.doc.close()
             if self._checkpointer is not None:
-                self._checkpointer.close()
+                self._checkpointer.forget(self.path)
             self.db.close()
 
     def __enter__(self) -> MemoryStore:
@@ -288,7 +288,7 @@ class MemoryStore:
         else:
             conn.execute("COMMIT")
             if self._checkpointer is not None:
-                self._checkpointer.notify()
+                self._checkpointer.notify(self.path)
 
     def _sync_with_log(self) -> None:
         """Inside a write transaction: reload the document if another connection to the

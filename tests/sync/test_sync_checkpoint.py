@@ -6,12 +6,14 @@ import sqlite3
 import threading
 from pathlib import Path
 
+import pytest
+
 from sync import MemoryStore
 from sync.checkpoint import WalCheckpointer
 
 
-def _wal_frames(path: Path) -> int:
-    """Frames in the log that a checkpoint has not copied yet (0 when all are in the file)."""
+def _uncopied_frames(path: Path) -> int:
+    """Frames in the log that no checkpoint has copied yet (0: all in the file)."""
     conn = sqlite3.connect(path)
     try:
         _busy, log, done = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
@@ -20,28 +22,44 @@ def _wal_frames(path: Path) -> int:
         conn.close()
 
 
-def test_commits_do_not_checkpoint_and_the_thread_does(tmp_path: Path) -> None:
-    store = MemoryStore(tmp_path / "m.db", node_id="a")
+def _spy(checkpointer: WalCheckpointer, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The paths the checkpointer checkpoints from now on, as it does them."""
+    done: list[str] = []
+    original = checkpointer._checkpoint
+
+    def spy(path: str) -> None:
+        original(path)
+        done.append(path)
+
+    monkeypatch.setattr(checkpointer, "_checkpoint", spy)
+    return done
+
+
+def test_commits_do_not_checkpoint_and_the_thread_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    checkpointer = WalCheckpointer(quiet=0.01, interval=0.01)
+    monkeypatch.setattr("sync.store.shared_checkpointer", lambda: checkpointer)
+    done = _spy(checkpointer, monkeypatch)
+    stores = [MemoryStore(tmp_path / f"{name}.db", node_id=name) for name in ("a", "b")]
     try:
-        assert store.db.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0
-        checkpointer = store._checkpointer
-        assert checkpointer is not None
-        ran = threading.Event()
-        original = checkpointer._checkpoint
-
-        def spy(conn: sqlite3.Connection) -> None:
-            original(conn)
-            ran.set()
-
-        checkpointer._checkpoint = spy  # type: ignore[method-assign]
-        with store.batch():
-            for i in range(2000):
-                store.add_note(f"note {i} " + "x" * 500)
-        assert ran.wait(30), "no background checkpoint after a large commit"
-        assert checkpointer.checkpoints >= 1
-        assert len(store.notes()) == 2000
+        for store in stores:
+            assert store.db.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0
+            with store.batch():
+                for i in range(500):
+                    store.add_note(f"note {i} " + "x" * 500)
+        wanted = {store.path for store in stores}
+        for _ in range(3000):  # one thread serves every store of the process
+            if wanted <= set(done):
+                break
+            threading.Event().wait(0.01)
+        assert wanted <= set(done)
+        assert all(_uncopied_frames(Path(store.path)) == 0 for store in stores)
+        assert [len(store.notes()) for store in stores] == [500, 500]
     finally:
-        store.close()
+        for store in stores:
+            store.close()
+        checkpointer.close()
 
 
 def test_close_leaves_everything_in_the_database_file(tmp_path: Path) -> None:
@@ -49,7 +67,7 @@ def test_close_leaves_everything_in_the_database_file(tmp_path: Path) -> None:
     store = MemoryStore(path, node_id="a")
     note = store.add_note("kept after close")
     store.close()
-    assert not Path(f"{path}-wal").exists() or _wal_frames(path) == 0
+    assert not Path(f"{path}-wal").exists() or _uncopied_frames(path) == 0
     with MemoryStore(path) as again:
         assert [n["note_id"] for n in again.notes()] == [note]
 
@@ -64,11 +82,13 @@ def test_checkpoint_now_empties_the_log(tmp_path: Path) -> None:
         assert Path(f"{path}-wal").stat().st_size == 0
 
 
-def test_checkpointer_stops_cleanly_without_work(tmp_path: Path) -> None:
-    path = tmp_path / "plain.db"
-    conn = sqlite3.connect(path)
-    conn.execute("PRAGMA journal_mode = WAL")
-    conn.close()
-    checkpointer = WalCheckpointer(str(path))
-    checkpointer.close()
-    assert checkpointer.checkpoints == 0
+def test_a_gone_file_is_not_created_again(tmp_path: Path) -> None:
+    checkpointer = WalCheckpointer(quiet=0.0, interval=0.0)
+    try:
+        gone = tmp_path / "gone" / "m.db"
+        checkpointer._checkpoint(str(gone))
+        checkpointer._checkpoint(str(tmp_path / "missing.db"))
+        assert not gone.parent.exists() and not (tmp_path / "missing.db").exists()
+        assert checkpointer.checkpoints == 0
+    finally:
+        checkpointer.close()
