@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from edge_agent.answers import smalltalk_kind
 from edge_agent.arguments import extract_arguments
-from edge_agent.cities import other_place, strip_qualifiers
+from edge_agent.cities import other_place, region_in, strip_qualifiers
 from edge_agent.structure import compound_reason
 from edge_agent.tools import TOOL_NAMES
 
@@ -174,7 +174,7 @@ class Router:
             if spec is None:
                 return cloud(f"intent {intent!r} has no device tool")
             return self._user_tool(spec, query, plain, confidence, scores)
-        if intent in PLACE_TOOLS and (place := other_place(query)) is not None:
+        if intent in PLACE_TOOLS and (place := _another_place(query, plain)) is not None:
             return cloud(f"{place} is not a city the device knows")
         structural = compound_reason(plain, intent)
         if structural is not None:
@@ -202,7 +202,7 @@ class Router:
 
         properties = dict(spec.input_schema.get("properties") or {})
         takes_city = any(filler_of(n, s) == "city" for n, s in properties.items())
-        if takes_city and (place := other_place(query)) is not None:
+        if takes_city and (place := _another_place(query, plain)) is not None:
             return cloud(f"{place} is not a city the device knows")
         structural = compound_reason(plain, spec.name)
         if structural is not None:
@@ -219,3 +219,10 @@ class Router:
             spec.name,
             scores,
         )
+
+
+def _another_place(query: str, plain: str) -> str | None:
+    """A place the query names that is none of the device's cities: a known name in another
+    region ("Paris, Texas", "Sydney in Nova Scotia"), or a country or region of its own
+    ("Hong Kong or Texas"; ``plain`` is the query without its cities' own regions)."""
+    return other_place(query) or region_in(plain)

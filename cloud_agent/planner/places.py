@@ -28,7 +28,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from cloud_agent.planner import interpret as it
-from edge_agent.cities import _qualifier_pattern, cities, find_cities, other_place, strip_qualifiers
+from edge_agent.cities import (
+    cities,
+    find_cities,
+    other_place,
+    qualifiers_after,
+    strip_qualifiers,
+)
 from edge_agent.cities import resolve_city as _resolve_city
 
 UNKNOWN_PLACE = "unknown_place"
@@ -598,16 +604,15 @@ _IN = re.compile(r"\s+in\s+(?=\S)", re.IGNORECASE)
 
 
 def _in_as_comma(text: str) -> str:
-    """ "Seoul in South Korea" written as "Seoul, South Korea", so that the region is read
-    as a qualifier (the edge reads only commas, brackets and spaces): a full region name
+    """ "Seoul in South Korea" written as "Seoul, South Korea", so that a place in another
+    region is found where ``other_place`` names it ("Sydney, Nova Scotia"): a full region name
     after "in" right after a known city's name; "Toronto in on" or "in March" stay."""
-    pattern = _qualifier_pattern()
     for match in reversed(list(_IN.finditer(text))):
-        region = pattern.match(text, match.end() - 1)
+        region = qualifiers_after(text, match.start())[:1]
         if (
-            region is None
-            or region.group("sep").strip()
-            or len(region.group("name").replace(".", "")) <= 3
+            not region
+            or region[0].separator != "in"
+            or region[0].is_code
             or not _ends_with_city(text[: match.start()])
         ):
             continue
@@ -625,14 +630,12 @@ def _ends_with_city(prefix: str) -> bool:
 def _chain_end(text: str, end: int) -> int:
     """Past the regions that follow an other place ("Paris, Texas, USA"): a full name, or an
     abbreviation after a comma or in capitals ("Toronto on Friday" keeps its day)."""
-    pattern = _qualifier_pattern()
-    while (match := pattern.match(text, end)) is not None:
-        written = match.group("name")
-        code = len(written.replace(".", "")) <= 3
-        sep = match.group("sep")
-        if code and "," not in sep and "(" not in sep and not written.isupper():
+    for region in qualifiers_after(text, end):
+        if region.separator == "in" or (
+            region.is_code and region.separator not in (",", "(") and not region.written.isupper()
+        ):
             break
-        end = match.end()
+        end = region.end
     return end
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from edge_agent.arguments import extract_arguments
 from edge_agent.arguments.places import one_city
-from edge_agent.cities import other_place, strip_qualifiers
+from edge_agent.cities import other_place, qualifiers_after, region_in, strip_qualifiers
 from edge_agent.router import DEFAULT_MODEL_DIR, Router
 
 
@@ -127,6 +127,122 @@ def test_router_sends_another_place_to_the_cloud(stub_router: Router) -> None:
     ],
 )
 def test_shipped_router_with_qualified_cities(
+    shipped: Router, text: str, route: str, args: dict[str, str] | None
+) -> None:
+    decision = shipped.decide(text)
+    assert (decision.route, decision.arguments) == (route, args), decision.reason
+
+
+# -- lists, aliases and "<city> in <region>" (issues 5, 6) ------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        # A city part that ends in a list word, or a "region" that is a known city or the
+        # start of one, is a list of cities, not a city and its region.
+        ("weather in Hong Kong and Singapore", None),
+        ("is Sao Paulo or Mexico City warmer", None),
+        ("time in Buenos Aires, Singapore and Osaka", None),
+        ("weather in Lagos, Mexico City", None),
+        ("weather in Hong Kng or Canada", None),
+        # An alias is as many words as written.
+        ("weather in NYC, Texas", "NYC, Texas"),
+        ("time in LA, Chile", "LA, Chile"),
+        # "<city> in <region>".
+        ("weather in Paris in Texas", "Paris, Texas"),
+        ("is it cold in Sydney in Nova Scotia", "Sydney, Nova Scotia"),
+        ("time in Seoul in South Korea", None),
+    ],
+)
+def test_other_place_reads_lists_aliases_and_in(text: str, place: str | None) -> None:
+    assert other_place(text) == place
+
+
+@pytest.mark.parametrize(
+    ("text", "plain"),
+    [
+        ("weather in Seoul in South Korea", "weather in Seoul"),
+        ("time in Melbourne in Australia tomorrow", "time in Melbourne tomorrow"),
+        ("weather in Toronto (on)", "weather in Toronto"),
+        # After "in", only a full name: "on" is a word here, "March" no region.
+        ("weather in Toronto in on", "weather in Toronto in on"),
+        ("weather in Rome in March", "weather in Rome in March"),
+        ("time in Singapore, Singapore", "time in Singapore"),
+        ("weather in Mexico City, Mexico", "weather in Mexico City"),
+        ("weather in Hong Kong and Singapore", "weather in Hong Kong and Singapore"),
+    ],
+)
+def test_strip_qualifiers_after_in_and_in_lists(text: str, plain: str) -> None:
+    assert strip_qualifiers(text) == plain
+
+
+def test_qualifiers_after_reads_a_chain() -> None:
+    text = "weather in Moscow, Idaho, USA on Friday"
+    chain = qualifiers_after(text, text.index(","))
+    assert [(q.written, q.separator) for q in chain] == [("Idaho", ","), ("USA", ",")]
+    assert text[chain[-1].end :] == " on Friday"
+    # A lower-case abbreviation after a space is a word of the sentence.
+    assert qualifiers_after("Toronto on Friday", len("Toronto")) == []
+    assert [q.separator for q in qualifiers_after("Cairo in Egypt", 5)] == ["in"]
+    assert qualifiers_after("Toronto in ON", len("Toronto")) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "region"),
+    [
+        ("will it rain in Hong Kong or Texas", "Texas"),
+        ("time in Osaka and Nova Scotia", "Nova Scotia"),
+        ("time in Mexico City and Singapore", None),
+        ("weather in Toronto on Friday", None),
+    ],
+)
+def test_region_in(text: str, region: str | None) -> None:
+    assert region_in(text) == region
+
+
+def test_a_city_in_brackets_is_a_city() -> None:
+    assert one_city("weather in Rome (Tokyo)") is None
+    assert one_city("weather in Madrid (Spain)") == "madrid"
+
+
+def test_router_on_lists_and_regions_after_in(stub_router: Router) -> None:
+    decision = stub_router.decide("weather in Hong Kong and Singapore")
+    assert decision.route == "cloud" and decision.arguments is None
+    assert "Kong and" not in decision.reason
+    decision = stub_router.decide("weather in Seoul in South Korea")
+    assert (decision.route, decision.tool, decision.arguments) == (
+        "edge",
+        "get_weather",
+        {"city": "seoul", "day": "today"},
+    )
+    decision = stub_router.decide("weather in Paris in Texas")
+    assert decision.route == "cloud"
+    assert decision.reason == "Paris, Texas is not a city the device knows"
+    decision = stub_router.decide("weather in NYC, Texas")
+    assert decision.reason == "NYC, Texas is not a city the device knows"
+    decision = stub_router.decide("weather in Lagos or Ontario")
+    assert decision.route == "cloud"
+    assert decision.reason == "Ontario is not a city the device knows"
+
+
+@pytest.mark.skipif(
+    not (DEFAULT_MODEL_DIR / "router.json").is_file(), reason="shipped router not built"
+)
+@pytest.mark.parametrize(
+    ("text", "route", "args"),
+    [
+        ("weather in Hong Kong and Singapore", "cloud", None),
+        ("is Sao Paulo or Mexico City warmer", "cloud", None),
+        ("weather in Seoul in South Korea", "edge", {"city": "seoul", "day": "today"}),
+        ("what time is it in Nairobi in Kenya", "edge", {"city": "nairobi"}),
+        ("weather in Sydney in Nova Scotia", "cloud", None),
+        ("what time is it in Toronto in Texas", "cloud", None),
+        ("will it rain in Seoul or Texas tomorrow", "cloud", None),
+        ("what time is it in Berlin (Tokyo)", "cloud", None),
+    ],
+)
+def test_shipped_router_on_lists_and_regions_after_in(
     shipped: Router, text: str, route: str, args: dict[str, str] | None
 ) -> None:
     decision = shipped.decide(text)
