@@ -19,12 +19,13 @@ records, both setups' times with the CRDT/naive ratios, and RSS.
 
 Last line: {"1000": {"sync_s", "wire_bytes", "raw_json_bytes", "naive_sync_s", "rss_mb",
 ...}, ...}: ``sync_s`` and ``naive_sync_s`` are the real (two-process) syncs' wall
-clock, ``rss_mb`` the larger of the two processes' peak RSS; ``inprocess_sync_s``,
-``inprocess_naive_s``, ``sync_cpu_s`` and ``naive_cpu_s`` the in-process figures (both
-sides merged one after the other). With ``--in-process`` only the in-process setup runs
-and ``sync_s``/``naive_sync_s``/``rss_mb`` are its figures.
+clock (median of ``--repeat`` alternating runs), ``rss_mb`` the larger of the two
+processes' peak RSS; ``inprocess_sync_s``, ``inprocess_naive_s``, ``sync_cpu_s`` and
+``naive_cpu_s`` the in-process figures (both sides merged one after the other). With
+``--in-process`` only the in-process setup runs and ``sync_s``/``naive_sync_s``/``rss_mb``
+are its figures.
 
-    python bench/sync_bench.py [--sizes 1000,10000,100000] [--in-process]
+    python bench/sync_bench.py [--sizes 1000,10000,100000] [--repeat 3] [--in-process]
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ import gc
 import json
 import random
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -244,9 +246,9 @@ def device(n: int, root: str, port: int) -> None:
     )
 
 
-def run_grpc(n: int, root: Path) -> dict[str, Any]:
+def run_grpc(n: int, root: Path, attempt: int = 0) -> dict[str, Any]:
     """The real exchange over gRPC on 127.0.0.1 between two processes."""
-    folder = root / f"grpc{n}"
+    folder = root / f"grpc{n}-{attempt}"
     folder.mkdir()
     server = _spawn("--serve", str(n), str(folder / "server"))
     assert server.stdout is not None and server.stdin is not None
@@ -322,9 +324,9 @@ def naive_peer(n: int, root: str, role: str, port: int) -> None:
     store.close()
 
 
-def run_naive(n: int, root: Path) -> dict[str, Any]:
+def run_naive(n: int, root: Path, attempt: int = 0) -> dict[str, Any]:
     """The naive sync between two processes over TCP on 127.0.0.1."""
-    folder = root / f"naive{n}"
+    folder = root / f"naive{n}-{attempt}"
     folder.mkdir()
     listener = _spawn("--naive", "listen", str(n), str(folder), "0")
     assert listener.stdout is not None
@@ -349,6 +351,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--in-process", action="store_true", help="skip the two-process runs")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="two-process runs per size (medians reported)"
+    )
     parser.add_argument("--serve", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--device", nargs=3, help=argparse.SUPPRESS)
     parser.add_argument("--naive", nargs=4, help=argparse.SUPPRESS)
@@ -373,8 +378,18 @@ def main() -> None:
                     rss_mb=r["inprocess_rss_mb"],
                 )
             else:
-                r.update(run_grpc(n, Path(tmp)))
-                r.update(run_naive(n, Path(tmp)))
+                # Alternating runs, medians: the machine is shared and noisy.
+                runs = [
+                    {**run_grpc(n, Path(tmp), i), **run_naive(n, Path(tmp), i)}
+                    for i in range(args.repeat)
+                ]
+                for key in ("sync_s", "naive_sync_s", "rss_mb", "naive_rss_mb"):
+                    r[key] = statistics.median(run[key] for run in runs)
+                r["grpc_wire_bytes"] = runs[0]["grpc_wire_bytes"]
+                if args.repeat > 1:
+                    crdt = ", ".join(f"{run['sync_s']:.3f}" for run in runs)
+                    naive = ", ".join(f"{run['naive_sync_s']:.3f}" for run in runs)
+                    print(f"{n:>7} records/side, real sync runs: CRDT {crdt} s; naive {naive} s")
                 print(
                     f"{n:>7} records/side, real sync (two processes on 127.0.0.1, both"
                     f" merging at once): CRDT over gRPC {r['sync_s']:.3f}s, naive JSON over"

@@ -7,8 +7,10 @@ syncing the file (a seventh of a 100k-record merge). A store turns that off
 (``PRAGMA wal_autocheckpoint = 0``) and tells the process's :class:`WalCheckpointer`
 after each commit: one thread for every store in the process (a server holds a store per
 user), which runs a ``PASSIVE`` checkpoint (it never blocks readers or the writer) on a
-connection of its own once a file's writes have gone quiet, at most every ``interval``
-seconds per file.
+connection of its own once a file's writes have gone quiet (or have gone on for
+``max_wait`` seconds: a busy file is still checkpointed), at most every ``interval``
+seconds per file. The thread runs at the lowest CPU priority (nice 19, where the OS
+allows it): copying pages can wait, the merges and queries it would slow cannot.
 
 Nothing is less durable: a committed transaction is in the log, and SQLite replays the
 log on the next open if the process dies before a checkpoint. The last connection to
@@ -17,6 +19,8 @@ close a file checkpoints it too, so a closed store's file holds everything.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sqlite3
 import threading
 import time
@@ -29,14 +33,19 @@ class WalCheckpointer:
     Args:
         quiet: seconds without a new :meth:`notify` for a file before checkpointing it,
             so a burst of small commits costs one checkpoint.
+        max_wait: seconds after the first unhandled :meth:`notify` when a file is
+            checkpointed even if its writes go on.
         interval: the least time between two checkpoints of one file.
     """
 
-    def __init__(self, *, quiet: float = 0.05, interval: float = 1.0) -> None:
+    def __init__(
+        self, *, quiet: float = 0.25, max_wait: float = 5.0, interval: float = 1.0
+    ) -> None:
         self._quiet = quiet
+        self._max_wait = max_wait
         self._interval = interval
         self._wake = threading.Condition()
-        self._pending: dict[str, float] = {}  # path -> time of its last notify
+        self._pending: dict[str, tuple[float, float]] = {}  # path -> (first, last notify)
         self._last_run: dict[str, float] = {}
         self._stopping = False
         self.checkpoints = 0
@@ -46,8 +55,10 @@ class WalCheckpointer:
 
     def notify(self, path: str) -> None:
         """A write transaction on ``path`` committed: checkpoint it once writes go quiet."""
+        now = time.monotonic()
         with self._wake:
-            self._pending[path] = time.monotonic()
+            first, _ = self._pending.get(path, (now, now))
+            self._pending[path] = (first, now)
             self._wake.notify()
 
     def forget(self, path: str) -> None:
@@ -63,10 +74,15 @@ class WalCheckpointer:
             self._wake.notify()
         self._thread.join()
 
-    def _due(self, path: str, notified: float) -> float:
-        return max(notified + self._quiet, self._last_run.get(path, 0.0) + self._interval)
+    def _due(self, path: str, notified: tuple[float, float]) -> float:
+        first, last = notified
+        ready = min(last + self._quiet, first + self._max_wait)
+        return max(ready, self._last_run.get(path, 0.0) + self._interval)
 
     def _run(self) -> None:
+        # This thread only (on Linux a thread is a task with its own nice value).
+        with contextlib.suppress(AttributeError, OSError):
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
         while True:
             with self._wake:
                 while not self._stopping:

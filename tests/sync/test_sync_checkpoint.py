@@ -92,3 +92,23 @@ def test_a_gone_file_is_not_created_again(tmp_path: Path) -> None:
         assert checkpointer.checkpoints == 0
     finally:
         checkpointer.close()
+
+
+def test_a_file_written_without_pause_is_still_checkpointed(tmp_path: Path) -> None:
+    path = tmp_path / "busy.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA wal_autocheckpoint = 0")
+    conn.execute("CREATE TABLE t (x)")
+    checkpointer = WalCheckpointer(quiet=10.0, max_wait=0.05, interval=0.0)
+    try:
+        for i in range(3000):  # never quiet for 10 s, but max_wait has passed
+            conn.execute("INSERT INTO t VALUES (?)", (i,))
+            checkpointer.notify(str(path))
+            if checkpointer.checkpoints:
+                break
+            threading.Event().wait(0.005)
+        assert checkpointer.checkpoints >= 1
+    finally:
+        checkpointer.close()
+        conn.close()
