@@ -170,7 +170,19 @@ def _v3_fts_external_content(db: sqlite_utils.Database) -> None:
     db.execute("CREATE VIRTUAL TABLE recall_vocab USING fts5vocab(recall_fts, 'row')")
 
 
-MIGRATIONS: list[Migration] = [_v1_initial, _v2_fts_vocab, _v3_fts_external_content]
+def _v4_no_notes_time_index(db: sqlite_utils.Database) -> None:
+    """Drop the index on ``notes.created_at``: only the full listing (``notes()``) orders
+    by it, and sorting every note costs that listing less than the index costs every
+    note written or merged (a B-tree insert each)."""
+    db.execute("DROP INDEX IF EXISTS idx_notes_created_at")
+
+
+MIGRATIONS: list[Migration] = [
+    _v1_initial,
+    _v2_fts_vocab,
+    _v3_fts_external_content,
+    _v4_no_notes_time_index,
+]
 """Migration ``i`` takes the schema from version ``i`` to ``i + 1``."""
 
 SCHEMA_VERSION = len(MIGRATIONS)
