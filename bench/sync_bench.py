@@ -14,6 +14,10 @@ batches, as a device does when it imports), then they merge both ways. Two setup
   without a network, so the time is the protocol's and the store's, split into producing
   and applying the diffs, with CPU time (what the merge costs the machine in all).
 
+The offline writes are checkpointed and flushed to disk (``os.sync``) before the timed
+exchange, as they would be long before a real sync, and each run's files are removed
+before the next: the kernel writing back one run's pages must not slow the next.
+
 Printed per size: diff bytes per record, wire bytes against the raw JSON of the
 records, both setups' times with the CRDT/naive ratios, and RSS.
 
@@ -33,7 +37,9 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import random
+import shutil
 import socket
 import statistics
 import subprocess
@@ -109,9 +115,11 @@ def fill(store: MemoryStore, n: int, seed: int) -> None:
         with store.batch():
             for _ in range(start, min(n, start + 10_000)):
                 store.add_note(" ".join(rng.choices(WORDS, k=rng.randint(8, 16))))
-    # The writes were made offline, before the sync: so was their WAL checkpoint (which
-    # otherwise runs in the background and would overlap the timed merge).
+    # The writes were made offline, long before the sync: so were their WAL checkpoint
+    # (which otherwise runs in the background) and the kernel's writeback of the pages,
+    # neither of which may overlap the timed merge.
     store.checkpoint()
+    os.sync()
 
 
 def raw_json(store: MemoryStore) -> bytes:
@@ -138,8 +146,10 @@ def peak_rss_mb() -> float:
     return 0.0
 
 
-def run_in_process(n: int, root: Path) -> dict[str, Any]:
+def run_in_process(n: int, top: Path) -> dict[str, Any]:
     """Both replicas in this process, merged one after the other (CRDT, then naive)."""
+    root = top / f"inprocess{n}"
+    root.mkdir()
     a = MemoryStore(root / f"a{n}.db", node_id="a", synchronous="NORMAL")
     b = MemoryStore(root / f"b{n}.db", node_id="b", synchronous="NORMAL")
     fill(a, n, 1)
@@ -187,6 +197,7 @@ def run_in_process(n: int, root: Path) -> dict[str, Any]:
     naive_cpu = time.process_time() - cpu
     for s in (a, b, a2, b2):
         s.close()
+    shutil.rmtree(root)  # no writeback of this run's files during the next one
     return {
         "rounds": rounds,
         "inprocess_sync_s": round(sync_s, 4),
@@ -260,6 +271,7 @@ def run_grpc(n: int, root: Path, attempt: int = 0) -> dict[str, Any]:
     server.stdin.close()
     server_rss = float(server.stdout.readline())
     server.wait(60)
+    shutil.rmtree(folder)
     return {
         "sync_s": round(report["s"], 4),
         "grpc_wire_bytes": report["wire"],
@@ -304,6 +316,7 @@ def naive_peer(n: int, root: str, role: str, port: int) -> None:
     payload = raw_json(store)
     naive_merge(store, payload)  # the table as the CRDT replica has it: the own records
     store.checkpoint()
+    os.sync()
     gc.collect()
     if role == "listen":
         with socket.create_server(("127.0.0.1", 0)) as server:
@@ -337,6 +350,7 @@ def run_naive(n: int, root: Path, attempt: int = 0) -> dict[str, Any]:
     connector.wait(60)
     listener_rss = float(listener.stdout.readline())
     listener.wait(60)
+    shutil.rmtree(folder)
     return {
         "naive_sync_s": round(report["s"], 4),
         "naive_rss_mb": round(max(report["rss"], listener_rss), 1),
