@@ -8,7 +8,7 @@ memory sync service on one ``grpc.aio`` server.
 
 Example:
     >>> server = CloudServer(CloudConfig(port=0))        # doctest: +SKIP
-    >>> port = await server.start(); ...; await server.stop()
+    >>> port = await server.start(); ...; await server.stop()  # doctest: +SKIP
 """
 
 from __future__ import annotations

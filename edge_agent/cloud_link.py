@@ -15,7 +15,7 @@ be reached the link raises :class:`CloudUnavailableError` and the edge goes offl
 
 Example:
     >>> link = CloudLink("127.0.0.1:50051", deadline_s=10)        # doctest: +SKIP
-    >>> for step in link.run("weather in Paris and Berlin", session_id="s1",
+    >>> for step in link.run("weather in Paris and Berlin", session_id="s1",  # doctest: +SKIP
     ...                      trace_id="t1", history=[], run_device_tool=run_here):
     ...     print(step.step_type, step.content)
 """

@@ -29,6 +29,7 @@ class AgentLoop:
     to the observations this loop produces, for loops whose observations leave the device.
 
     Example:
+        >>> from react_kernel.reasoner import ScriptedReasoner
         >>> loop = AgentLoop(ScriptedReasoner(["Final Answer: hi"]), ToolRegistry())
         >>> [step.content for step in loop.start("hello").run()]
         ['hi']

@@ -6,7 +6,7 @@ server's; if they differ send ``diff(server state)`` in chunks, apply the server
 and start another round; stop when the server says ``complete``.
 
 Example:
-    >>> with grpc.insecure_channel("127.0.0.1:50052") as channel:
+    >>> with grpc.insecure_channel("127.0.0.1:50052") as channel:  # doctest: +SKIP
     ...     result = sync_with(channel, store, token="s3cret")
 """
 

@@ -3,7 +3,7 @@
 The cloud mounts the same servicer on its own server with ``sync.service.add_sync_service``.
 
 Example:
-    >>> server, port = await start_sync_server("/var/lib/edgeloop/memory", port=0)
+    >>> server, port = await start_sync_server("/var/lib/edgeloop/memory", port=0)  # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ class SyncServerThread:
     """Runs a stand-alone sync server in a background event loop (a context manager).
 
     Example:
-        >>> with SyncServerThread(tmp_path, tokens=tokens) as srv:
+        >>> with SyncServerThread(tmp_path, tokens=tokens) as srv:  # doctest: +SKIP
         ...     sync_with(grpc.insecure_channel(srv.target), store, token="t")
     """
 

@@ -338,9 +338,11 @@ class MemoryStore:
         """Group many writes into one transaction and one CRDT update (all or nothing).
 
         Example:
+            >>> store = MemoryStore(":memory:")
             >>> with store.batch():
-            ...     for text in texts:
-            ...         store.add_note(text)
+            ...     ids = [store.add_note(text) for text in ("milk", "eggs")]
+            >>> len(store.notes())
+            2
         """
         with self._transaction(), self.doc.doc.transaction():
             yield self

@@ -6,9 +6,11 @@ the FINAL_ANSWER composed from the observations. Being stateless between calls, 
 over a session that another backend started (fallback) or a resumed one.
 
 Example:
-    >>> from react_kernel import ReasoningContext            # doctest: +SKIP
+    >>> from cloud_agent.tools import cloud_registry
+    >>> from react_kernel import ReasoningContext
     >>> steps = PlannerReasoner().next_steps(ReasoningContext(
-    ...     query="weather in Paris and Berlin", history=[], tools=registry, session_id="s"))
+    ...     query="weather in Paris and Berlin", history=[], tools=cloud_registry(),
+    ...     session_id="s"))
     >>> [pb.StepType.Name(s.step_type) for s in steps]
     ['STEP_TYPE_THOUGHT', 'STEP_TYPE_ACTION']
 """
