@@ -15,9 +15,7 @@ folder that is removed at the end; nothing of the user's is touched.
 
 from __future__ import annotations
 
-import asyncio
 import tempfile
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +27,7 @@ from rich.panel import Panel
 from rich.table import Table
 
 from cloud_agent.config import CloudConfig
+from cloud_agent.server import EventLoopThread
 from cloud_agent.service import CloudServer
 from edgeloop.v1 import agent_pb2 as pb
 
@@ -63,26 +62,22 @@ class BackgroundCloud:
 
     def __init__(self, config: CloudConfig) -> None:
         self.config = config
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
-        self._thread.start()
+        self._loop = EventLoopThread()
         self.server: CloudServer | None = None
         self.port = 0
 
     def start(self) -> int:
         self.server = CloudServer(self.config)
-        self.port = asyncio.run_coroutine_threadsafe(self.server.start(), self._loop).result(30)
+        self.port = self._loop.run(self.server.start())
         return self.port
 
     def stop(self) -> None:
         if self.server is not None:
-            asyncio.run_coroutine_threadsafe(self.server.stop(0.5), self._loop).result(30)
+            self._loop.run(self.server.stop(0.5))
             self.server = None
 
     def close(self) -> None:
         self.stop()
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(10)
         self._loop.close()
 
 

@@ -7,14 +7,18 @@ docs/operations.md).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+import asyncio
+import threading
+from collections.abc import Coroutine, Iterable
+from typing import Any, TypeVar
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from edgeloop.v1 import agent_pb2 as pb
+
+T = TypeVar("T")
 
 MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 # Clients may ping every 20 s even without calls in flight; the server's default policy
@@ -72,3 +76,32 @@ async def serve(config: Any = None) -> grpc.aio.Server:
     await cloud.start()
     assert cloud.server is not None
     return cloud.server
+
+
+class EventLoopThread:
+    """An asyncio event loop running in a daemon thread, for blocking code that needs
+    an async gRPC server beside it (the demo, tests, a stand-alone sync server).
+
+    Example:
+        >>> loop = EventLoopThread()
+        >>> async def answer() -> int:
+        ...     return 42
+        >>> loop.run(answer())
+        42
+        >>> loop.close()
+    """
+
+    def __init__(self) -> None:
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+        self._thread.start()
+
+    def run(self, coroutine: Coroutine[Any, Any, T], timeout: float = 30.0) -> T:
+        """Run a coroutine on the loop and wait for its result."""
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result(timeout)
+
+    def close(self) -> None:
+        """Stop the loop and its thread."""
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(10)
+        self._loop.close()

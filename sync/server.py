@@ -8,15 +8,13 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
-import threading
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 import grpc
 
-from cloud_agent.server import SERVER_OPTIONS, add_common_services
+from cloud_agent.server import SERVER_OPTIONS, EventLoopThread, add_common_services
 from sync.auth import Authorize, Principal, TokenMapAuth
 from sync.service import SERVICE_NAME, add_sync_service
 from sync.userstores import UserStores
@@ -58,8 +56,7 @@ class SyncServerThread:
     def __init__(self, root: str | Path | UserStores, **options: Any) -> None:
         self.stores = root if isinstance(root, UserStores) else UserStores(root)
         self._options = options
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+        self._loop: EventLoopThread | None = None
         self.server: grpc.aio.Server | None = None
         self.port = 0
 
@@ -70,21 +67,18 @@ class SyncServerThread:
 
     def start(self) -> SyncServerThread:
         """Start the loop and the server."""
-        self._thread.start()
-        future = asyncio.run_coroutine_threadsafe(
-            start_sync_server(self.stores, **self._options), self._loop
-        )
-        self.server, self.port = future.result(30)
+        self._loop = EventLoopThread()
+        self.server, self.port = self._loop.run(start_sync_server(self.stores, **self._options))
         return self
 
     def stop(self) -> None:
         """Stop the server, the loop and close the stores."""
-        if self.server is not None:
-            asyncio.run_coroutine_threadsafe(self.server.stop(None), self._loop).result(30)
-            self.server = None
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(10)
-        self._loop.close()
+        if self._loop is not None:
+            if self.server is not None:
+                self._loop.run(self.server.stop(None))
+                self.server = None
+            self._loop.close()
+            self._loop = None
         self.stores.close()
 
     def __enter__(self) -> SyncServerThread:
