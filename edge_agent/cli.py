@@ -11,6 +11,7 @@ import json
 import os
 import sys
 from collections.abc import Iterable
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from edge_agent.evaluation import EvalReport
     from edge_agent.router import Router
     from edgeloop.v1 import agent_pb2 as pb
+    from sync.store import MemoryStore
 
 app = typer.Typer(help="The edgeloop edge agent.", no_args_is_help=True, add_completion=False)
 
@@ -30,6 +32,20 @@ _TOOLS_HELP = (
     "'edgeloop.tools' entry points are added too."
 )
 ToolsOption = Annotated[list[str] | None, typer.Option("--tools", help=_TOOLS_HELP)]
+TokenOption = Annotated[
+    str | None,
+    typer.Option(
+        "--token", envvar="EDGELOOP_TOKEN", help="This device's bearer token for the cloud."
+    ),
+]
+TlsRootOption = Annotated[
+    str | None,
+    typer.Option(
+        "--tls-root",
+        envvar="EDGELOOP_TLS_ROOT",
+        help="PEM of the CA (or self-signed certificate) the cloud uses: connect with TLS.",
+    ),
+]
 
 
 def fail(message: str, code: int = 1) -> typer.Exit:
@@ -63,6 +79,8 @@ def _agent(
     memory: str | None,
     model: str | None = None,
     tools: list[str] | None = None,
+    token: str | None = None,
+    tls_root: str | None = None,
 ) -> EdgeAgent:
     from edge_agent.agent import EdgeAgent
     from edge_agent.home import memory_path
@@ -79,7 +97,7 @@ def _agent(
             raise fail(f"--cloud must be HOST:PORT, not {cloud!r}", 2)
         from edge_agent.cloud_link import CloudLink
 
-        link = CloudLink(cloud, deadline_s=30.0)
+        link = CloudLink(cloud, token=token, tls_root=tls_root, deadline_s=30.0)
     return EdgeAgent(store, router, link)
 
 
@@ -117,6 +135,8 @@ def ask(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show every step."),
     model: str = typer.Option(None, "--model", help="Router model folder (default: shipped)."),
     tools: ToolsOption = None,
+    token: TokenOption = None,
+    tls_root: TlsRootOption = None,
 ) -> None:
     """Answer one query on the device, or through the cloud."""
     if not query.strip():
@@ -124,7 +144,7 @@ def ask(
     from edgeloop.v1 import agent_pb2 as pb
     from react_kernel.steps import step_to_json
 
-    agent = _agent(cloud, memory, model, tools)
+    agent = _agent(cloud, memory, model, tools, token, tls_root)
     interactive = sys.stdin.isatty() and not json_output
     steps: Iterable[pb.ReactStep] = agent.ask(query)
     while True:
@@ -145,9 +165,12 @@ def ask(
 def pending_command(
     cloud: str = typer.Option(None, "--cloud", help="Cloud reasoner HOST:PORT: resolve now."),
     memory: str = typer.Option(None, "--memory", help=MEMORY_HELP),
+    token: TokenOption = None,
+    tls_root: TlsRootOption = None,
 ) -> None:
-    """List the queries waiting for the cloud; with --cloud, send them and record answers."""
-    agent = _agent(cloud, memory)
+    """List the queries waiting for the cloud; with --cloud, send them, record the answers
+    and sync memory, so the answers land on both sides."""
+    agent = _agent(cloud, memory, token=token, tls_root=tls_root)
     if cloud:
         for record, steps in agent.resolve_pending():
             typer.echo(f"resolved: {record['query']} -> {steps[-1].content}")
@@ -156,6 +179,94 @@ def pending_command(
         typer.echo(f"pending {record['pending_id'][:8]}: {record['query']}")
     if cloud and left:
         raise fail(f"{len(left)} queries still pending: the cloud at {cloud} did not answer")
+    if cloud:
+        typer.echo(_sync_line(_sync_memory(agent.memory, cloud, token, tls_root, optional=True)))
+
+
+@app.command("sync")
+def sync_command(
+    cloud: str = typer.Option(..., "--cloud", help="Cloud HOST:PORT serving memory sync."),
+    memory: str = typer.Option(None, "--memory", help=MEMORY_HELP),
+    token: TokenOption = None,
+    tls_root: TlsRootOption = None,
+    json_output: bool = typer.Option(False, "--json", help="The result as one JSON object."),
+) -> None:
+    """Merge this device's memory with the cloud's, both ways (state vectors, then only
+    what each side lacks), until both hold the same."""
+    from edge_agent.home import memory_path
+    from sync.store import MemoryStore
+
+    try:
+        store = MemoryStore(memory_path(memory))
+    except Exception as exc:  # sqlite and the store's own errors: one line, not a trace
+        raise fail(f"cannot open memory {memory_path(memory)}: {exc}") from None
+    try:
+        result = _sync_memory(store, cloud, token, tls_root)
+    finally:
+        store.close()
+    if json_output:
+        typer.echo(json.dumps(result))
+    else:
+        typer.echo(_sync_line(result))
+
+
+def _sync_memory(
+    store: MemoryStore,
+    cloud: str,
+    token: str | None,
+    tls_root: str | None,
+    *,
+    optional: bool = False,
+) -> dict[str, object]:
+    """Run one sync exchange with the cloud; errors become one-line CLI failures. With
+    ``optional``, a cloud that keeps no memory (UNIMPLEMENTED) is not an error."""
+    import grpc
+
+    from cloud_agent.server import CLIENT_OPTIONS
+    from sync.client import sync_with
+    from sync.errors import MemoryStoreError
+
+    if ":" not in cloud:
+        raise fail(f"--cloud must be HOST:PORT, not {cloud!r}", 2)
+    if tls_root:
+        try:
+            roots = Path(tls_root).read_bytes()
+        except OSError as exc:
+            raise fail(f"cannot read --tls-root {tls_root}: {exc}", 2) from None
+        credentials = grpc.ssl_channel_credentials(root_certificates=roots)
+        channel = grpc.secure_channel(cloud, credentials, options=CLIENT_OPTIONS)
+    else:
+        channel = grpc.insecure_channel(cloud, options=CLIENT_OPTIONS)
+    try:
+        # With a token the cloud knows the device: "" lets the token name it.
+        result = sync_with(channel, store, token, device_id="" if token else None)
+    except grpc.RpcError as exc:
+        code = exc.code()  # type: ignore[attr-defined]
+        if optional and code == grpc.StatusCode.UNIMPLEMENTED:
+            return {"synced": False, "reason": "the cloud keeps no memory (--memory-dir)"}
+        details = exc.details() or code.name  # type: ignore[attr-defined]
+        raise fail(f"memory sync with {cloud} failed: {code.name}: {details}") from None
+    except MemoryStoreError as exc:
+        raise fail(f"memory sync with {cloud} failed: {exc}") from None
+    finally:
+        channel.close()
+    return {
+        "synced": True,
+        "rounds": result.rounds,
+        "bytes_sent": result.bytes_sent,
+        "bytes_received": result.bytes_received,
+    }
+
+
+def _sync_line(result: dict[str, object]) -> str:
+    if not result["synced"]:
+        return f"memory not synced: {result['reason']}"
+    if not result["rounds"]:
+        return "memory synced: already the same on both sides"
+    return (
+        f"memory synced in {result['rounds']} round(s): {result['bytes_sent']} bytes sent,"
+        f" {result['bytes_received']} received"
+    )
 
 
 @app.command()
@@ -164,11 +275,13 @@ def chat(
     memory: str = typer.Option(None, "--memory", help=MEMORY_HELP),
     model: str = typer.Option(None, "--model", help="Router model folder (default: shipped)."),
     tools: ToolsOption = None,
+    token: TokenOption = None,
+    tls_root: TlsRootOption = None,
 ) -> None:
     """An interactive session that renders each step as it happens."""
     from edge_agent.chat import run_chat
 
-    run_chat(_agent(cloud, memory, model, tools))
+    run_chat(_agent(cloud, memory, model, tools, token, tls_root))
 
 
 def _print_report(report: EvalReport) -> None:
@@ -226,13 +339,15 @@ def serve(
     memory: str = typer.Option(None, "--memory", help=MEMORY_HELP),
     model: str = typer.Option(None, "--model", help="Router model folder (default: shipped)."),
     tools: ToolsOption = None,
+    token: TokenOption = None,
+    tls_root: TlsRootOption = None,
 ) -> None:
     """Serve the edge agent over gRPC for clients in any language."""
     import asyncio
 
     from edge_agent.service import serve as start
 
-    agent = _agent(cloud, memory, model, tools)
+    agent = _agent(cloud, memory, model, tools, token, tls_root)
 
     async def main() -> None:
         try:

@@ -117,12 +117,16 @@ def sync_with(
 ) -> SyncResult:
     """Merge ``store`` with the server behind ``channel`` (blocking).
 
+    ``device_id`` is sent in the hello: None sends the store's node id; with a token, ""
+    lets the token name the device (a hello naming another device than the token's is
+    PERMISSION_DENIED).
+
     Raises:
         grpc.RpcError: the server refused (UNAUTHENTICATED, PERMISSION_DENIED,
             INVALID_ARGUMENT...) or could not be reached.
         InvalidUpdateError: the server sent a malformed update (the store is unchanged).
     """
-    device = device_id or store.node_id
+    device = store.node_id if device_id is None else device_id
     outbox: queue.Queue[pb.SyncRequest | None] = queue.Queue()
 
     def requests() -> Iterator[pb.SyncRequest]:
@@ -160,7 +164,7 @@ async def sync_with_async(
     timeout: float | None = 120.0,
 ) -> SyncResult:
     """Merge ``store`` with the server behind an asyncio channel (see :func:`sync_with`)."""
-    device = device_id or store.node_id
+    device = store.node_id if device_id is None else device_id
     stub = pb_grpc.MemorySyncServiceStub(channel)
     call: Any = stub.Sync(metadata=_metadata(token, device), timeout=timeout)
     pending: list[pb.SyncRequest] = []
