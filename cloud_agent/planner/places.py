@@ -8,10 +8,13 @@ says which place it does not know (``metadata.refusal = "unknown_place"``).
 A place is looked for where a request puts one: after "in", "for" or "at" ("the time in
 Oslo"), beside "than", "or", "between" ("is Oslo warmer than Rome"), before the word for
 the reading ("the Oslo forecast"), in a fragment that lists one more place ("weather in
-Berlin | and Oslo"), and, in a weather or clock clause that names no known city, in a word
-written with a capital. What the query says in those places is not a place when it is a
-word the planner reads otherwise (a day, a room, a device, a unit, a weather or clock
-word) or an everyday word ("in general", "at home", "for running"). A misspelt known city
+Berlin | and Oslo"), right after a known city with nothing between ("weather in Paris
+Oslo", "Paris Moscow Idaho": a list written without its commas; lower-case only where a
+listed city would stand, last or before a city, a day or a reading), and, in a weather or
+clock clause that names no known city, in a word written with a capital. What the query
+says in those places is not a place when it is a word the planner reads otherwise (a day,
+a room, a device, a unit, a weather or clock word) or an everyday word ("in general", "at
+home", "for running"). A misspelt known city
 ("Pariss", "Tokio") resolves through the gazetteer's fuzzy lookup first, so it is never
 taken for an unknown place.
 
@@ -107,7 +110,13 @@ _EVERYDAY = _words("""
     wear pack go going come leave stay visit head heading fly flying
     further farther addition instance example person theory practice reality terms
     comparison contrast response return progress random row
+    yet already anyway anyways though tho although however together maybe perhaps probably
+    possibly actually basically literally exactly approximately roughly apparently hopefully
+    lol btw fyi imo tbh thx tysm plz hmm umm
     """)
+
+# Words that may follow a listed place ("weather in paris oslo and rome", "... oslo too").
+_LIST_NEXT = _words("and or vs versus than plus too also as please pls now right currently")
 
 # Words that start a city's name but name nothing alone ("new" in "new year's eve").
 _NAME_STARTS = _words(
@@ -222,6 +231,26 @@ def _known_mask(words: list[str]) -> list[bool]:
     return mask
 
 
+def _ends_a_list_item(words: list[str], index: int, known: list[bool]) -> bool:
+    """Whether a name ending before ``words[index]`` stands where a listed city would: at
+    the clause's end, before a comma, a known city, a day, a reading or another list."""
+    if index >= len(words) or words[index - 1].endswith((",", ";")):
+        return True
+    word = _bare(words[index])
+    return (
+        known[index]
+        or word in _LIST_NEXT
+        or bool(it.find_days(word))
+        or it.is_reading_word(word)
+        or bool(_READING.match(word))
+    )
+
+
+def _after_known(known: list[bool]) -> list[int]:
+    """Where each run of known cities' words ends, when a word follows it."""
+    return [i for i in range(1, len(known)) if known[i - 1] and not known[i]]
+
+
 def _phrase_after(words: list[str], start: int, capitalised: frozenset[str]) -> list[str]:
     """The name that starts at ``words[start]`` (up to three words), else []."""
     known = _known_mask(words)
@@ -314,6 +343,21 @@ def _clause_candidates(
             if clause.cities and " ".join(phrase) in _QUALIFIERS:
                 continue  # "the weather in Paris in France"
             found.append(" ".join(phrase))
+    for end in _after_known(known):
+        # A place written right after a known city, with nothing between ("weather in Paris
+        # Oslo", "Paris Moscow Idaho"): a list without its separators, never the city's own
+        # qualifier (those are read first). Said lower-case, a name counts where a city of
+        # the list would stand: last, or before a city, a day or a reading ("weather in
+        # paris oslo tomorrow"); everyday words never do ("in paris tomorrow", "yet").
+        phrase = _phrase_after(words, end, capitalised)
+        name = " ".join(phrase)
+        if end in ends or not _is_unknown(phrase) or name in found or name in _QUALIFIERS:
+            continue
+        after = end + len(phrase)
+        if not any(w in capitalised for w in phrase) and not _ends_a_list_item(words, after, known):
+            continue  # "weather in rome together with...": words about the request
+        ends.add(after)
+        found.append(name)
     for match in _BESIDE.finditer(text):
         if not match.group(0).startswith(("than", "or", "versus")):
             continue

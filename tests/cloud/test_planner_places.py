@@ -129,6 +129,70 @@ def test_a_corrected_place_is_not_unknown() -> None:
     assert [a["city"] for _, a in got] == ["stockholm", "amsterdam"]
 
 
+@pytest.mark.parametrize(
+    ("query", "places"),
+    [
+        # Issue 6: a place written right after a known city, with no separator.
+        ("weather in Rome Kraków", ["Kraków"]),
+        ("weather in Berlin Bergen tomorrow", ["Bergen"]),
+        ("weather in madrid valencia", ["Valencia"]),
+        ("weather in berlin porto and rome", ["Porto"]),
+        ("turn off the fan and weather in Chicago Denver", ["Denver"]),
+        ("weather in Rome Milan Paris", ["Milan"]),
+        ("is it sunny in Dubai Muscat", ["Muscat"]),
+    ],
+)
+def test_a_place_right_after_a_known_city_is_not_dropped(query: str, places: list[str]) -> None:
+    plan = make_plan(query)
+    assert plan.calls == [] and plan.refusal_kind == "unknown_place"
+    assert f"a forecast for {' and '.join(places)}" in (plan.refusal or "")
+
+
+@pytest.mark.parametrize(
+    ("query", "written"),
+    [
+        ("weather in Seoul Paris Texas", "Paris, Texas"),
+        ("weather in Rome London in Ontario", "London, Ontario"),
+        ("weather in Madrid Sydney Nova Scotia tomorrow", "Sydney, Nova Scotia"),
+    ],
+)
+def test_a_known_name_in_another_region_after_a_known_city_is_named(
+    query: str, written: str
+) -> None:
+    plan = make_plan(query)
+    assert plan.calls == [] and plan.refusal_kind == "unknown_place"
+    assert f"a forecast for {written}" in (plan.refusal or "")
+
+
+def test_a_place_right_after_a_known_city_on_the_clock() -> None:
+    plan = make_plan("what time is it in Tokyo Manila")
+    assert plan.calls == [] and plan.refusal_kind == "unknown_place"
+    assert "the local time in Manila" in (plan.refusal or "")
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("weather in Madrid Cairo", [("get_weather", "madrid"), ("get_weather", "cairo")]),
+        ("time in Berlin Sydney now", [("world_clock", "berlin"), ("world_clock", "sydney")]),
+        ("weather in Cairo Egypt tomorrow", [("get_weather", "cairo")]),
+        ("weather in Berlin thx", [("get_weather", "berlin")]),
+        ("is it dark in sydney already", [("world_clock", "sydney")]),
+        ("weather in madrid tomorrow morning", [("get_weather", "madrid")]),
+        (
+            "weather in seoul together with the weather in berlin",
+            [("get_weather", "seoul"), ("get_weather", "berlin")],
+        ),
+    ],
+)
+def test_known_cities_and_words_after_them_still_plan(
+    query: str, expected: list[tuple[str, str]]
+) -> None:
+    plan = make_plan(query)
+    assert plan.refusal is None
+    assert [(c.tool, c.args["city"]) for c in plan.calls] == expected
+
+
 def test_open_knowledge_about_a_place_stays_an_llm_request() -> None:
     plan = make_plan("what's the best time to visit Oslo")
     assert plan.calls == [] and plan.refusal_kind == "needs_llm"
