@@ -102,11 +102,16 @@ WORDS = [
 ]
 
 
-def rss_mb() -> float:
+def status_mb(field: str) -> float:
+    """A memory figure of this process from /proc (``VmRSS``: now, ``VmHWM``: peak)."""
     for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
+        if line.startswith(f"{field}:"):
             return int(line.split()[1]) / 1024
     return 0.0
+
+
+def rss_mb() -> float:
+    return status_mb("VmRSS")
 
 
 def fill(store: MemoryStore, n: int, seed: int) -> None:
@@ -140,10 +145,7 @@ def naive_merge(store: MemoryStore, payload: bytes) -> None:
 
 
 def peak_rss_mb() -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
+    return status_mb("VmHWM")
 
 
 def run_in_process(n: int, top: Path) -> dict[str, Any]:

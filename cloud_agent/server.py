@@ -42,6 +42,26 @@ CLIENT_OPTIONS: list[tuple[str, int]] = [
 ]
 
 
+def client_channel(
+    target: str,
+    *,
+    tls_root: str | None = None,
+    use_tls: bool = False,
+    options: list[tuple[str, int]] = CLIENT_OPTIONS,
+) -> grpc.Channel:
+    """A blocking channel to ``target``: TLS when given the PEM of a CA or self-signed
+    certificate to trust (or ``use_tls``: the system's roots), plaintext otherwise.
+
+    Raises:
+        OSError: ``tls_root`` cannot be read.
+    """
+    if tls_root or use_tls:
+        from cloud_agent.security import channel_credentials
+
+        return grpc.secure_channel(target, channel_credentials(tls_root), options=options)
+    return grpc.insecure_channel(target, options=options)
+
+
 def service_full_name(service: str) -> str:
     """The fully qualified name of one of the protocol's services."""
     return pb.DESCRIPTOR.services_by_name[service].full_name

@@ -11,7 +11,6 @@ import json
 import os
 import sys
 from collections.abc import Iterable
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -74,6 +73,13 @@ def _router(model: str | None = None, tools: list[str] | None = None) -> Router:
         raise fail(str(exc), 2) from None
 
 
+def _cloud_target(cloud: str) -> str:
+    """``--cloud`` as given, or exit 2 if it is not HOST:PORT."""
+    if ":" not in cloud:
+        raise fail(f"--cloud must be HOST:PORT, not {cloud!r}", 2)
+    return cloud
+
+
 def _agent(
     cloud: str | None,
     memory: str | None,
@@ -93,11 +99,9 @@ def _agent(
         raise fail(f"cannot open memory {memory_path(memory)}: {exc}") from None
     link = None
     if cloud:
-        if ":" not in cloud:
-            raise fail(f"--cloud must be HOST:PORT, not {cloud!r}", 2)
         from edge_agent.cloud_link import CloudLink
 
-        link = CloudLink(cloud, token=token, tls_root=tls_root, deadline_s=30.0)
+        link = CloudLink(_cloud_target(cloud), token=token, tls_root=tls_root, deadline_s=30.0)
     return EdgeAgent(store, router, link)
 
 
@@ -222,21 +226,14 @@ def _sync_memory(
     ``optional``, a cloud that keeps no memory (UNIMPLEMENTED) is not an error."""
     import grpc
 
-    from cloud_agent.server import CLIENT_OPTIONS
+    from cloud_agent.server import client_channel
     from sync.client import sync_with
     from sync.errors import MemoryStoreError
 
-    if ":" not in cloud:
-        raise fail(f"--cloud must be HOST:PORT, not {cloud!r}", 2)
-    if tls_root:
-        try:
-            roots = Path(tls_root).read_bytes()
-        except OSError as exc:
-            raise fail(f"cannot read --tls-root {tls_root}: {exc}", 2) from None
-        credentials = grpc.ssl_channel_credentials(root_certificates=roots)
-        channel = grpc.secure_channel(cloud, credentials, options=CLIENT_OPTIONS)
-    else:
-        channel = grpc.insecure_channel(cloud, options=CLIENT_OPTIONS)
+    try:
+        channel = client_channel(_cloud_target(cloud), tls_root=tls_root)
+    except OSError as exc:
+        raise fail(f"cannot read --tls-root {tls_root}: {exc}", 2) from None
     try:
         # With a token the cloud knows the device: "" lets the token name it.
         result = sync_with(channel, store, token, device_id="" if token else None)

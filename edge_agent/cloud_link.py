@@ -33,7 +33,7 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from cloud_agent.server import CLIENT_OPTIONS
+from cloud_agent.server import CLIENT_OPTIONS, client_channel
 from edgeloop.v1 import agent_pb2 as pb
 from edgeloop.v1 import agent_pb2_grpc as pb_grpc
 from react_kernel.steps import from_struct, to_struct
@@ -162,14 +162,9 @@ class CloudLink:
         self._token = token
         self._redactor = redactor or _default_redactor
         self._lock = threading.Lock()
-        if tls_root or use_tls:
-            from pathlib import Path
-
-            roots = Path(tls_root).read_bytes() if tls_root else None
-            credentials = grpc.ssl_channel_credentials(root_certificates=roots)
-            self._channel = grpc.secure_channel(target, credentials, options=CHANNEL_OPTIONS)
-        else:
-            self._channel = grpc.insecure_channel(target, options=CHANNEL_OPTIONS)
+        self._channel = client_channel(
+            target, tls_root=tls_root, use_tls=use_tls, options=CHANNEL_OPTIONS
+        )
         self._stub = pb_grpc.CloudReasonerServiceStub(self._channel)
         self._health = health_pb2_grpc.HealthStub(self._channel)
 

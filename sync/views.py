@@ -58,13 +58,18 @@ def iso(moment: datetime) -> str:
     return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
 
 
+def _parse_time(value: str) -> datetime:
+    """An ISO-8601 timestamp; InvalidRecordError if it is not one."""
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError as exc:
+        raise InvalidRecordError(f"bad timestamp: {value!r}") from exc
+
+
 @lru_cache(maxsize=4096)
 def epoch_s(value: str) -> float:
     """Seconds since the epoch of an ISO-8601 timestamp (naive means UTC)."""
-    try:
-        moment = datetime.fromisoformat(value)
-    except ValueError as exc:
-        raise InvalidRecordError(f"bad timestamp: {value!r}") from exc
+    moment = _parse_time(value)
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     return moment.timestamp()
@@ -84,21 +89,13 @@ def _required(data: Mapping[str, Any], key: str) -> str:
     return value
 
 
-def _check_time(value: str) -> None:
-    """InvalidRecordError unless ``value`` is an ISO-8601 timestamp (what epoch_s reads)."""
-    try:
-        datetime.fromisoformat(value)
-    except ValueError as exc:
-        raise InvalidRecordError(f"bad timestamp: {value!r}") from exc
-
-
 def _time(data: Mapping[str, Any], key: str, *, required: bool = True) -> str:
     value = data.get(key)
     if value is None and not required:
         return ""
     if not isinstance(value, str):
         raise InvalidRecordError(f"field {key!r} must be an ISO-8601 timestamp")
-    _check_time(value)
+    _parse_time(value)  # not epoch_s: most timestamps are seen once, a cache miss each
     return value
 
 
@@ -171,7 +168,7 @@ def _note_row(d: Mapping[str, Any]) -> tuple[Any, ...]:
     # The bulk of a merge: the checks of _required, _str and _time, inlined.
     text, source, created = d.get("text"), d.get("source_act_id"), d.get("created_at")
     if type(text) is str and (source is None or type(source) is str) and type(created) is str:
-        _check_time(created)
+        _parse_time(created)
         return (text, source, created)
     return (_required(d, "text"), _str(d, "source_act_id", None), _time(d, "created_at"))
 

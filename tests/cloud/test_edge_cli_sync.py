@@ -34,6 +34,14 @@ def cloud(tmp_path: Path) -> Iterator[tuple[str, Path]]:
         loop.close()
 
 
+def _device_with_note(tmp_path: Path, text: str) -> Path:
+    """The phone's memory file, holding one note written offline."""
+    device_db = tmp_path / "phone.db"
+    with MemoryStore(device_db, node_id="phone") as device:
+        device.add_note(text)
+    return device_db
+
+
 def _cloud_notes(memory_dir: Path) -> list[str]:
     with UserStores(memory_dir, node_id="cloud") as stores:
         return [n["text"] for n in stores("alice").notes()]
@@ -43,9 +51,7 @@ def test_sync_merges_the_device_memory_with_the_cloud_both_ways(
     cloud: tuple[str, Path], tmp_path: Path
 ) -> None:
     target, memory_dir = cloud
-    device_db = tmp_path / "phone.db"
-    with MemoryStore(device_db, node_id="phone") as device:
-        device.add_note("buy oat milk")
+    device_db = _device_with_note(tmp_path, "buy oat milk")
     result = CliRunner().invoke(
         app, ["sync", "--cloud", target, "--memory", str(device_db), "--token", TOKEN, "--json"]
     )
@@ -68,9 +74,7 @@ def test_sync_errors_are_one_line_and_leave_memory_alone(
     cloud: tuple[str, Path], tmp_path: Path
 ) -> None:
     target, memory_dir = cloud
-    device_db = tmp_path / "phone.db"
-    with MemoryStore(device_db, node_id="phone") as device:
-        device.add_note("private")
+    device_db = _device_with_note(tmp_path, "private")
     for args, expected in [
         ([], "UNAUTHENTICATED"),
         (["--token", "wrong"], "UNAUTHENTICATED"),
@@ -92,9 +96,7 @@ def test_pending_with_the_cloud_syncs_memory_and_says_when_the_cloud_keeps_none(
     cloud: tuple[str, Path], tmp_path: Path
 ) -> None:
     target, memory_dir = cloud
-    device_db = tmp_path / "phone.db"
-    with MemoryStore(device_db, node_id="phone") as device:
-        device.add_note("synced after the pending queries")
+    device_db = _device_with_note(tmp_path, "synced after the pending queries")
     result = CliRunner().invoke(
         app, ["pending", "--cloud", target, "--memory", str(device_db), "--token", TOKEN]
     )
