@@ -25,6 +25,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from edge_agent.answers import failure_answer, offline_answer, smalltalk_answer, tool_answer
 from edge_agent.router import RouteDecision, Router
+from edge_agent.settings import load_settings
 from edge_agent.tools import builtin_tools, requires_approval
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel import AgentLoop, ReasoningContext, Session, ToolSpec
@@ -185,6 +186,7 @@ class EdgeAgent:
         text = " ".join(query.split())
         if not text:
             raise ValueError("the query is empty")
+        self.router.home = load_settings(self.memory)  # set here or synced from elsewhere
         decision = self.router.decide(text)
         if decision.route == "edge":
             session = self.loop.start(text, session_id=session_id)

@@ -54,6 +54,11 @@ def cities() -> dict[str, str]:
     return {entry["city"]: entry["timezone"] for entry in json.loads(text)}
 
 
+def timezone_of(city: str) -> str | None:
+    """The IANA time zone of a canonical city name, or None for a city the device lacks."""
+    return cities().get(city)
+
+
 def normalise(name: str) -> str:
     """Lower-case, trimmed, single-spaced, without surrounding punctuation or brackets."""
     return " ".join(name.lower().strip(" \t\n.,!?;:'\"()").split())

@@ -313,19 +313,82 @@ def eval_command(
     json_output: bool = typer.Option(False, "--json", help="Print the metrics as JSON."),
     model: str = typer.Option(None, "--model", help="Router model folder (default: shipped)."),
     tools: ToolsOption = None,
+    home: str = typer.Option(
+        None, "--home", help="Evaluate as a device whose home city is CITY (no home: none)."
+    ),
 ) -> None:
     """Run the edge decision over an eval file and print its metrics."""
     from edge_agent.evaluation import EvalFileError, load_cases, run_eval
+    from edge_agent.settings import Settings, SettingsError, check_setting
 
+    settings = None
+    if home is not None:
+        try:
+            settings = Settings(home_city=check_setting("home_city", home))
+        except SettingsError as exc:
+            raise fail(f"--home: {exc}", 2) from None
     try:
         cases = load_cases(file)
     except EvalFileError as exc:
         raise fail(str(exc), 2) from None
-    report = run_eval(_router(model, tools), cases)
+    report = run_eval(_router(model, tools), cases, settings)
     if json_output:
         typer.echo(json.dumps(report.metrics))
     else:
         _print_report(report)
+
+
+config_app = typer.Typer(help="Device settings (kept in memory, so they sync).")
+app.add_typer(config_app, name="config")
+
+
+def _settings_store(memory: str | None) -> MemoryStore:
+    from edge_agent.home import memory_path
+    from sync.store import MemoryStore
+
+    try:
+        return MemoryStore(memory_path(memory))
+    except Exception as exc:  # sqlite and the store's own errors: one line, not a trace
+        raise fail(f"cannot open memory {memory_path(memory)}: {exc}") from None
+
+
+@config_app.command("set")
+def config_set(
+    key: str = typer.Argument(..., help="home_city, default_room or units."),
+    value: str = typer.Argument(..., help="The value (a city, a room, metric|imperial)."),
+    memory: str = typer.Option(None, "--memory", help=MEMORY_HELP),
+) -> None:
+    """Set one device setting."""
+    from edge_agent.settings import SettingsError, save_setting
+
+    store = _settings_store(memory)
+    try:
+        settings = save_setting(store, key, value)
+    except SettingsError as exc:
+        raise fail(str(exc), 2) from None
+    finally:
+        store.close()
+    typer.echo(f"{key} = {settings.as_dict()[key]}")
+
+
+@config_app.command("show")
+def config_show(
+    memory: str = typer.Option(None, "--memory", help=MEMORY_HELP),
+    json_output: bool = typer.Option(False, "--json", help="The settings as one JSON object."),
+) -> None:
+    """Show the device settings (unset ones as -)."""
+    from edge_agent.settings import load_settings
+
+    store = _settings_store(memory)
+    try:
+        values = load_settings(store).as_dict()
+    finally:
+        store.close()
+    if json_output:
+        typer.echo(json.dumps(values))
+        return
+    for key, value in values.items():
+        typer.echo(f"{key} = {value if value is not None else '-'}")
 
 
 @app.command()

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from edge_agent.router import Router
+from edge_agent.settings import Settings
 from edge_agent.tools.calculator import CalculatorError, evaluate
 
 FREE_TEXT_KEYS = frozenset({"text", "query"})
@@ -149,8 +150,10 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
 
 
-def run_eval(router: Router, cases: list[EvalCase]) -> EvalReport:
-    """Decide every case and compute the contract's metrics."""
+def run_eval(router: Router, cases: list[EvalCase], home: Settings | None = None) -> EvalReport:
+    """Decide every case and compute the contract's metrics, as a device whose settings
+    are ``home`` (``--home CITY``; None: a device with no settings)."""
+    router.home = home
     router.decide("warm up")  # first call pays for lazy imports and session set-up
     latencies: list[float] = []
     route_ok = edge_total = tool_ok = args_total = args_ok = 0

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from edge_agent.answers import smalltalk_kind
 from edge_agent.arguments import extract_arguments
 from edge_agent.cities import other_place, region_in, strip_qualifiers
+from edge_agent.settings import Settings, complete_arguments
 from edge_agent.structure import compound_reason
 from edge_agent.tools import TOOL_NAMES
 
@@ -90,6 +91,8 @@ class Router:
     ) -> None:
         self.model = model
         self.threshold = threshold
+        # The device's settings: their home defaults fill what a query leaves out.
+        self.home: Settings | None = None
         self.tools: dict[str, ToolSpec] = {}
         for spec in tools:
             self.add_tool(spec)
@@ -179,7 +182,7 @@ class Router:
         structural = compound_reason(plain, intent)
         if structural is not None:
             return cloud(structural)
-        arguments = extract_arguments(intent, query)
+        arguments = complete_arguments(self.home, intent, query, extract_arguments(intent, query))
         if arguments is None:
             return cloud(f"cannot fill {intent} arguments")
         return RouteDecision(

@@ -188,7 +188,7 @@ _SUBJECT_CUES: dict[str, re.Pattern[str]] = {
     "world_clock": re.compile(
         r"\b(?:time|clock|hour|o'?clock|late|early|morning|night|evening|afternoon|midnight|daytime|"
         r"nighttime|dark|"
-        r"noon|awake|asleep|tiem|tme)\b",
+        r"noon|awake|asleep|tiem|tme|date|day|weekday)\b",
         re.IGNORECASE,
     ),
 }

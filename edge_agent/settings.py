@@ -1,0 +1,189 @@
+"""Device settings: where the device is, which room it stands in, which units it speaks.
+
+People rarely say where they are: "what's the weather", "what time is it", "turn on the
+lights". A device that knows its home answers those on the device; one that does not sends
+them to the cloud. The settings live in memory as facts of the entity ``device`` (one fact
+per key), so ``edge-agent config set home_city oslo`` on one replica reaches the others by
+the ordinary memory sync, and the last write wins there as for any fact.
+
+``home_city``
+    A city of the gazetteer (misspellings and other names resolve: "NYC" -> new york); its
+    time zone is the device's local time. Weather and clock queries that name no city are
+    about it.
+``default_room``
+    The room of device commands that name none ("turn on the lights"). Without it such a
+    command goes to the house-wide device of that kind (the device state with no room).
+``units``
+    ``metric`` (default) or ``imperial``: how answers speak temperatures. Tool
+    observations stay in °C, as the contract says.
+
+>>> settings = Settings(home_city="oslo")
+>>> settings.timezone
+'Europe/Oslo'
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+SETTINGS_ENTITY = "device"
+KEYS: tuple[str, ...] = ("home_city", "default_room", "units")
+UNITS: tuple[str, ...] = ("metric", "imperial")
+_ROOM = re.compile(r"^[a-z][a-z ]{0,38}[a-z]$|^[a-z]$")
+
+
+class SettingsError(ValueError):
+    """A setting's key or value is not one the device accepts."""
+
+
+class FactMemory(Protocol):
+    """The two memory store methods settings need (``sync.store.MemoryStore``)."""
+
+    def add_fact(self, entity: str, attribute: str, value: Any) -> str: ...
+
+    def facts(self, entity: str | None = None) -> list[dict[str, Any]]: ...
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The device's settings; None where unset."""
+
+    home_city: str | None = None
+    default_room: str | None = None
+    units: str = "metric"
+
+    @property
+    def timezone(self) -> str | None:
+        """The IANA time zone of the home city, or None without one."""
+        if self.home_city is None:
+            return None
+        from edge_agent.cities import timezone_of
+
+        return timezone_of(self.home_city)
+
+    def as_dict(self) -> dict[str, str | None]:
+        """Every key with its value (None where unset) and the derived time zone."""
+        return {
+            "home_city": self.home_city,
+            "timezone": self.timezone,
+            "default_room": self.default_room,
+            "units": self.units,
+        }
+
+
+def check_setting(key: str, value: str) -> str:
+    """The value as stored (a city's canonical name, a room in lower case), or raise.
+
+    >>> check_setting("home_city", "Londn")
+    'london'
+    >>> check_setting("units", "Imperial")
+    'imperial'
+
+    Raises:
+        SettingsError: unknown key, unknown city, a room that is no name, unknown units.
+    """
+    clean = " ".join(str(value).split()).lower()
+    if key == "home_city":
+        from edge_agent.cities import resolve_city
+
+        city = resolve_city(clean)
+        if city is None:
+            raise SettingsError(f"unknown city {value!r}: name a city the device knows")
+        return city
+    if key == "default_room":
+        if not _ROOM.match(clean):
+            raise SettingsError(f"a room is a name of letters (at most 40), not {value!r}")
+        return clean
+    if key == "units":
+        if clean not in UNITS:
+            raise SettingsError(f"units are {' or '.join(UNITS)}, not {value!r}")
+        return clean
+    raise SettingsError(f"unknown setting {key!r}: the keys are {', '.join(KEYS)}")
+
+
+def from_facts(facts: list[Mapping[str, Any]]) -> Settings:
+    """The settings that ``facts`` of the ``device`` entity hold; a value that no longer
+    checks (a hand-edited or foreign record) is ignored, never trusted."""
+    values: dict[str, str] = {}
+    for fact in facts:
+        key, value = str(fact.get("attribute", "")), fact.get("value")
+        if key not in KEYS or not isinstance(value, str):
+            continue
+        try:
+            values[key] = check_setting(key, value)
+        except SettingsError:
+            continue
+    return replace(Settings(), **values)
+
+
+def load_settings(memory: FactMemory) -> Settings:
+    """The device's settings as its memory holds them."""
+    return from_facts(memory.facts(SETTINGS_ENTITY))
+
+
+def save_setting(memory: FactMemory, key: str, value: str) -> Settings:
+    """Check and store one setting; return the settings after the change.
+
+    Raises:
+        SettingsError: see :func:`check_setting`; nothing is stored then.
+    """
+    memory.add_fact(SETTINGS_ENTITY, key, check_setting(key, value))
+    return load_settings(memory)
+
+
+# A clock query about another day ("what day is december thirteenth", "the date on the
+# 4th") is no question about now: the home city cannot answer it.
+_OTHER_DATE = re.compile(
+    r"\b(?:january|february|march|april|may|june|july|august|september|october|november|"
+    r"december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|yesterday|tomorrow|"
+    r"\d+(?:st|nd|rd|th)?|\w+(?:first|second|third|th))\b",
+    re.IGNORECASE,
+)
+_NOW_WORDS = frozenset({"month", "north", "both", "with", "worth", "south", "fourth", "length"})
+
+
+def _names_other_date(query: str) -> bool:
+    return any(m.group(0).lower() not in _NOW_WORDS for m in _OTHER_DATE.finditer(query))
+
+
+def _names_a_place(query: str) -> bool:
+    from edge_agent.cities import find_cities, other_place, region_in, strip_qualifiers
+
+    plain = strip_qualifiers(query)
+    return bool(find_cities(plain)) or other_place(query) is not None or bool(region_in(plain))
+
+
+def complete_arguments(
+    settings: Settings | None, tool: str, query: str, arguments: dict[str, Any] | None
+) -> dict[str, Any] | None:
+    """The arguments with the home defaults where the query names none.
+
+    Only what the query leaves out is filled: a weather or clock query that names no place
+    at all is about the home city (a named place, known or not, is never replaced by home;
+    a day the forecast cannot serve stays unanswered); a device command with no room is
+    for the default room. Without settings the arguments pass through unchanged.
+
+    >>> complete_arguments(Settings(home_city="oslo"), "world_clock", "what time is it", None)
+    {'city': 'oslo'}
+    """
+    if settings is None:
+        return arguments
+    if tool == "device_control" and arguments is not None:
+        if settings.default_room and not arguments.get("room"):
+            return {**arguments, "room": settings.default_room}
+        return arguments
+    if arguments is not None or settings.home_city is None:
+        return arguments
+    if tool not in ("get_weather", "world_clock") or _names_a_place(query):
+        return None
+    if tool == "world_clock":
+        return None if _names_other_date(query) else {"city": settings.home_city}
+    from edge_agent.arguments.places import weather_day
+
+    day = weather_day(query)
+    return None if day is None else {"city": settings.home_city, "day": day}
