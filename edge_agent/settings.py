@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
 SETTINGS_ENTITY = "device"
 KEYS: tuple[str, ...] = ("home_city", "default_room", "units")
@@ -106,7 +106,7 @@ def check_setting(key: str, value: str) -> str:
     raise SettingsError(f"unknown setting {key!r}: the keys are {', '.join(KEYS)}")
 
 
-def from_facts(facts: list[Mapping[str, Any]]) -> Settings:
+def from_facts(facts: Sequence[Mapping[str, Any]]) -> Settings:
     """The settings that ``facts`` of the ``device`` entity hold; a value that no longer
     checks (a hand-edited or foreign record) is ignored, never trusted."""
     values: dict[str, str] = {}
