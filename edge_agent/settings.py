@@ -17,9 +17,9 @@ the ordinary memory sync, and the last write wins there as for any fact.
     ``metric`` (default) or ``imperial``: how answers speak temperatures. Tool
     observations stay in °C, as the contract says.
 
->>> settings = Settings(home_city="oslo")
+>>> settings = Settings(home_city="london")
 >>> settings.timezone
-'Europe/Oslo'
+'Europe/London'
 """
 
 from __future__ import annotations
