@@ -6,9 +6,9 @@ from collections.abc import Callable
 
 import pytest
 
-import sync.store as store_module
+import sync.ids as store_module
 from sync import MemoryStore
-from sync.store import new_record_id, record_time
+from sync.ids import new_record_id, record_time
 
 
 def test_ids_made_in_one_millisecond_still_increase(monkeypatch: pytest.MonkeyPatch) -> None:
