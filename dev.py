@@ -2,7 +2,7 @@
 """One command surface for the project; needs only Python 3.11 to start.
 
     python3.11 dev.py demo        # the edge agent with the cloud reasoner on localhost
-    python3.11 dev.py test        # gen-check, buf lint/breaking, ruff, mypy, pytest
+    python3.11 dev.py test        # gen-check, buf lint/breaking, ruff, mypy, import layers, pytest
     python3.11 dev.py setup | gen | gen-check | lint | bench | proto-baseline
 
 Each command first makes sure that ``.venv`` exists and holds the project (editable, with
@@ -80,6 +80,8 @@ def lint() -> None:
     run(tool("ruff"), "check", ".")
     run(tool("ruff"), "format", "--check", ".")
     run(tool("mypy"))
+    # The layers contract in pyproject.toml: no edge -> cloud, no sync -> edge/cloud imports.
+    run(tool("lint-imports"))
 
 
 def test(extra: list[str]) -> None:

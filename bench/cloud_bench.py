@@ -55,7 +55,7 @@ def _serve_cloud(ready: Any) -> None:
 
 
 def _serve_floor(ready: Any, steps_per_query: dict[str, list[bytes]]) -> None:
-    from cloud_agent.server import SERVER_OPTIONS
+    from edgeloop.transport.options import SERVER_OPTIONS
     from edgeloop.v1 import agent_pb2 as pb
 
     async def stream(request: pb.ReasonRequest, context: Any) -> Any:

@@ -50,7 +50,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from cloud_agent.server import CLIENT_OPTIONS
+from edgeloop.transport.options import CLIENT_OPTIONS
 from sync import MemoryStore
 from sync.exchange import same_state
 from sync.views import build_row, materialise
@@ -223,7 +223,7 @@ def _spawn(*args: str) -> subprocess.Popen[str]:
 
 def serve(n: int, root: str) -> None:
     """Subprocess: the sync server, holding the user's replica (n records)."""
-    from sync.auth import Principal
+    from edgeloop.transport.auth import Principal
     from sync.server import SyncServerThread
     from sync.userstores import UserStores
 

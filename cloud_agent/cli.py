@@ -132,10 +132,8 @@ def parse(
     tools: str = typer.Option(None, "--tools", help="A JSON file of tool specs."),
 ) -> None:
     """Parse one model reply from standard input and print the resulting ReactStep."""
-    try:
-        from cloud_agent.parse_command import run_parse
-    except ImportError:
-        raise fail("cloud-agent parse needs the kernel's parser (not installed)") from None
+    from cloud_agent.parse_command import run_parse
+
     code = run_parse(sys.stdin.read(), json_output=json_output, tools_path=tools)
     raise typer.Exit(code)
 

@@ -27,8 +27,8 @@ from rich.panel import Panel
 from rich.table import Table
 
 from cloud_agent.config import CloudConfig
-from cloud_agent.server import EventLoopThread
 from cloud_agent.service import CloudServer
+from edgeloop.transport.loop import EventLoopThread
 from edgeloop.v1 import agent_pb2 as pb
 
 console = Console(highlight=False)

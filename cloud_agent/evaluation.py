@@ -31,6 +31,7 @@ from cloud_agent.planner.reasoner import REFUSAL_KEY, PlannerReasoner, load_edge
 from cloud_agent.tools import local_registry
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel.steps import from_struct, to_struct
+from sync.store import MemoryStore
 
 FREE_TEXT_ARGS = frozenset({"text", "query"})
 F1_THRESHOLD = 0.6
@@ -140,43 +141,11 @@ class Outcome:
 def scratch_memory() -> Iterator[Any]:
     """A fresh memory store in a temporary folder, removed afterwards."""
     with tempfile.TemporaryDirectory(prefix="edgeloop-eval-") as folder:
-        try:
-            from sync.store import MemoryStore
-        except ImportError:  # the memory package is optional for the planner's eval
-            yield _DictMemory()
-            return
         store = MemoryStore(Path(folder) / "memory.db", synchronous="OFF")
         try:
             yield store
         finally:
             store.close()
-
-
-class _DictMemory:
-    """A minimal in-process memory (used only when sync.store is unavailable)."""
-
-    def __init__(self) -> None:
-        self.notes: list[str] = []
-        self.devices: dict[tuple[str, str | None], dict[str, Any]] = {}
-
-    def add_note(self, text: str, *, source_act_id: str | None = None) -> str:
-        self.notes.append(text)
-        return f"n{len(self.notes)}"
-
-    def search(self, query: str, limit: int = 5) -> list[Any]:
-        return []
-
-    def add_timer(self, seconds: int, label: str = "") -> dict[str, Any]:
-        return {"timer_id": "t1", "fires_at": "1970-01-01T00:00:00Z"}
-
-    def set_device_state(
-        self, device: str, room: str | None, state: dict[str, Any]
-    ) -> dict[str, Any]:
-        self.devices[(device, room)] = state
-        return state
-
-    def get_device_state(self, device: str, room: str | None) -> dict[str, Any] | None:
-        return self.devices.get((device, room))
 
 
 def run_query(reasoner: PlannerReasoner, tools: Any, query: str, session_id: str) -> Outcome:

@@ -167,9 +167,7 @@ class CloudMetrics:
 
 
 def _kernel_parser_fallbacks() -> Mapping[str, int]:
-    try:
-        from react_kernel import parser_fallback_counts  # type: ignore[attr-defined]
-    except ImportError:
-        return {}
+    from react_kernel import parser_fallback_counts
+
     counts: Mapping[str, int] = parser_fallback_counts()
     return counts

@@ -27,8 +27,10 @@ from cloud_agent.errors import (
     ReasonerDeadlineError,
 )
 from cloud_agent.metrics import CloudMetrics
-from cloud_agent.security import Principal, RateLimiter, check_query
-from cloud_agent.tools import DEVICE_TOOLS, cloud_registry
+from cloud_agent.security import RateLimiter, check_query
+from cloud_agent.tools import cloud_registry
+from edge_agent.cloud_link import DEVICE_TOOLS
+from edgeloop.transport.auth import Principal
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel import AgentLoop, GuardConfig, SafetyConfig, Session, SessionError, State
 

@@ -2,9 +2,9 @@
 
 The servicer decodes requests, authenticates the caller, hands the work to the
 transport-free handler and maps every error to a status code in one place
-(:func:`cloud_agent.errors.status_for`). :class:`CloudServer` puts it together with health
-checking, reflection, TLS, tokens, metrics and (when the memory package is present) the
-memory sync service on one ``grpc.aio`` server.
+(:func:`edgeloop.transport.status.abort_with`). :class:`CloudServer` puts it together with
+health checking, reflection, TLS, tokens, metrics and (given a memory folder) the memory
+sync service on one ``grpc.aio`` server.
 
 Example:
     >>> server = CloudServer(CloudConfig(port=0))        # doctest: +SKIP
@@ -24,24 +24,27 @@ import grpc
 
 from cloud_agent.backends import build_reasoner
 from cloud_agent.config import CloudConfig
-from cloud_agent.errors import InvalidRequestError, status_for
+from cloud_agent.errors import INTERNAL_MESSAGE, InvalidRequestError
 from cloud_agent.metrics import CloudMetrics
 from cloud_agent.reasoning import CloudReasoner, Event
-from cloud_agent.security import AuthInterceptor, Principal, TokenAuth, server_credentials
-from cloud_agent.server import SERVER_OPTIONS, add_common_services, service_full_name
+from edgeloop.transport import status
+from edgeloop.transport.auth import AuthInterceptor, Principal, TokenAuth
+from edgeloop.transport.channels import server_credentials
+from edgeloop.transport.metadata import TRACE_ID_KEY, metadata_value
+from edgeloop.transport.options import SERVER_OPTIONS
+from edgeloop.transport.services import add_common_services, service_full_name
 from edgeloop.v1 import agent_pb2 as pb
 from edgeloop.v1 import agent_pb2_grpc as pb_grpc
+from sync.service import add_sync_service
+from sync.userstores import UserStores
 
 log = logging.getLogger(__name__)
-TRACE_ID_KEY = "x-trace-id"
 
 
 def trace_id_of(context: grpc.aio.ServicerContext[Any, Any]) -> str:
     """The caller's ``x-trace-id`` metadata, or a new id."""
-    for key, value in context.invocation_metadata() or ():
-        if key == TRACE_ID_KEY and value:
-            return str(value)[:64]
-    return uuid.uuid4().hex
+    trace_id = metadata_value(context.invocation_metadata(), TRACE_ID_KEY)
+    return trace_id[:64] if trace_id else uuid.uuid4().hex
 
 
 def deadline_of(context: grpc.aio.ServicerContext[Any, Any]) -> float | None:
@@ -51,13 +54,8 @@ def deadline_of(context: grpc.aio.ServicerContext[Any, Any]) -> float | None:
 
 
 async def abort_with(context: grpc.aio.ServicerContext[Any, Any], error: BaseException) -> None:
-    """End the call with the status that ``error`` maps to (the one place for it)."""
-    mapping = status_for(error)
-    if mapping.code == grpc.StatusCode.INTERNAL:
-        log.exception("internal error", exc_info=error)
-    if mapping.trailers:
-        context.set_trailing_metadata(mapping.trailers)
-    await context.abort(mapping.code, mapping.message)
+    """End the call with the status that ``error`` maps to (the transport's one table)."""
+    await status.abort_with(context, error, internal_message=INTERNAL_MESSAGE)
 
 
 class CloudReasonerServicer(pb_grpc.CloudReasonerServiceServicer):
@@ -182,14 +180,8 @@ class CloudServer:
         return bound
 
     def _add_memory_sync(self, server: grpc.aio.Server) -> bool:
-        """Mount the memory engineer's MemorySyncService (per-user stores in memory_dir)."""
+        """Mount MemorySyncService (per-user stores in memory_dir) when memory_dir is set."""
         if not self.config.memory_dir:
-            return False
-        try:
-            from sync.service import add_sync_service
-            from sync.userstores import UserStores
-        except ImportError:
-            log.warning("memory sync unavailable: the sync package is not installed")
             return False
         self._stores = UserStores(Path(self.config.memory_dir), node_id="cloud")
         add_sync_service(server, self._stores, self.auth.authorize)

@@ -12,10 +12,10 @@ import dataclasses
 from collections.abc import Iterable
 from typing import Any
 
+from edge_agent.cloud_link import DEVICE_TOOLS
 from edge_agent.tools import ToolMemory, builtin_specs
 
 CLOUD_TOOLS = ("calculator", "unit_convert", "get_weather", "world_clock")
-DEVICE_TOOLS = ("device_control", "set_timer", "add_note", "search_notes")
 
 
 class _NoMemory:

@@ -226,7 +226,7 @@ def _sync_memory(
     ``optional``, a cloud that keeps no memory (UNIMPLEMENTED) is not an error."""
     import grpc
 
-    from cloud_agent.server import client_channel
+    from edgeloop.transport.channels import client_channel
     from sync.client import sync_with
     from sync.errors import MemoryStoreError
 

@@ -33,18 +33,18 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from cloud_agent.server import CLIENT_OPTIONS, client_channel
+from edgeloop.transport.channels import client_channel
+from edgeloop.transport.metadata import call_metadata, retry_after_s
+from edgeloop.transport.options import CLIENT_OPTIONS
 from edgeloop.v1 import agent_pb2 as pb
 from edgeloop.v1 import agent_pb2_grpc as pb_grpc
 from react_kernel.steps import from_struct, to_struct
 
 log = logging.getLogger(__name__)
 
-TRACE_ID_KEY = "x-trace-id"
-RETRY_AFTER_KEY = "retry-after-ms"
 DEVICE_TOOLS = ("device_control", "set_timer", "add_note", "search_notes")
-# The project's client options (message size, keepalive; cloud_agent.server documents
-# them), plus quick reconnects after an outage: the edge retries on its own schedule.
+# The project's client options (message size, keepalive; docs/operations.md), plus
+# quick reconnects after an outage: the edge retries on its own schedule.
 CHANNEL_OPTIONS: list[tuple[str, int]] = [
     *CLIENT_OPTIONS,
     ("grpc.initial_reconnect_backoff_ms", 200),
@@ -179,10 +179,7 @@ class CloudLink:
         self._channel.close()
 
     def _metadata(self, trace_id: str) -> list[tuple[str, str]]:
-        metadata = [("x-device-id", self.device_id), (TRACE_ID_KEY, trace_id)]
-        if self._token:
-            metadata.append(("authorization", f"Bearer {self._token}"))
-        return metadata
+        return call_metadata(token=self._token, device_id=self.device_id, trace_id=trace_id)
 
     def healthy(self, timeout_s: float | None = None) -> bool:
         """True when the cloud answers its health check with SERVING (used on reconnect).
@@ -268,11 +265,7 @@ class CloudLink:
     @staticmethod
     def _request_error(error: Any) -> CloudRequestError:
         code: grpc.StatusCode = error.code()
-        retry_after = None
-        trailers: Any = error.trailing_metadata() or ()
-        for key, value in trailers:
-            if key == RETRY_AFTER_KEY:
-                retry_after = float(value) / 1000.0
+        retry_after = retry_after_s(error.trailing_metadata())
         return CloudRequestError(code, str(error.details() or ""), retry_after)
 
     def _converse(

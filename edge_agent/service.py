@@ -2,7 +2,8 @@
 
 The servicer is a thin adapter: it decodes requests, delegates to :class:`EdgeAgent`
 (run in a worker thread, so a slow cloud hand-off never blocks the event loop) and maps
-errors to status codes in one place (``_STATUS``).
+errors to status codes with the transport's one table (``edgeloop.transport.status``; the
+kernel is transport-free, so its errors come as ``KERNEL_STATUS`` rows).
 """
 
 from __future__ import annotations
@@ -14,29 +15,25 @@ from typing import Any, TypeVar
 import grpc
 
 from edge_agent.agent import EdgeAgent
+from edgeloop.transport.options import SERVER_OPTIONS
+from edgeloop.transport.services import add_common_services, service_full_name
+from edgeloop.transport.status import StatusRows, abort_with
 from edgeloop.v1 import agent_pb2 as pb
 from edgeloop.v1 import agent_pb2_grpc as pb_grpc
 from react_kernel import ResumeError, SessionError, State
 
 T = TypeVar("T")
-SERVICE_NAME = "edgeloop.v1.EdgeAgentService"
+SERVICE_NAME = service_full_name("EdgeAgentService")
 
-# Error -> status code, checked in order (subclasses first).
-_STATUS: list[tuple[type[Exception], grpc.StatusCode]] = [
+# The kernel's errors (and the plain ones the agent raises on bad input), checked before
+# the transport's table, subclasses first.
+KERNEL_STATUS: StatusRows = (
     (ResumeError, grpc.StatusCode.NOT_FOUND),
     (SessionError, grpc.StatusCode.FAILED_PRECONDITION),
     (ValueError, grpc.StatusCode.INVALID_ARGUMENT),
     (KeyError, grpc.StatusCode.NOT_FOUND),
-]
+)
 _DONE = object()
-
-
-def status_for(error: Exception) -> grpc.StatusCode:
-    """The gRPC status code for an error raised by the agent."""
-    for kind, code in _STATUS:
-        if isinstance(error, kind):
-            return code
-    return grpc.StatusCode.INTERNAL
 
 
 def session_state(name: str | None) -> pb.SessionState:
@@ -60,7 +57,7 @@ class EdgeAgentServicer(pb_grpc.EdgeAgentServiceServicer):
         self._lock = asyncio.Lock()
 
     async def _abort(self, context: grpc.aio.ServicerContext[Any, Any], error: Exception) -> None:
-        await context.abort(status_for(error), str(error) or type(error).__name__)
+        await abort_with(context, error, extra=KERNEL_STATUS)
 
     async def Ask(  # gRPC method name
         self, request: pb.AskRequest, context: grpc.aio.ServicerContext[Any, Any]
@@ -136,8 +133,6 @@ async def _in_thread(func: Callable[..., T], *args: Any) -> T:
 
 async def serve(agent: EdgeAgent, host: str = "127.0.0.1", port: int = 50052) -> grpc.aio.Server:
     """Start the edge agent service (with health and reflection) and return the server."""
-    from cloud_agent.server import SERVER_OPTIONS, add_common_services  # lazy: server only
-
     server = grpc.aio.server(options=SERVER_OPTIONS)
     pb_grpc.add_EdgeAgentServiceServicer_to_server(EdgeAgentServicer(agent), server)
     add_common_services(server, [SERVICE_NAME])

@@ -9,13 +9,12 @@ Public names (each from the module that defines it)::
     UserStores                              one store per user (the server side)
     MemorySyncServicer, add_sync_service    the gRPC service
     sync_with, sync_with_async, SyncResult  the gRPC client
-    Principal, TokenMapAuth                 per-device bearer tokens
     MemoryStoreError and subclasses         the errors (see sync.errors)
 
-The stand-alone server (``sync.server``) is not imported here: it pulls in
-``cloud_agent.server``, which in turn mounts this package's servicer. The gRPC client and
-service are imported on first use, so that a device that only stores memory (``edge-agent
-ask``) never loads grpc.
+Bearer tokens and principals are the transport's (``edgeloop.transport.auth``). The
+stand-alone server (``sync.server``) is not imported here, and the gRPC client and service
+are imported on first use, so that a device that only stores memory (``edge-agent ask``)
+never loads grpc.
 """
 
 from __future__ import annotations
@@ -23,15 +22,15 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from sync.auth import Principal, TokenMapAuth
 from sync.document import KINDS, MemoryDocument
 from sync.errors import (
     InvalidRecordError,
     InvalidUpdateError,
     MemoryStoreError,
+    NotConvergedError,
     PermissionDeniedError,
+    ProtocolError,
     RecordNotFoundError,
-    SyncAuthError,
     UnauthenticatedError,
 )
 from sync.exchange import SyncStats, sync_stores
@@ -69,14 +68,13 @@ __all__ = [
     "MemoryStore",
     "MemoryStoreError",
     "MemorySyncServicer",
+    "NotConvergedError",
     "PermissionDeniedError",
-    "Principal",
+    "ProtocolError",
     "RecallHit",
     "RecordNotFoundError",
-    "SyncAuthError",
     "SyncResult",
     "SyncStats",
-    "TokenMapAuth",
     "UnauthenticatedError",
     "UserStores",
     "add_sync_service",

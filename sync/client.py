@@ -20,16 +20,12 @@ from typing import Any
 import grpc
 from grpc.aio import EOF  # type: ignore[attr-defined]
 
+from edgeloop.transport.metadata import call_metadata
 from edgeloop.v1 import agent_pb2 as pb
 from edgeloop.v1 import agent_pb2_grpc as pb_grpc
-from sync.auth import AUTHORIZATION_KEY, DEVICE_ID_KEY
-from sync.errors import InvalidUpdateError, MemoryStoreError
+from sync.errors import InvalidUpdateError, ProtocolError
 from sync.exchange import CHUNK_BYTES, UpdateAssembler, chunk_update, same_state
 from sync.store import MemoryStore
-
-
-class SyncProtocolError(MemoryStoreError):
-    """The server broke the exchange's message order."""
 
 
 @dataclass(frozen=True)
@@ -39,13 +35,6 @@ class SyncResult:
     rounds: int
     bytes_sent: int
     bytes_received: int
-
-
-def _metadata(token: str | None, device_id: str) -> list[tuple[str, str]]:
-    metadata = [(DEVICE_ID_KEY, device_id)]
-    if token:
-        metadata.append((AUTHORIZATION_KEY, f"Bearer {token}"))
-    return metadata
 
 
 class _Round:
@@ -70,7 +59,7 @@ class _Round:
         kind = message.WhichOneof("event")
         if self.phase == "state":
             if kind != "state_vector":
-                raise SyncProtocolError(f"expected the server's state vector, got {kind}")
+                raise ProtocolError(f"expected the server's state vector, got {kind}")
             server_state = message.state_vector.vector
             if same_state(self.local_state, server_state):
                 self.phase = "complete"
@@ -85,12 +74,12 @@ class _Round:
             return False
         if self.phase == "complete":
             if kind != "complete":
-                raise SyncProtocolError(f"expected complete, got {kind}")
+                raise ProtocolError(f"expected complete, got {kind}")
             self.result = SyncResult(self.round, self.sent, self.received)
             return True
         if kind == "update":
             if self.update is not None:
-                raise SyncProtocolError("one update per round")
+                raise ProtocolError("one update per round")
             self.update = self.assembler.add(message.update)
             return False
         if kind == "done":
@@ -102,7 +91,7 @@ class _Round:
             self.phase = "state"
             self.start()
             return False
-        raise SyncProtocolError(f"unexpected {kind} inside a round")
+        raise ProtocolError(f"unexpected {kind} inside a round")
 
 
 def sync_with(
@@ -140,7 +129,9 @@ def sync_with(
     outbox.put(pb.SyncRequest(hello=pb.SyncHello(device_id=device, user_id=user_id)))
     state = _Round(store, outbox.put, chunk_bytes)
     state.start()
-    responses: Any = stub.Sync(requests(), metadata=_metadata(token, device), timeout=timeout)
+    responses: Any = stub.Sync(
+        requests(), metadata=call_metadata(token=token, device_id=device), timeout=timeout
+    )
     try:
         for message in responses:
             if state.on(message):
@@ -149,7 +140,7 @@ def sync_with(
         outbox.put(None)
         responses.cancel()
     if state.result is None:
-        raise SyncProtocolError("the server ended the exchange before it was complete")
+        raise ProtocolError("the server ended the exchange before it was complete")
     return state.result
 
 
@@ -166,7 +157,8 @@ async def sync_with_async(
     """Merge ``store`` with the server behind an asyncio channel (see :func:`sync_with`)."""
     device = store.node_id if device_id is None else device_id
     stub = pb_grpc.MemorySyncServiceStub(channel)
-    call: Any = stub.Sync(metadata=_metadata(token, device), timeout=timeout)
+    metadata = call_metadata(token=token, device_id=device)
+    call: Any = stub.Sync(metadata=metadata, timeout=timeout)
     pending: list[pb.SyncRequest] = []
     state = _Round(store, pending.append, chunk_bytes)
     await call.write(pb.SyncRequest(hello=pb.SyncHello(device_id=device, user_id=user_id)))
@@ -178,7 +170,7 @@ async def sync_with_async(
             pending.clear()
             response = await call.read()
             if response is EOF:
-                raise SyncProtocolError("the server ended the exchange before it was complete")
+                raise ProtocolError("the server ended the exchange before it was complete")
             if state.on(response):
                 break
         await call.done_writing()

@@ -1,26 +1,40 @@
 """The sync package's exceptions.
 
-Every error raised on purpose by ``sync`` derives from :class:`MemoryStoreError`::
+Every error raised on purpose by ``sync`` derives from :class:`MemoryStoreError`, except
+the authentication pair, which is the transport's (the cloud checks the same tokens)::
 
     MemoryStoreError
     ├── InvalidRecordError        bad input for a record (also a ValueError)
     ├── RecordNotFoundError       no record with that id (also a KeyError)
     ├── InvalidUpdateError        a malformed, truncated or inconsistent CRDT update
-    └── SyncAuthError
-        ├── UnauthenticatedError  no token, or an unknown one
-        └── PermissionDeniedError the device may not sync that user's memory
+    ├── ProtocolError             a peer broke the sync exchange's message order
+    └── NotConvergedError         the replicas still differ after the maximum of rounds
 
-The gRPC servicer maps them to status codes in one place (``sync.service.status_for``).
+    edgeloop.transport.errors.AuthError
+    ├── UnauthenticatedError      no token, or an unknown one
+    └── PermissionDeniedError     the device may not sync that user's memory
+
+Each is also one of the transport's status kinds, so the servicer maps it with the one
+table (``edgeloop.transport.status``): INVALID_ARGUMENT for bad input and protocol
+errors, ABORTED for no convergence, UNAUTHENTICATED / PERMISSION_DENIED for auth.
 """
 
 from __future__ import annotations
+
+from edgeloop.transport.errors import (
+    AbortedError,
+    AuthError,
+    InvalidArgumentError,
+    PermissionDeniedError,
+    UnauthenticatedError,
+)
 
 
 class MemoryStoreError(Exception):
     """Base class of the sync package's errors."""
 
 
-class InvalidRecordError(MemoryStoreError, ValueError):
+class InvalidRecordError(MemoryStoreError, InvalidArgumentError, ValueError):
     """Bad input for a record; nothing was stored."""
 
 
@@ -28,17 +42,26 @@ class RecordNotFoundError(MemoryStoreError, KeyError):
     """No record with that id."""
 
 
-class InvalidUpdateError(MemoryStoreError, ValueError):
+class InvalidUpdateError(MemoryStoreError, InvalidArgumentError, ValueError):
     """A malformed, truncated or inconsistent CRDT update; the store is unchanged."""
 
 
-class SyncAuthError(MemoryStoreError):
-    """Base class of authentication and authorisation failures."""
+class ProtocolError(MemoryStoreError, InvalidArgumentError):
+    """A peer broke the sync exchange's message order."""
 
 
-class UnauthenticatedError(SyncAuthError):
-    """No token, or a token that no device owns."""
+class NotConvergedError(MemoryStoreError, AbortedError):
+    """The replicas still differ after the maximum number of rounds."""
 
 
-class PermissionDeniedError(SyncAuthError):
-    """The device may not sync that user's memory."""
+__all__ = [
+    "AuthError",
+    "InvalidRecordError",
+    "InvalidUpdateError",
+    "MemoryStoreError",
+    "NotConvergedError",
+    "PermissionDeniedError",
+    "ProtocolError",
+    "RecordNotFoundError",
+    "UnauthenticatedError",
+]

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from edgeloop.v1 import agent_pb2 as pb
 from sync.document import decode_state_vector
-from sync.errors import InvalidUpdateError, MemoryStoreError
+from sync.errors import InvalidUpdateError, NotConvergedError
 
 if TYPE_CHECKING:
     from sync.store import MemoryStore
@@ -102,10 +102,6 @@ class SyncStats:
     history: list[tuple[int, int]] = field(default_factory=list)
 
 
-class SyncDidNotConvergeError(MemoryStoreError):
-    """The replicas still differed after the maximum number of rounds."""
-
-
 def sync_stores(a: MemoryStore, b: MemoryStore, max_rounds: int = MAX_ROUNDS) -> SyncStats:
     """Merge two stores both ways in-process, round after round, until their state
     vectors are equal (``a`` sends, ``b`` receives, in the stats)."""
@@ -124,5 +120,5 @@ def sync_stores(a: MemoryStore, b: MemoryStore, max_rounds: int = MAX_ROUNDS) ->
         stats.changed = stats.changed or changed_a or changed_b
         stats.history.append((len(to_b), len(to_a)))
     if not same_state(a.state_vector(), b.state_vector()):
-        raise SyncDidNotConvergeError(f"no convergence after {max_rounds} rounds")
+        raise NotConvergedError(f"no convergence after {max_rounds} rounds")
     return stats

@@ -14,8 +14,10 @@ from typing import Any
 
 import grpc
 
-from cloud_agent.server import SERVER_OPTIONS, EventLoopThread, add_common_services
-from sync.auth import Authorize, Principal, TokenMapAuth
+from edgeloop.transport.auth import Authorize, Principal, TokenAuth
+from edgeloop.transport.loop import EventLoopThread
+from edgeloop.transport.options import SERVER_OPTIONS
+from edgeloop.transport.services import add_common_services
 from sync.service import SERVICE_NAME, add_sync_service
 from sync.userstores import UserStores
 
@@ -38,7 +40,7 @@ async def start_sync_server(
     """
     stores = root if isinstance(root, UserStores) else UserStores(root)
     server = grpc.aio.server(options=SERVER_OPTIONS)
-    add_sync_service(server, stores, authorize or TokenMapAuth(tokens).authorize)
+    add_sync_service(server, stores, authorize or TokenAuth(tokens).authorize)
     add_common_services(server, [SERVICE_NAME])
     bound = server.add_insecure_port(f"{host}:{port}")
     await server.start()

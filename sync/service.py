@@ -8,10 +8,11 @@ One ``Sync`` call, the client speaking first::
               client: update chunks, done   server: update chunks, done (and applies
               client: applies, next round           the client's meanwhile)
 
-Each side only ever sends ``diff(peer's state vector)``. Errors map to status codes in
-one place, :func:`status_for`: a malformed or truncated update is INVALID_ARGUMENT and
-leaves the store unchanged; no or an unknown token is UNAUTHENTICATED; another user's
-memory (or another device's id) is PERMISSION_DENIED.
+Each side only ever sends ``diff(peer's state vector)``. Errors map to status codes with
+the transport's one table (``edgeloop.transport.status``; the kinds are listed in
+``sync.errors``): a malformed or truncated update is INVALID_ARGUMENT and leaves the store
+unchanged; no or an unknown token is UNAUTHENTICATED; another user's memory (or another
+device's id) is PERMISSION_DENIED; no convergence is ABORTED.
 """
 
 from __future__ import annotations
@@ -22,48 +23,24 @@ from typing import Any
 
 import grpc
 
+from edgeloop.transport.auth import Authorize, PrincipalLike, TokenAuth
+from edgeloop.transport.errors import StatusError
+from edgeloop.transport.services import service_full_name
+from edgeloop.transport.status import abort_with
 from edgeloop.v1 import agent_pb2 as pb
 from edgeloop.v1 import agent_pb2_grpc as pb_grpc
-from sync.auth import Authorize, PrincipalLike, TokenMapAuth
 from sync.errors import (
-    InvalidRecordError,
     InvalidUpdateError,
     MemoryStoreError,
+    NotConvergedError,
     PermissionDeniedError,
-    SyncAuthError,
+    ProtocolError,
     UnauthenticatedError,
 )
 from sync.exchange import CHUNK_BYTES, MAX_ROUNDS, UpdateAssembler, chunk_update, same_state
 from sync.store import MemoryStore
 
-SERVICE_NAME = pb.DESCRIPTOR.services_by_name["MemorySyncService"].full_name
-
-
-class ProtocolError(MemoryStoreError):
-    """The peer broke the exchange's message order."""
-
-
-class NotConvergedError(MemoryStoreError):
-    """The replicas still differ after the maximum number of rounds."""
-
-
-_STATUS: list[tuple[type[BaseException], grpc.StatusCode]] = [
-    (UnauthenticatedError, grpc.StatusCode.UNAUTHENTICATED),
-    (PermissionDeniedError, grpc.StatusCode.PERMISSION_DENIED),
-    (SyncAuthError, grpc.StatusCode.UNAUTHENTICATED),
-    (InvalidUpdateError, grpc.StatusCode.INVALID_ARGUMENT),
-    (InvalidRecordError, grpc.StatusCode.INVALID_ARGUMENT),
-    (ProtocolError, grpc.StatusCode.INVALID_ARGUMENT),
-    (NotConvergedError, grpc.StatusCode.ABORTED),
-]
-
-
-def status_for(exc: BaseException) -> grpc.StatusCode:
-    """The gRPC status code of an error raised while syncing."""
-    for cls, code in _STATUS:
-        if isinstance(exc, cls):
-            return code
-    return grpc.StatusCode.INTERNAL
+SERVICE_NAME = service_full_name("MemorySyncService")
 
 
 class MemorySyncServicer(pb_grpc.MemorySyncServiceServicer):
@@ -86,7 +63,7 @@ class MemorySyncServicer(pb_grpc.MemorySyncServiceServicer):
         max_rounds: int = MAX_ROUNDS,
     ) -> None:
         self._store_for_user = store_for_user
-        self._authorize: Authorize = authorize or TokenMapAuth().authorize
+        self._authorize: Authorize = authorize or TokenAuth().authorize
         self._chunk_bytes = chunk_bytes
         self._max_rounds = max_rounds
 
@@ -99,8 +76,8 @@ class MemorySyncServicer(pb_grpc.MemorySyncServiceServicer):
             principal = self._principal(context)
             async for response in self._exchange(principal, request_iterator):
                 yield response
-        except (MemoryStoreError, ValueError) as exc:
-            await context.abort(status_for(exc), str(exc))
+        except (MemoryStoreError, StatusError, ValueError) as exc:
+            await abort_with(context, exc)
 
     def _principal(self, context: Any) -> PrincipalLike:
         try:

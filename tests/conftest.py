@@ -11,7 +11,7 @@ class BackgroundServer:
     """Runs an async gRPC server in its own event loop thread, for sync tests."""
 
     def __init__(self, start) -> None:  # type: ignore[no-untyped-def]
-        from cloud_agent.server import EventLoopThread
+        from edgeloop.transport.loop import EventLoopThread
 
         self._loop = EventLoopThread()
         self.server, self.port = self._loop.run(start())

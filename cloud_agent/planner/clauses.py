@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import re
 
+from edge_agent.arguments.numbers import normalise_numbers
+from edge_agent.cities import find_cities
+
 _CASUAL: tuple[tuple[str, str], ...] = (
     (
         r"\btmrw\b|\btmr\b|\btomorow\b|\btommorow\b|\btommorrow\b|\btomorrw\b|\b2moro\w*\b|"
@@ -95,10 +98,6 @@ _PRONOUN_TIMER = re.compile(
 def _numbers(text: str) -> str:
     """Number words as digits ("two and a half" -> "2.5"), so that "and" inside a number
     never cuts a clause; the edge's own reader does it."""
-    try:
-        from edge_agent.arguments.numbers import normalise_numbers
-    except ImportError:  # pragma: no cover - the edge package ships with the cloud
-        return text
     return str(normalise_numbers(text))
 
 
@@ -226,10 +225,6 @@ def _drop_self_corrections(text: str) -> str:
 def _swap_last_city(head: str, tail: str) -> str | None:
     """When a correction names a city, it replaces the place just said: the last word
     (or the last two, for a two-word city) before the correction."""
-    try:
-        from edge_agent.cities import find_cities
-    except ImportError:  # pragma: no cover - the edge package ships with the cloud
-        return None
     new = find_cities(tail)
     words = head.split()
     if not new or new[0][0] != 0 or not words or words[-1] in ("in", "for", "at", "of"):

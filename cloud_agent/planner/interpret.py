@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from edge_agent.arguments import extract_arguments
 from edge_agent.cities import find_cities
 
 WEATHER = "get_weather"
@@ -125,38 +126,6 @@ class Clause:
 
 
 Extractor = Callable[[str, str], dict[str, Any] | None]
-
-
-def _edge_extractor() -> Extractor | None:
-    try:
-        from edge_agent.arguments import extract_arguments
-    except ImportError:
-        return None
-    return extract_arguments  # type: ignore[no-any-return]
-
-
-def _edge_reader(tool: str) -> Callable[[str], dict[str, Any] | None] | None:
-    """The edge's own reader of one tool's arguments (before ``extract_arguments`` exists)."""
-    try:
-        if tool == CONVERT:
-            from edge_agent.arguments.units import unit_arguments
-
-            return unit_arguments  # type: ignore[return-value]
-        if tool == DEVICE:
-            from edge_agent.arguments.devices import device_arguments
-
-            return device_arguments
-        if tool == TIMER:
-            from edge_agent.arguments.durations import parse_duration
-
-            def timer(text: str) -> dict[str, Any] | None:
-                seconds = parse_duration(text)
-                return {"seconds": seconds} if seconds else None
-
-            return timer
-    except ImportError:
-        return None
-    return None
 
 
 def find_days(text: str) -> list[str]:
@@ -323,11 +292,8 @@ def read_clause(text: str, extractor: Extractor | None = None) -> Clause:
 
 def edge_arguments(tool: str, text: str, extractor: Extractor | None) -> dict[str, Any] | None:
     """The edge extractor's arguments for ``tool`` from ``text`` (None when it cannot)."""
-    extract = extractor if extractor is not None else _edge_extractor()
+    extract = extractor if extractor is not None else extract_arguments
     try:
-        if extract is not None:
-            return extract(tool, text)
-        reader = _edge_reader(tool)
-        return reader(text) if reader is not None else None
+        return extract(tool, text)
     except Exception:  # a reader's bug must not sink the plan: fall back to our own reading
         return None

@@ -22,6 +22,7 @@ from cloud_agent.planner.clauses import (
     open_knowledge_cues,
     split_clauses,
 )
+from edge_agent.arguments.durations import parse_duration
 
 PREV = "{prev}"
 _COMPARES = re.compile(r"\b(?:than|or|versus|compared)\b|\w+er\b")
@@ -687,10 +688,6 @@ def _own_arguments(tool: str, text: str) -> dict[str, Any] | None:
         query = re.sub(r"^(?:the|my)\s+", "", query)
         return {"query": query} if query else None
     if tool == it.TIMER:
-        try:
-            from edge_agent.arguments.durations import parse_duration
-        except ImportError:
-            return None
         seconds = parse_duration(text)
         return {"seconds": seconds} if seconds else None
     return None

@@ -25,7 +25,7 @@ from typing import Any
 from cloud_agent.planner import interpret as it
 from cloud_agent.planner.answer import compose_answer, describe_call
 from cloud_agent.planner.plan import PREV, Plan, PlannedCall, make_plan
-from cloud_agent.tools import DEVICE_TOOLS
+from edge_agent.cloud_link import DEVICE_TOOLS
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel.steps import from_struct, to_struct
 
@@ -105,10 +105,8 @@ class PlannerReasoner:
 
 def load_edge_router() -> Any:
     """The edge's shipped router, for clauses no cue word places (None when not built)."""
-    try:
-        from edge_agent.router import Router, RouterError
-    except ImportError:  # pragma: no cover - the edge package ships with the cloud
-        return None
+    from edge_agent.router import Router, RouterError  # loads onnxruntime: only when asked
+
     try:
         return Router.load()
     except RouterError:

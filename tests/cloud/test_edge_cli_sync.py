@@ -10,9 +10,9 @@ import pytest
 from typer.testing import CliRunner
 
 from cloud_agent.config import CloudConfig
-from cloud_agent.server import EventLoopThread
 from cloud_agent.service import CloudServer
 from edge_agent.cli import app
+from edgeloop.transport.loop import EventLoopThread
 from sync import MemoryStore, UserStores
 
 TOKEN = "s3cret-phone"

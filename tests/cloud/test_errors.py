@@ -1,4 +1,4 @@
-"""The one error -> status mapping, as a table."""
+"""The cloud's errors through the transport's one error -> status table."""
 
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ import grpc
 import pytest
 
 from cloud_agent import errors
+from edgeloop.transport.metadata import RETRY_AFTER_KEY
+from edgeloop.transport.status import status_for
 
 CASES = [
     (errors.InvalidRequestError("query must not be empty"), grpc.StatusCode.INVALID_ARGUMENT),
@@ -23,15 +25,17 @@ CASES = [
 
 @pytest.mark.parametrize(("error", "code"), CASES, ids=[type(e).__name__ for e, _ in CASES])
 def test_status_for(error: BaseException, code: grpc.StatusCode) -> None:
-    mapping = errors.status_for(error)
+    mapping = status_for(error, internal_message=errors.INTERNAL_MESSAGE)
     assert mapping.code == code
     assert mapping.message
 
 
 def test_internal_errors_hide_details() -> None:
-    assert "secret" not in errors.status_for(RuntimeError("secret detail")).message
+    mapping = status_for(RuntimeError("secret detail"), internal_message=errors.INTERNAL_MESSAGE)
+    assert "secret" not in mapping.message
+    assert mapping.message == errors.INTERNAL_MESSAGE
 
 
 def test_rate_limit_carries_retry_hint() -> None:
-    mapping = errors.status_for(errors.RateLimitedError("slow", retry_after_s=0.25))
-    assert mapping.trailers == ((errors.RETRY_AFTER_KEY, "250"),)
+    mapping = status_for(errors.RateLimitedError("slow", retry_after_s=0.25))
+    assert mapping.trailers == ((RETRY_AFTER_KEY, "250"),)

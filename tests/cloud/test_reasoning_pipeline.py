@@ -15,7 +15,7 @@ from cloud_agent.config import CloudConfig
 from cloud_agent.errors import ReasonerDeadlineError
 from cloud_agent.metrics import CloudMetrics
 from cloud_agent.reasoning import CloudReasoner, Event
-from cloud_agent.security import Principal
+from edgeloop.transport.auth import Principal
 from edgeloop.v1 import agent_pb2 as pb
 
 LOCAL = Principal("local", "local")

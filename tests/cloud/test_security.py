@@ -18,15 +18,13 @@ from cryptography.x509.oid import NameOID
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from cloud_agent.config import CloudConfig
-from cloud_agent.errors import RETRY_AFTER_KEY, RateLimitedError, UnauthenticatedError
-from cloud_agent.security import (
-    Principal,
-    RateLimiter,
-    TokenAuth,
-    bearer_metadata,
-    channel_credentials,
-)
+from cloud_agent.errors import RateLimitedError
+from cloud_agent.security import RateLimiter
 from edge_agent.cloud_link import CloudLink, CloudRequestError
+from edgeloop.transport.auth import Principal, TokenAuth
+from edgeloop.transport.channels import channel_credentials
+from edgeloop.transport.errors import UnauthenticatedError
+from edgeloop.transport.metadata import RETRY_AFTER_KEY, call_metadata
 from edgeloop.v1 import agent_pb2 as pb
 from edgeloop.v1 import agent_pb2_grpc as pb_grpc
 
@@ -128,10 +126,10 @@ def test_tls_and_tokens(secure_cloud: tuple[Any, Path]) -> None:
         with pytest.raises(grpc.RpcError) as info:
             reason(channel, "weather in Paris", "s-none", metadata=[])
         assert info.value.code() == grpc.StatusCode.UNAUTHENTICATED
-        alice = bearer_metadata("alice-phone-token", "alice-phone")
+        alice = call_metadata(token="alice-phone-token", device_id="alice-phone")
         steps = reason(channel, "weather in Paris and Rome", "s-alice", alice)
         assert steps[-1].step_type == pb.STEP_TYPE_FINAL_ANSWER
-        bob = bearer_metadata("bob-hub-token", "bob-hub")
+        bob = call_metadata(token="bob-hub-token", device_id="bob-hub")
         with pytest.raises(grpc.RpcError) as info:
             reason(channel, "weather in Paris", "s-alice", bob)  # alice's session
         assert info.value.code() == grpc.StatusCode.PERMISSION_DENIED
@@ -143,14 +141,14 @@ def test_device_id_must_match_the_token(secure_cloud: tuple[Any, Path]) -> None:
         stub = pb_grpc.CloudReasonerServiceStub(channel)
         request = pb.ReasonRequest(session_id="s", query="weather in Rome", device_id="bob-hub")
         with pytest.raises(grpc.RpcError) as info:
-            list(stub.Reason(request, timeout=5, metadata=bearer_metadata("alice-phone-token")))
+            list(stub.Reason(request, timeout=5, metadata=call_metadata(token="alice-phone-token")))
     assert info.value.code() == grpc.StatusCode.PERMISSION_DENIED
 
 
 def test_plaintext_client_cannot_talk_to_tls(secure_cloud: tuple[Any, Path]) -> None:
     cloud, _ = secure_cloud
     with grpc.insecure_channel(cloud.target) as channel, pytest.raises(grpc.RpcError) as info:
-        reason(channel, "weather in Paris", "s", bearer_metadata("alice-phone-token"))
+        reason(channel, "weather in Paris", "s", call_metadata(token="alice-phone-token"))
     assert info.value.code() == grpc.StatusCode.UNAVAILABLE
 
 

@@ -11,7 +11,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from edge_agent.agent import EdgeAgent
 from edge_agent.router import Router
-from edge_agent.service import SERVICE_NAME, serve, session_state, status_for
+from edge_agent.service import KERNEL_STATUS, SERVICE_NAME, serve, session_state
+from edgeloop.transport.status import status_for
 from edgeloop.v1 import agent_pb2 as pb
 from edgeloop.v1 import agent_pb2_grpc as pb_grpc
 from react_kernel import ResumeError, SessionError
@@ -28,7 +29,7 @@ from sync.store import MemoryStore
     ],
 )
 def test_error_status_table(error: Exception, code: grpc.StatusCode) -> None:
-    assert status_for(error) == code
+    assert status_for(error, extra=KERNEL_STATUS).code == code
 
 
 def test_session_states() -> None:

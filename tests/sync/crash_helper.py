@@ -14,8 +14,8 @@ import time
 
 import grpc
 
+from edgeloop.transport.auth import Principal
 from sync import MemoryStore
-from sync.auth import Principal
 from sync.client import sync_with
 from sync.server import SyncServerThread
 

@@ -8,9 +8,8 @@ import grpc
 import pytest
 
 import sync
+from edgeloop.transport.status import status_for
 from sync import errors
-from sync.exchange import SyncDidNotConvergeError
-from sync.service import NotConvergedError, ProtocolError, status_for
 
 ENCODER = Path(__file__).resolve().parents[2] / "edge_agent" / "models" / "encoder"
 
@@ -26,14 +25,13 @@ def test_public_names_are_exactly_the_intended_ones() -> None:
             "MemoryStore",
             "MemoryStoreError",
             "MemorySyncServicer",
+            "NotConvergedError",
             "PermissionDeniedError",
-            "Principal",
+            "ProtocolError",
             "RecallHit",
             "RecordNotFoundError",
-            "SyncAuthError",
             "SyncResult",
             "SyncStats",
-            "TokenMapAuth",
             "UnauthenticatedError",
             "UserStores",
             "add_sync_service",
@@ -53,25 +51,27 @@ def test_public_names_are_exactly_the_intended_ones() -> None:
         (errors.PermissionDeniedError("x"), grpc.StatusCode.PERMISSION_DENIED),
         (errors.InvalidUpdateError("x"), grpc.StatusCode.INVALID_ARGUMENT),
         (errors.InvalidRecordError("x"), grpc.StatusCode.INVALID_ARGUMENT),
-        (ProtocolError("x"), grpc.StatusCode.INVALID_ARGUMENT),
-        (NotConvergedError("x"), grpc.StatusCode.ABORTED),
-        (SyncDidNotConvergeError("x"), grpc.StatusCode.INTERNAL),
+        (errors.ProtocolError("x"), grpc.StatusCode.INVALID_ARGUMENT),
+        (errors.NotConvergedError("x"), grpc.StatusCode.ABORTED),
         (RuntimeError("x"), grpc.StatusCode.INTERNAL),
     ],
 )
 def test_error_to_status_table(error: BaseException, code: grpc.StatusCode) -> None:
-    assert status_for(error) == code
+    assert status_for(error).code == code
 
 
-def test_every_error_is_a_memory_store_error() -> None:
+def test_every_error_is_a_memory_store_error_or_the_shared_auth_pair() -> None:
     for cls in (
         errors.InvalidRecordError,
         errors.RecordNotFoundError,
         errors.InvalidUpdateError,
-        errors.UnauthenticatedError,
-        errors.PermissionDeniedError,
+        errors.ProtocolError,
+        errors.NotConvergedError,
     ):
         assert issubclass(cls, errors.MemoryStoreError)
+    for cls in (errors.UnauthenticatedError, errors.PermissionDeniedError):
+        assert issubclass(cls, errors.AuthError)
+        assert not issubclass(cls, errors.MemoryStoreError)
 
 
 @pytest.mark.skipif(

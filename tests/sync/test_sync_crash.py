@@ -15,8 +15,8 @@ from pathlib import Path
 import grpc
 import pytest
 
+from edgeloop.transport.auth import Principal
 from sync import MemoryStore
-from sync.auth import Principal
 from sync.client import sync_with
 from sync.server import SyncServerThread
 

@@ -9,10 +9,10 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from edgeloop.transport.auth import Principal
 from edgeloop.v1 import agent_pb2 as pb
 from edgeloop.v1 import agent_pb2_grpc as pb_grpc
 from sync import MemoryStore
-from sync.auth import Principal
 from sync.client import sync_with
 from sync.exchange import chunk_update
 from sync.server import SyncServerThread

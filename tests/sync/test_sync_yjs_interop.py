@@ -12,9 +12,9 @@ from pathlib import Path
 import grpc
 import pytest
 
+from edgeloop.transport.auth import Principal
 from edgeloop.v1 import agent_pb2 as pb
 from sync import MemoryStore
-from sync.auth import Principal
 from sync.client import sync_with
 from sync.server import SyncServerThread
 
