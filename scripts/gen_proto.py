@@ -1,7 +1,9 @@
 """Generate the Python protobuf/gRPC code from proto/ (offline, with grpcio-tools' protoc).
 
 The output path mirrors the proto package (``edgeloop.v1`` -> ``edgeloop/v1/``), so the
-generated imports resolve as they are and are never rewritten.
+generated imports resolve as they are and are never rewritten. Only the folders protoc
+writes (``edgeloop/v1/``) are generated; the rest of ``edgeloop/`` (its ``__init__`` and
+the shared transport, ``edgeloop/transport/``) is hand-written.
 
     python scripts/gen_proto.py           # regenerate into the repository
     python scripts/gen_proto.py --check   # regenerate into a temp dir, fail on any difference
@@ -39,10 +41,14 @@ def generate(out_dir: Path) -> None:
     ]
     if protoc.main(args) != 0:
         raise SystemExit("protoc failed")
-    for package_dir in [out_dir / GENERATED_PACKAGE, *(out_dir / GENERATED_PACKAGE).rglob("*")]:
-        if package_dir.is_dir():
-            (package_dir / "__init__.py").write_text(INIT_TEXT)
-            (package_dir / "py.typed").write_text("")
+    for package_dir in generated_dirs(out_dir):
+        (package_dir / "__init__.py").write_text(INIT_TEXT)
+        (package_dir / "py.typed").write_text("")
+
+
+def generated_dirs(root: Path) -> list[Path]:
+    """The folders under ``root/edgeloop`` that hold generated modules (``edgeloop/v1``)."""
+    return sorted({p.parent for p in (root / GENERATED_PACKAGE).rglob("*_pb2.py")})
 
 
 def _tree(root: Path) -> set[str]:
@@ -58,15 +64,15 @@ def check() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         fresh = Path(tmp)
         generate(fresh)
-        expected = _tree(fresh / GENERATED_PACKAGE)
-        actual = _tree(ROOT / GENERATED_PACKAGE)
-        prefix = GENERATED_PACKAGE
-        problems = [f"missing: {prefix}/{p}" for p in sorted(expected - actual)]
-        problems += [f"unexpected: {prefix}/{p}" for p in sorted(actual - expected)]
-        for rel in sorted(expected & actual):
-            generated, committed = fresh / GENERATED_PACKAGE / rel, ROOT / GENERATED_PACKAGE / rel
-            if not filecmp.cmp(generated, committed, shallow=False):
-                problems.append(f"differs: {prefix}/{rel}")
+        problems: list[str] = []
+        for fresh_dir in generated_dirs(fresh):
+            folder = fresh_dir.relative_to(fresh)
+            expected, actual = _tree(fresh_dir), _tree(ROOT / folder)
+            problems += [f"missing: {folder}/{p}" for p in sorted(expected - actual)]
+            problems += [f"unexpected: {folder}/{p}" for p in sorted(actual - expected)]
+            for rel in sorted(expected & actual):
+                if not filecmp.cmp(fresh_dir / rel, ROOT / folder / rel, shallow=False):
+                    problems.append(f"differs: {folder}/{rel}")
     if problems:
         print("gen-check: generated code is out of date or was edited by hand:", file=sys.stderr)
         for line in problems:
