@@ -1,8 +1,10 @@
 """Backends in an ordered fallback list, each behind its own circuit breaker.
 
 ``FallbackReasoner([openai, planner])`` asks the first backend whose breaker allows a call;
-when a backend raises (HTTP error, timeout) its failure is recorded and the next one
-serves the same step. Every backend is stateless between calls (it reads the history), so
+when a backend raises (HTTP error, timeout, an empty or unusable reply) its failure is
+recorded and the next one serves the same step. A failure that is not the backend's fault
+(the session's time ran out before a call could start) is not counted; once the session
+is canceled no backend is asked. Every backend is stateless between calls (it reads the history), so
 the one that takes over continues the session where it stands.
 """
 
@@ -65,7 +67,12 @@ class FallbackReasoner:
             try:
                 steps = backend.next_steps(ctx)
             except Exception as exc:  # any backend failure moves on to the next backend
-                breaker.record_failure()
+                if ctx.cancel.canceled:  # the session ended: no other backend is asked
+                    raise
+                if getattr(exc, "counts_against_backend", True):
+                    breaker.record_failure()
+                else:
+                    breaker.release()
                 log.warning("backend %s failed: %s", backend.name, exc)
                 problems.append(f"{backend.name}: {exc}")
                 failed = backend.name

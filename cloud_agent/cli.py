@@ -28,6 +28,9 @@ def serve(
     ),
     openai_base_url: str = typer.Option(None, help="OpenAI-compatible endpoint base URL."),
     openai_model: str = typer.Option(None, help="Model name for the openai backend."),
+    openai_tools: str = typer.Option(
+        None, help="How the openai backend calls tools: native, text or auto [default: auto]."
+    ),
     tokens: str = typer.Option(None, "--tokens", help="Bearer-token file (JSON)."),
     tls_cert: str = typer.Option(None, help="PEM certificate chain (enables TLS)."),
     tls_key: str = typer.Option(None, help="PEM private key."),
@@ -47,6 +50,7 @@ def serve(
             backends=tuple(backend) if backend else None,
             openai_base_url=openai_base_url,
             openai_model=openai_model,
+            openai_tools=openai_tools,
             tokens_file=tokens,
             tls_cert=tls_cert,
             tls_key=tls_key,

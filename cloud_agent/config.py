@@ -17,6 +17,7 @@ Example ``cloud.toml``::
     model = "qwen2.5-7b-instruct"
     api_key_env = "OPENAI_API_KEY"      # or api_key = "..." (prefer the environment)
     timeout_s = 30
+    tools = "auto"                      # native | text | auto (see docs/cloud.md)
 """
 
 from __future__ import annotations
@@ -28,6 +29,9 @@ from pathlib import Path
 from typing import Any
 
 KNOWN_BACKENDS = ("planner", "openai")
+#: How the openai backend asks for tool calls: ``tools``/``tool_calls``, ReAct text, or
+#: native until the server refuses it.
+TOOL_MODES = ("native", "text", "auto")
 
 
 @dataclass(frozen=True)
@@ -42,6 +46,15 @@ class OpenAIConfig:
     max_retries: int = 2
     temperature: float = 0.0
     max_tokens: int = 512
+    tools: str = "auto"
+    #: Seconds of the session's deadline a call leaves unused, for the fallback backend.
+    deadline_margin_s: float = 2.0
+
+    def __post_init__(self) -> None:
+        if self.tools not in TOOL_MODES:
+            raise ValueError(f"--openai-tools must be one of {', '.join(TOOL_MODES)}")
+        if self.timeout_s <= 0 or self.max_retries < 0 or self.deadline_margin_s < 0:
+            raise ValueError("openai timeout_s must be > 0, max_retries and margin >= 0")
 
     def resolved_api_key(self) -> str | None:
         """The API key: from the environment variable first, then the config file."""

@@ -1,12 +1,29 @@
 """The openai backend: any OpenAI-compatible chat-completions endpoint as a Reasoner.
 
 vLLM, Ollama, llama.cpp's server and hosted APIs all speak ``POST {base}/chat/completions``.
-The model is prompted in the ReAct protocol with the tools' schemas; its reply is read by
-the kernel's tolerant parser. Each call has a timeout, transient failures (transport
-errors, timeouts, HTTP 429/5xx) are retried with exponential backoff, and a failure that
-survives the retries raises :class:`BackendRequestError`, which the fallback list counts
-against this backend's circuit breaker. Token usage goes on every step (and so into the
-receipt).
+Two ways to ask for a tool call, chosen by ``OpenAIConfig.tools``:
+
+- ``native``: the tools go out as ``tools`` (their JSON Schemas) and the model answers with
+  ``message.tool_calls`` (``arguments`` a JSON string, or an object as Ollama sends it;
+  several calls in one reply). Each call becomes its own ACTION with its own act id; the
+  observations go back as ``role: "tool"`` messages with the matching ``tool_call_id``.
+- ``text``: the ReAct text protocol (Thought / Action / Action Input / Final Answer) in the
+  system prompt, the reply read by the kernel's tolerant parser (text, fenced JSON...).
+- ``auto`` (the default): native, and once the server says it cannot (an HTTP 4xx, or an
+  error naming tools), text for the rest of this backend's life.
+
+Either way the transcript always alternates user and assistant turns (chat templates such
+as Mistral's and Gemma's refuse two in a row), so a Thought and its Action are one
+assistant message.
+
+Every call is bounded by what is left of the session's deadline (less a margin kept for
+the fallback backend), aborted when the session is canceled, and retried on transport
+errors, timeouts, HTTP 429 and 5xx only while the budget lasts, honouring ``Retry-After``.
+A failure, or an empty or unusable reply, raises :class:`BackendRequestError`, which the
+fallback list counts against this backend's breaker so the next backend serves the step.
+
+The HTTP client is ``httpx.AsyncClient`` on one event loop of the backend's own; the
+kernel's step (synchronous) waits for it and cancels it when the session is canceled.
 
 Example:
     >>> backend = OpenAIReasoner(OpenAIConfig(base_url="http://127.0.0.1:8000/v1",
@@ -15,24 +32,28 @@ Example:
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
+import email.utils
 import json
+import logging
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
-from tenacity import (
-    retry,
-    retry_if_exception,
-    stop_after_attempt,
-    wait_exponential,
-)
 
 from cloud_agent.config import OpenAIConfig
 from cloud_agent.errors import CloudError
+from edgeloop.transport.loop import EventLoopThread
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel import ReasoningContext, parse_model_output
 from react_kernel.steps import from_struct
 
-SYSTEM_PROMPT = """You are the cloud reasoner of a home assistant. Solve the user's query \
+log = logging.getLogger(__name__)
+
+TEXT_PROMPT = """You are the cloud reasoner of a home assistant. Solve the user's query \
 step by step with the tools below, one tool call per reply, in exactly this format:
 
 Thought: what you will do next and why
@@ -47,108 +68,480 @@ Final Answer: <the answer for the user>
 Never invent tool results: wait for the Observation. Tools:
 {tools}"""
 
+NATIVE_PROMPT = """You are the cloud reasoner of a home assistant. Solve the user's query \
+with the tools you are given: call them (several at once when they do not depend on each \
+other), read their results, and when you have the answer (or no tool can help) reply with \
+the answer for the user in plain text. Never invent tool results."""
+
+#: Metadata of the THOUGHT that opens a native reply: the reply's content and its calls.
+CALLS_KEY = "openai_tool_calls"
+#: Metadata of each ACTION (or ERROR) made from a native call: the call's id.
+CALL_ID_KEY = "tool_call_id"
+#: HTTP statuses that, on a request with ``tools``, mean "this server cannot do tools".
+_NO_TOOLS_STATUS = frozenset({400, 404, 422, 501})
+
 
 class BackendRequestError(CloudError):
-    """The endpoint failed after retries (HTTP error, timeout, malformed response)."""
+    """The endpoint failed (HTTP error, timeout, unusable reply) within the budget."""
 
 
-class _Retryable(Exception):
-    """A failure worth another attempt."""
+class BudgetExhaustedError(BackendRequestError):
+    """No time left in the session for a call: not the endpoint's fault (no breaker count)."""
+
+    counts_against_backend = False
 
 
-def _retryable(exc: BaseException) -> bool:
-    return isinstance(exc, _Retryable | httpx.TransportError)
+class RateLimitedError(BackendRequestError):
+    """The server asked (Retry-After) not to be called before an instant past the budget;
+    the 429 that said so already counted against the breaker."""
+
+    counts_against_backend = False
+
+
+class BackendCanceledError(BackendRequestError):
+    """The session was canceled while the call was in flight."""
+
+    counts_against_backend = False
 
 
 class OpenAIReasoner:
     """A Reasoner backed by an OpenAI-compatible chat-completions endpoint."""
 
     name = "openai"
-    blocking = True  # HTTP calls: the server runs its steps on worker threads
+    blocking = True  # the kernel's step waits for the HTTP call: run it on a worker thread
 
-    def __init__(self, config: OpenAIConfig, *, client: httpx.Client | None = None) -> None:
+    def __init__(
+        self, config: OpenAIConfig, *, transport: httpx.AsyncBaseTransport | None = None
+    ) -> None:
         self.config = config
         headers = {"Content-Type": "application/json"}
         key = config.resolved_api_key()
         if key:
             headers["Authorization"] = f"Bearer {key}"
-        self._client = client or httpx.Client(
+        self._loop = EventLoopThread()
+        self._client = httpx.AsyncClient(
             base_url=config.base_url.rstrip("/") + "/",
             headers=headers,
             timeout=httpx.Timeout(config.timeout_s),
+            transport=transport,
         )
-        self._complete = retry(
-            reraise=True,
-            stop=stop_after_attempt(max(1, config.max_retries + 1)),
-            wait=wait_exponential(multiplier=0.1, max=2.0),
-            retry=retry_if_exception(_retryable),
-        )(self._complete_once)
+        #: Whether requests carry ``tools`` (auto: until the server refuses them).
+        self.native = config.tools != "text"
+        #: ``time.monotonic()`` instant before which the server asked not to be called.
+        self.not_before = 0.0
 
     def close(self) -> None:
-        """Close the HTTP client."""
-        self._client.close()
-
-    def messages(self, ctx: ReasoningContext) -> list[dict[str, str]]:
-        """The chat messages for the context: system prompt, query, the ReAct transcript."""
-        tools = "\n".join(json.dumps(schema) for schema in ctx.tools.schemas())
-        messages = [
-            {"role": "system", "content": SYSTEM_PROMPT.format(tools=tools)},
-            {"role": "user", "content": ctx.query},
-        ]
-        for step in ctx.history:
-            if step.turn_id != ctx.turn_id:
-                continue
-            if step.step_type == pb.STEP_TYPE_THOUGHT:
-                messages.append({"role": "assistant", "content": f"Thought: {step.content}"})
-            elif step.step_type == pb.STEP_TYPE_ACTION:
-                args = json.dumps(from_struct(step.arguments))
-                text = f"Action: {step.tool}\nAction Input: {args}"
-                messages.append({"role": "assistant", "content": text})
-            elif step.step_type == pb.STEP_TYPE_OBSERVATION:
-                messages.append({"role": "user", "content": f"Observation: {step.content}"})
-            elif step.step_type == pb.STEP_TYPE_ERROR:
-                messages.append({"role": "user", "content": f"Error: {step.content}"})
-        return messages
-
-    def _complete_once(self, body: dict[str, Any]) -> dict[str, Any]:
+        """Close the HTTP client and the backend's event loop."""
         try:
-            response = self._client.post("chat/completions", json=body)
-        except httpx.TimeoutException as exc:
-            raise _Retryable(f"timed out after {self.config.timeout_s:g} s") from exc
-        if response.status_code == 429 or response.status_code >= 500:
-            raise _Retryable(f"HTTP {response.status_code}")
-        if response.status_code >= 400:
-            raise BackendRequestError(f"HTTP {response.status_code}: {response.text[:200]}")
-        try:
-            data: dict[str, Any] = response.json()
-        except ValueError as exc:
-            raise BackendRequestError("the endpoint did not answer JSON") from exc
-        return data
+            self._loop.run(self._client.aclose(), timeout=5)
+        finally:
+            self._loop.close()
+
+    # -- the Reasoner interface ----------------------------------------------------------
 
     def next_steps(self, ctx: ReasoningContext) -> list[pb.ReactStep]:
-        """Ask the model for its next step and parse the reply."""
-        body = {
+        """The next steps: a call still queued from the last reply, or the endpoint's."""
+        queued = self._queued_call(ctx)
+        if queued is not None:
+            return [queued]
+        if ctx.cancel.canceled:
+            raise BackendCanceledError("the session was canceled")
+        future = self._loop.submit(self._ask(ctx))
+        remove = ctx.cancel.add_callback(future.cancel)
+        try:
+            return future.result()
+        except concurrent.futures.CancelledError:
+            raise BackendCanceledError("the session was canceled during the call") from None
+        finally:
+            remove()
+
+    # -- the request ---------------------------------------------------------------------
+
+    def request_body(self, ctx: ReasoningContext, *, native: bool) -> dict[str, Any]:
+        """The chat-completions request for the context, in native or text mode."""
+        body: dict[str, Any] = {
             "model": self.config.model,
-            "messages": self.messages(ctx),
+            "messages": self.messages(ctx, native=native),
             "temperature": self.config.temperature,
             "max_tokens": self.config.max_tokens,
-            "stop": ["\nObservation:"],
         }
+        if native:
+            body["tools"] = [
+                {
+                    "type": "function",
+                    "function": {
+                        "name": schema["name"],
+                        "description": schema["description"],
+                        "parameters": schema["input_schema"],
+                    },
+                }
+                for schema in ctx.tools.schemas()
+            ]
+            body["tool_choice"] = "auto"
+        else:
+            body["stop"] = ["\nObservation:"]
+        return body
+
+    def messages(
+        self, ctx: ReasoningContext, *, native: bool | None = None
+    ) -> list[dict[str, Any]]:
+        """System prompt, query and this turn's transcript, roles always alternating."""
+        native = self.native if native is None else native
+        if native:
+            system = NATIVE_PROMPT
+        else:
+            tools = "\n".join(json.dumps(schema) for schema in ctx.tools.schemas())
+            system = TEXT_PROMPT.format(tools=tools)
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": system},
+            {"role": "user", "content": ctx.query},
+        ]
+        turn = [step for step in ctx.history if step.turn_id == ctx.turn_id]
+        messages += _native_transcript(turn) if native else _text_transcript(turn)
+        return _alternate(messages)
+
+    def _budget_s(self, ctx: ReasoningContext) -> float:
+        """Seconds this call may take: the timeout, within the session's deadline less the
+        margin kept for the fallback; raises BudgetExhaustedError when nothing is left."""
+        remaining = ctx.remaining_s()
+        if remaining is None:
+            return self.config.timeout_s
+        budget = min(self.config.timeout_s, remaining - self.config.deadline_margin_s)
+        if budget <= 0.05:
+            raise BudgetExhaustedError(
+                f"no time left in the session's deadline ({max(remaining, 0):.1f} s left, "
+                f"{self.config.deadline_margin_s:g} s kept for the fallback)"
+            )
+        return budget
+
+    async def _ask(self, ctx: ReasoningContext) -> list[pb.ReactStep]:
+        """One reasoning step: request (with retries within the budget), then the reply."""
+        where = self.config.base_url
+        attempt = 0
+        while True:
+            hold = self.not_before - time.monotonic()
+            if hold > 0:  # a Retry-After from an earlier call still holds
+                left = ctx.remaining_s()
+                if left is not None and hold >= left - self.config.deadline_margin_s:
+                    raise RateLimitedError(
+                        f"{where}: rate limited for {hold:.1f} s more (Retry-After), past the "
+                        f"session's {max(left, 0):.1f} s left"
+                    )
+                await asyncio.sleep(hold)
+            native = self.native
+            budget = self._budget_s(ctx)
+            body = self.request_body(ctx, native=native)
+            started = time.monotonic()
+            try:
+                async with asyncio.timeout(budget):
+                    response = await self._client.post("chat/completions", json=body)
+                problem, wait = _problem(response)
+            except TimeoutError:
+                problem, wait = f"no reply within {budget:.1f} s", None
+                if budget < self.config.timeout_s:  # the session's deadline, not the timeout
+                    raise BackendRequestError(f"{where}: {problem}, the session's budget") from None
+            except httpx.HTTPError as exc:
+                problem, wait = f"{type(exc).__name__}: {exc}", None
+            if problem is None:
+                return self._steps(ctx, response, native=native)
+            status = response.status_code if problem.startswith("HTTP") else 0
+            if native and self.config.tools == "auto" and _refuses_tools(response, status):
+                log.warning("%s refused tools (%s): using the ReAct text protocol", where, problem)
+                self.native = False
+                continue
+            if status and status != 429 and status < 500:
+                raise BackendRequestError(f"{where}: {problem}")
+            attempt += 1
+            if attempt > self.config.max_retries:
+                raise BackendRequestError(f"{where}: {problem} (after {attempt} attempts)")
+            if wait is not None:
+                self.not_before = max(self.not_before, time.monotonic() + wait)
+            pause = wait if wait is not None else min(2.0, 0.2 * 2 ** (attempt - 1))
+            left = ctx.remaining_s()
+            if left is not None and pause >= left - self.config.deadline_margin_s:
+                told = "Retry-After " if wait is not None else "a back-off of "
+                raise BackendRequestError(
+                    f"{where}: {problem}; {told}{pause:g} s does not fit in the session's "
+                    f"{max(left, 0):.1f} s left"
+                )
+            log.info(
+                "%s: %s; retrying in %.2f s (%.2f s spent)",
+                where,
+                problem,
+                pause,
+                time.monotonic() - started,
+            )
+            await asyncio.sleep(pause)
+
+    # -- the reply -----------------------------------------------------------------------
+
+    def _steps(
+        self, ctx: ReasoningContext, response: httpx.Response, *, native: bool
+    ) -> list[pb.ReactStep]:
         try:
-            data = self._complete(body)
-        except _Retryable as exc:
-            raise BackendRequestError(f"{self.config.base_url}: {exc}") from exc
-        except httpx.HTTPError as exc:
-            raise BackendRequestError(f"{self.config.base_url}: {exc}") from exc
-        try:
-            text = str(data["choices"][0]["message"]["content"] or "")
-        except (KeyError, IndexError, TypeError) as exc:
-            raise BackendRequestError("the response has no choices[0].message.content") from exc
-        usage = data.get("usage") or {}
-        steps = parse_model_output(text, ctx.tools).steps
+            data = response.json()
+            message = data["choices"][0]["message"]
+            if not isinstance(message, dict):
+                raise TypeError("message is not an object")
+        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            raise BackendRequestError(
+                f"{self.config.base_url}: unusable reply (no choices[0].message): {exc}"
+            ) from None
+        content = _content_text(message.get("content"))
+        calls = _tool_calls(message)
+        if calls:
+            steps = self._open_call_group(ctx, content, calls)
+        else:
+            if not content.strip():
+                raise BackendRequestError(
+                    f"{self.config.base_url}: the reply was empty (no content, no tool_calls)"
+                )
+            steps = parse_model_output(content, ctx.tools).steps
+            if steps[-1].metadata.get("parse_error") == "empty":  # e.g. only a <think> block
+                raise BackendRequestError(f"{self.config.base_url}: the reply had no answer")
         for step in steps:
             step.model = self.config.model
-        if steps:  # one call's usage, on the step that decides (never counted twice)
-            steps[-1].token_usage.prompt_tokens = int(usage.get("prompt_tokens") or 0)
-            steps[-1].token_usage.completion_tokens = int(usage.get("completion_tokens") or 0)
+        usage = data.get("usage") or {}
+        # One call's usage, on the step that decides (never counted twice).
+        steps[-1].token_usage.prompt_tokens = int(usage.get("prompt_tokens") or 0)
+        steps[-1].token_usage.completion_tokens = int(usage.get("completion_tokens") or 0)
         return steps
+
+    def _open_call_group(
+        self, ctx: ReasoningContext, content: str, calls: list[dict[str, Any]]
+    ) -> list[pb.ReactStep]:
+        """A THOUGHT that records the reply's calls, and the first call's ACTION; the other
+        calls come out one per step (``_queued_call``)."""
+        names = ", ".join(call["name"] for call in calls)
+        thought = pb.ReactStep(
+            step_type=pb.STEP_TYPE_THOUGHT, content=content.strip() or f"Calling {names}."
+        )
+        thought.metadata[CALLS_KEY] = json.dumps({"content": content, "calls": calls})
+        return [thought, self._call_step(ctx, calls[0])]
+
+    def _queued_call(self, ctx: ReasoningContext) -> pb.ReactStep | None:
+        """The next call of the last native reply that has not become a step yet."""
+        group = _open_group(ctx.history, ctx.turn_id)
+        if group is None:
+            return None
+        calls, done = group
+        if done >= len(calls):
+            return None
+        step = self._call_step(ctx, calls[done])
+        step.model = self.config.model
+        return step
+
+    def _call_step(self, ctx: ReasoningContext, call: dict[str, Any]) -> pb.ReactStep:
+        """One native call as an ACTION (or an ERROR naming what is wrong with it), read by
+        the kernel's parser: fuzzy tool names, arguments as a string or an object, repairs."""
+        text = json.dumps({"function": {"name": call["name"], "arguments": call["arguments"]}})
+        step = parse_model_output(text, ctx.tools).steps[-1]
+        if step.step_type not in (pb.STEP_TYPE_ACTION, pb.STEP_TYPE_ERROR):
+            step = pb.ReactStep(
+                step_type=pb.STEP_TYPE_ERROR,
+                content=f"{call['name']!r} is not a tool; answer in plain text instead.",
+            )
+        step.metadata[CALL_ID_KEY] = call["id"]
+        return step
+
+
+# -- reading replies -----------------------------------------------------------------------
+
+
+def _problem(response: httpx.Response) -> tuple[str | None, float | None]:
+    """What is wrong with a response (None: nothing) and the server's Retry-After."""
+    status = response.status_code
+    if status < 400:
+        return None, None
+    detail = response.text[:200].strip()
+    problem = f"HTTP {status}" + (f": {detail}" if detail else "")
+    if status in (429, 503):
+        return problem, retry_after_s(response.headers.get("Retry-After"))
+    return problem, None
+
+
+def retry_after_s(value: str | None) -> float | None:
+    """A ``Retry-After`` header in seconds (delta-seconds or an HTTP date); None if absent."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+
+
+def _refuses_tools(response: httpx.Response, status: int) -> bool:
+    """Whether an error to a request with ``tools`` says the server cannot do tools."""
+    if status in _NO_TOOLS_STATUS:
+        return True
+    return status >= 500 and "tool" in response.text[:500].lower()
+
+
+def _content_text(content: Any) -> str:
+    """``message.content`` as text: a string, null, or a list of ``{"type": "text"}`` parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+    return ""
+
+
+def _tool_calls(message: dict[str, Any]) -> list[dict[str, Any]]:
+    """The reply's calls as ``{"id", "name", "arguments"}`` (arguments a JSON string or an
+    object, as sent); the legacy ``function_call`` counts as one call."""
+    raw = message.get("tool_calls")
+    if not isinstance(raw, list):
+        raw = [{"function": message["function_call"]}] if message.get("function_call") else []
+    calls = []
+    for index, call in enumerate(raw):
+        function = call.get("function") if isinstance(call, dict) else None
+        if not isinstance(function, dict) or not isinstance(function.get("name"), str):
+            continue
+        arguments = function.get("arguments")
+        if arguments is None or arguments == "":
+            arguments = {}
+        call_id = call.get("id") if isinstance(call.get("id"), str) and call.get("id") else None
+        calls.append(
+            {"id": call_id or f"call_{index}", "name": function["name"], "arguments": arguments}
+        )
+    return calls
+
+
+# -- transcripts ---------------------------------------------------------------------------
+
+
+def _is_outcome(step: pb.ReactStep) -> bool:
+    """A step that one call of a reply turns into: its ACTION or an ERROR in its place."""
+    return step.step_type == pb.STEP_TYPE_ACTION or (
+        step.step_type == pb.STEP_TYPE_ERROR and step.stop_reason == pb.STOP_REASON_UNSPECIFIED
+    )
+
+
+def _open_group(history: Sequence[pb.ReactStep], turn_id: int) -> tuple[list[Any], int] | None:
+    """The last native reply of the turn (its calls) and how many have become steps."""
+    done = 0
+    for step in reversed(history):
+        if step.turn_id != turn_id:
+            return None
+        if step.step_type == pb.STEP_TYPE_THOUGHT and CALLS_KEY in step.metadata:
+            calls: list[Any] = json.loads(step.metadata[CALLS_KEY])["calls"]
+            return calls, done
+        if _is_outcome(step):
+            done += 1
+    return None
+
+
+def _arguments_json(arguments: Any) -> str:
+    return arguments if isinstance(arguments, str) else json.dumps(arguments)
+
+
+def _native_transcript(steps: Sequence[pb.ReactStep]) -> list[dict[str, Any]]:
+    """Native mode: assistant messages with ``tool_calls``, one ``tool`` message per call.
+
+    Steps another backend made (a fallback served some steps) are written as if they had
+    been native calls, with the act id as the call id.
+    """
+    messages: list[dict[str, Any]] = []
+    calls: list[Any] = []
+    position = 0
+    call_of_act: dict[str, str] = {}
+    for step in steps:
+        kind = step.step_type
+        if kind == pb.STEP_TYPE_THOUGHT and CALLS_KEY in step.metadata:
+            group = json.loads(step.metadata[CALLS_KEY])
+            calls, position = group["calls"], 0
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": group["content"] or None,
+                    "tool_calls": [
+                        {
+                            "id": call["id"],
+                            "type": "function",
+                            "function": {
+                                "name": call["name"],
+                                "arguments": _arguments_json(call["arguments"]),
+                            },
+                        }
+                        for call in calls
+                    ],
+                }
+            )
+        elif kind == pb.STEP_TYPE_THOUGHT:
+            messages.append({"role": "assistant", "content": step.content})
+        elif _is_outcome(step) and position < len(calls):
+            call_id = calls[position]["id"]
+            position += 1
+            if kind == pb.STEP_TYPE_ACTION:
+                call_of_act[step.act_id] = call_id
+            else:
+                messages.append({"role": "tool", "tool_call_id": call_id, "content": step.content})
+        elif kind == pb.STEP_TYPE_ACTION:
+            calls, position = [], 0
+            call_of_act[step.act_id] = step.act_id
+            arguments = json.dumps(from_struct(step.arguments))
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": step.act_id,
+                            "type": "function",
+                            "function": {"name": step.tool, "arguments": arguments},
+                        }
+                    ],
+                }
+            )
+        elif kind == pb.STEP_TYPE_OBSERVATION and step.act_id in call_of_act:
+            messages.append(
+                {"role": "tool", "tool_call_id": call_of_act[step.act_id], "content": step.content}
+            )
+        elif kind == pb.STEP_TYPE_OBSERVATION:
+            messages.append({"role": "user", "content": f"Observation: {step.content}"})
+        elif kind == pb.STEP_TYPE_ERROR:
+            calls, position = [], 0
+            messages.append({"role": "user", "content": f"Error: {step.content}"})
+    return messages
+
+
+def _text_transcript(steps: Sequence[pb.ReactStep]) -> list[dict[str, Any]]:
+    """Text mode: the ReAct transcript (Thought, Action, Observation, Error lines)."""
+    messages: list[dict[str, Any]] = []
+    for step in steps:
+        kind = step.step_type
+        if kind == pb.STEP_TYPE_THOUGHT:
+            messages.append({"role": "assistant", "content": f"Thought: {step.content}"})
+        elif kind == pb.STEP_TYPE_ACTION:
+            args = json.dumps(from_struct(step.arguments))
+            text = f"Action: {step.tool}\nAction Input: {args}"
+            messages.append({"role": "assistant", "content": text})
+        elif kind == pb.STEP_TYPE_OBSERVATION:
+            messages.append({"role": "user", "content": f"Observation: {step.content}"})
+        elif kind == pb.STEP_TYPE_ERROR:
+            messages.append({"role": "user", "content": f"Error: {step.content}"})
+    return messages
+
+
+def _alternate(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Merge consecutive user (or assistant) messages into one, so roles alternate; tool
+    messages stay one per call (templates expect them in a row after the calls)."""
+    merged: list[dict[str, Any]] = []
+    for message in messages:
+        last = merged[-1] if merged else None
+        if last is None or last["role"] != message["role"] or message["role"] == "tool":
+            merged.append(dict(message))
+            continue
+        texts = [t for t in (last.get("content"), message.get("content")) if t]
+        last["content"] = "\n".join(texts) if texts else None
+        if message.get("tool_calls"):
+            last["tool_calls"] = list(last.get("tool_calls") or []) + message["tool_calls"]
+    return merged

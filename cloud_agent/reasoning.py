@@ -166,6 +166,7 @@ class CloudReasoner:
             query, session_id=request.session_id, trace_id=trace_id
         )
         session.turn_id = request.turn_id
+        session.deadline = deadline  # backends bound every call by it
         log.info("session %s started (%s, device %s)", session.session_id, rpc, principal.device_id)
         pipe = _Pipe(PIPELINE_DEPTH)
         producer = asyncio.ensure_future(

@@ -41,7 +41,7 @@ from react_kernel.parser import (
     parser_fallback_counts,
     reset_parser_fallback_counts,
 )
-from react_kernel.reasoner import Reasoner, ReasoningContext, ScriptedReasoner
+from react_kernel.reasoner import CancelToken, Reasoner, ReasoningContext, ScriptedReasoner
 from react_kernel.receipts import build_receipt, make_receipt, verify_receipt
 from react_kernel.safety import (
     SafetyConfig,
@@ -61,6 +61,7 @@ __all__ = [
     "ApprovalDecision",
     "ApprovalPolicy",
     "BreakerState",
+    "CancelToken",
     "CircuitBreaker",
     "CircuitOpenError",
     "GuardConfig",

@@ -92,6 +92,11 @@ class CircuitBreaker:
             self._opened_at = self._clock()
             self._probe_out = False
 
+    def release(self) -> None:
+        """A call let through never reached the backend (e.g. no time was left): it counts
+        neither way, and a half-open breaker lets the next call probe instead."""
+        self._probe_out = False
+
     def guard(self) -> None:
         """Raise :class:`CircuitOpenError` unless :meth:`allow` says the call may go ahead."""
         if not self.allow():

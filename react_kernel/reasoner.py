@@ -8,6 +8,8 @@ decides (type, content, tool, arguments, model, token usage); the kernel fills t
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
@@ -16,7 +18,51 @@ from edgeloop.v1 import agent_pb2 as pb
 from react_kernel.parser import parse_model_output
 from react_kernel.tools import ToolRegistry
 
-__all__ = ["Reasoner", "ReasoningContext", "ScriptedReasoner", "ScriptedReply"]
+__all__ = ["CancelToken", "Reasoner", "ReasoningContext", "ScriptedReasoner", "ScriptedReply"]
+
+
+class CancelToken:
+    """Set once when a session is canceled; a reasoner blocked on I/O registers a callback
+    to abort it (thread-safe: the session is canceled from another thread than the one
+    that reasons).
+    """
+
+    __slots__ = ("_callbacks", "_lock", "reason")
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._callbacks: list[Callable[[], object]] | None = []
+        self.reason = ""
+
+    @property
+    def canceled(self) -> bool:
+        """Whether the session was canceled."""
+        return self._callbacks is None
+
+    def cancel(self, reason: str = "") -> None:
+        """Cancel (once) and run the registered callbacks."""
+        with self._lock:
+            callbacks, self._callbacks = self._callbacks, None
+            if callbacks is not None:
+                self.reason = reason
+        for callback in callbacks or ():
+            callback()
+
+    def add_callback(self, callback: Callable[[], object]) -> Callable[[], None]:
+        """Run ``callback`` on cancel (now, if already canceled); return its remover."""
+        with self._lock:
+            callbacks = self._callbacks
+            if callbacks is not None:
+                callbacks.append(callback)
+
+        def remove() -> None:
+            with self._lock:
+                if self._callbacks is not None and callback in self._callbacks:
+                    self._callbacks.remove(callback)
+
+        if callbacks is None:
+            callback()
+        return remove
 
 
 @dataclass(slots=True)
@@ -33,6 +79,15 @@ class ReasoningContext:
     session_id: str
     turn_id: int = 0
     metadata: dict[str, str] = field(default_factory=dict)
+    #: The ``time.monotonic()`` instant by which the session must end (None: no limit):
+    #: a reasoner that waits on I/O bounds every wait by it.
+    deadline: float | None = None
+    #: Canceled when the session is; a reasoner blocked on I/O aborts on it.
+    cancel: CancelToken = field(default_factory=CancelToken)
+
+    def remaining_s(self) -> float | None:
+        """Seconds left before ``deadline`` (None: no deadline)."""
+        return None if self.deadline is None else self.deadline - time.monotonic()
 
     def last_observation(self) -> pb.ReactStep | None:
         """The most recent OBSERVATION, if any."""

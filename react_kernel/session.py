@@ -27,7 +27,7 @@ from react_kernel.approval import ApprovalDecision
 from react_kernel.errors import ResumeError, SessionError, UnknownActError
 from react_kernel.executor import ToolOutcome, canonical_json
 from react_kernel.guards import best_effort_answer, jaccard, stop_reason_text, tokens
-from react_kernel.reasoner import ReasoningContext
+from react_kernel.reasoner import CancelToken, ReasoningContext
 from react_kernel.receipts import build_receipt
 from react_kernel.safety import sandbox_arguments, screen_injection
 from react_kernel.state import TERMINAL_STATES, State, StateMachine, Transition
@@ -81,6 +81,10 @@ class Session:
         self.stop_reason: pb.StopReason = pb.STOP_REASON_UNSPECIFIED
         self.receipt: pb.DecisionReceipt | None = None
         self.pending_act_id: str | None = None
+        #: A ``time.monotonic()`` instant the host sets (the caller's deadline): reasoners
+        #: see it, with the time budget, as ``ReasoningContext.deadline``.
+        self.deadline: float | None = None
+        self.cancel_token = CancelToken()
         self._sm = StateMachine()
         self._unsent = 0
         self._persisted = 0
@@ -229,6 +233,7 @@ class Session:
         """Cancel the session (no effect once it has ended)."""
         if self._sm.state in TERMINAL_STATES:
             return
+        self.cancel_token.cancel(reason)
         step = pb.ReactStep(
             step_type=pb.STEP_TYPE_ERROR,
             content=f"canceled: {reason}" if reason else "canceled",
@@ -277,14 +282,25 @@ class Session:
         if self._elapsed() > guards.time_budget_s:
             self._stop(pb.STOP_REASON_TIME_BUDGET)
             return
+        budget_end = time.monotonic() + guards.time_budget_s - self._elapsed()
+        deadline = budget_end if self.deadline is None else min(budget_end, self.deadline)
         ctx = ReasoningContext(
-            self.query, self.steps, self.loop.tools, self.session_id, self.turn_id, self.metadata
+            self.query,
+            self.steps,
+            self.loop.tools,
+            self.session_id,
+            self.turn_id,
+            self.metadata,
+            deadline=deadline,
+            cancel=self.cancel_token,
         )
         self._turn_steps += 1
         start = time.perf_counter()
         try:
             produced = self.loop.reasoner.next_steps(ctx)
         except Exception as exc:  # a broken backend ends the session, it does not crash it
+            if self._sm.state in TERMINAL_STATES:
+                return  # canceled while the reasoner waited: nothing more to record
             failure = pb.ReactStep(
                 step_type=pb.STEP_TYPE_ERROR,
                 content=f"reasoner {self.loop.reasoner.name!r} failed: {type(exc).__name__}: {exc}",
@@ -294,6 +310,8 @@ class Session:
             self.stop_reason = pb.STOP_REASON_ERROR
             self._sm.transition(State.FAILED, failure.SerializeToString())
             return
+        if self._sm.state in TERMINAL_STATES:
+            return  # canceled while the reasoner worked: its steps come too late
         latency = (time.perf_counter() - start) * 1000.0
         if not produced or not all(isinstance(step, pb.ReactStep) for step in produced):
             what = "no step" if not produced else "something other than ReactSteps"

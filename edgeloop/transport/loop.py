@@ -13,6 +13,7 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
@@ -30,7 +31,11 @@ class EventLoopThread:
 
     def run(self, coroutine: Coroutine[Any, Any, T], timeout: float = 30.0) -> T:
         """Run a coroutine on the loop and wait for its result."""
-        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result(timeout)
+        return self.submit(coroutine).result(timeout)
+
+    def submit(self, coroutine: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        """Start a coroutine on the loop; cancelling the future cancels it."""
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop)
 
     def close(self) -> None:
         """Stop the loop and its thread."""

@@ -38,6 +38,7 @@ EXPECTED = {
     "ApprovalDecision",
     "ApprovalPolicy",
     "BreakerState",
+    "CancelToken",
     "CircuitOpenError",
     "IllegalTransitionError",
     "InMemorySessionStore",
