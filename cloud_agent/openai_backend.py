@@ -91,7 +91,7 @@ class BudgetExhaustedError(BackendRequestError):
     counts_against_backend = False
 
 
-class RateLimitedError(BackendRequestError):
+class RetryAfterPendingError(BackendRequestError):
     """The server asked (Retry-After) not to be called before an instant past the budget;
     the 429 that said so already counted against the breaker."""
 
@@ -223,7 +223,7 @@ class OpenAIReasoner:
             if hold > 0:  # a Retry-After from an earlier call still holds
                 left = ctx.remaining_s()
                 if left is not None and hold >= left - self.config.deadline_margin_s:
-                    raise RateLimitedError(
+                    raise RetryAfterPendingError(
                         f"{where}: rate limited for {hold:.1f} s more (Retry-After), past the "
                         f"session's {max(left, 0):.1f} s left"
                     )
