@@ -37,6 +37,18 @@ def serve(
     metrics_port: int = typer.Option(None, help="Serve Prometheus metrics on this port."),
     rate: float = typer.Option(None, "--rate", help="Requests per second per device (0: off)."),
     memory_dir: str = typer.Option(None, help="Folder of per-user memory for sync."),
+    memory_url: str = typer.Option(
+        None, help="PostgreSQL URL of every user's memory (replicas share it; see docs/scaling.md)."
+    ),
+    memory_cache_users: int = typer.Option(
+        None, help="User memories each replica keeps loaded [default: 1000]."
+    ),
+    memory_cache_mb: float = typer.Option(
+        None, help="Megabytes of loaded user memory per replica [default: 256]."
+    ),
+    memory_idle_s: float = typer.Option(
+        None, help="Unload a user's memory after this many idle seconds [default: 600]."
+    ),
 ) -> None:
     """Serve the cloud reasoner over gRPC (health checking and reflection included)."""
     from cloud_agent.config import CloudConfig
@@ -57,6 +69,10 @@ def serve(
             metrics_port=metrics_port,
             rate_per_s=rate,
             memory_dir=memory_dir,
+            memory_url=memory_url,
+            memory_cache_users=memory_cache_users,
+            memory_cache_mb=memory_cache_mb,
+            memory_idle_s=memory_idle_s,
         )
     except ValueError as exc:
         raise fail(str(exc), 2) from None

@@ -11,6 +11,10 @@ Example ``cloud.toml``::
     metrics_port = 9464
     rate_per_s = 5.0
     rate_burst = 10
+    memory_url = "postgresql://edgeloop@127.0.0.1:5432/edgeloop"  # or memory_dir = "..."
+    memory_cache_users = 1000           # user memories each replica keeps loaded
+    memory_cache_mb = 256
+    memory_idle_s = 600
 
     [openai]
     base_url = "http://127.0.0.1:8000/v1"
@@ -80,6 +84,10 @@ class CloudConfig:
     session_timeout_s: float = 120.0
     device_tool_timeout_s: float = 30.0
     memory_dir: str | None = None
+    memory_url: str | None = None
+    memory_cache_users: int = 1000
+    memory_cache_mb: float = 256.0
+    memory_idle_s: float = 600.0
     breaker_failures: int = 3
     breaker_reset_s: float = 30.0
     grace_s: float = 5.0
@@ -94,6 +102,12 @@ class CloudConfig:
             raise ValueError("the openai backend needs a model name (--openai-model)")
         if (self.tls_cert is None) != (self.tls_key is None):
             raise ValueError("TLS needs both a certificate and a key")
+        if self.memory_url and self.memory_dir:
+            raise ValueError("give --memory-url or --memory-dir, not both")
+        if self.memory_url and not self.memory_url.startswith(("postgresql://", "postgres://")):
+            raise ValueError("--memory-url must be a postgresql:// URL")
+        if self.memory_cache_users < 1 or self.memory_cache_mb <= 0 or self.memory_idle_s <= 0:
+            raise ValueError("the memory cache budget must be positive")
 
     @classmethod
     def load(cls, path: str | Path | None = None, **overrides: Any) -> CloudConfig:

@@ -13,6 +13,8 @@ Example:
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import time
 import uuid
@@ -35,6 +37,8 @@ from edgeloop.transport.options import SERVER_OPTIONS
 from edgeloop.transport.services import add_common_services, service_full_name
 from edgeloop.v1 import agent_pb2 as pb
 from edgeloop.v1 import agent_pb2_grpc as pb_grpc
+from sync.cache import CacheBudget
+from sync.errors import MemoryUnavailableError
 from sync.service import add_sync_service
 from sync.userstores import UserStores
 
@@ -147,6 +151,10 @@ class CloudServer:
         self.metrics_port: int | None = None
         self._stores: Any = None
         self._health: Any = None
+        self._memory_names: list[str] = []
+        self._monitor: asyncio.Task[None] | None = None
+        self.memory_check_s = 2.0
+        """Seconds between two checks of the memory database (and idle evictions)."""
 
     def metrics_breakers(self, reasoner: Any) -> None:
         """Expose the backends' breaker states on the metrics endpoint."""
@@ -161,8 +169,9 @@ class CloudServer:
         servicer = CloudReasonerServicer(self.handler, self.auth.authorize)
         pb_grpc.add_CloudReasonerServiceServicer_to_server(servicer, server)
         names = [service_full_name("CloudReasonerService")]
-        if self._add_memory_sync(server):
+        if await self._add_memory_sync(server):
             names.append(service_full_name("MemorySyncService"))
+            self._memory_names = [service_full_name("MemorySyncService"), ""]
         self._health = add_common_services(server, names)
         address = f"{self.config.host}:{self.config.port}"
         if self.config.tls_cert and self.config.tls_key:
@@ -175,17 +184,70 @@ class CloudServer:
             raise OSError(f"cannot bind {address}")
         await server.start()
         self.server, self.port = server, bound
+        if self._stores is not None:
+            self._monitor = asyncio.create_task(self._watch_memory())
         if self.config.metrics_port is not None:
             self.metrics_port = self.metrics.serve(self.config.metrics_port, self.config.host)
         return bound
 
-    def _add_memory_sync(self, server: grpc.aio.Server) -> bool:
-        """Mount MemorySyncService (per-user stores in memory_dir) when memory_dir is set."""
-        if not self.config.memory_dir:
+    async def _add_memory_sync(self, server: grpc.aio.Server) -> bool:
+        """Mount the MemorySyncService on the configured memory: per-user SQLite files in
+        ``memory_dir``, or PostgreSQL at ``memory_url`` (shared by every replica).
+
+        Raises:
+            OSError: the PostgreSQL database cannot be reached.
+        """
+        if not self.config.memory_dir and not self.config.memory_url:
             return False
-        self._stores = UserStores(Path(self.config.memory_dir), node_id="cloud")
-        add_sync_service(server, self._stores, self.auth.authorize)
+        budget = CacheBudget(
+            max_entries=self.config.memory_cache_users,
+            max_mb=self.config.memory_cache_mb,
+            idle_s=self.config.memory_idle_s,
+        )
+        if self.config.memory_url:
+            from sync.pgmemory import PostgresMemory  # psycopg: the postgres extra
+
+            memory = PostgresMemory(self.config.memory_url, node_id="cloud", budget=budget)
+            try:
+                self._stores = await asyncio.to_thread(memory.open)
+            except MemoryUnavailableError as exc:
+                raise OSError(str(exc)) from None
+        else:
+            self._stores = UserStores(
+                Path(self.config.memory_dir or "."), node_id="cloud", budget=budget
+            )
+        add_sync_service(server, self._stores.memory, self.auth.authorize)
         return True
+
+    async def _watch_memory(self) -> None:
+        """Every ``memory_check_s`` seconds: unload idle user memories, and report the
+        memory's health (NOT_SERVING for the sync service and the server as a whole while
+        the database does not answer; the reasoner needs no database and stays SERVING)."""
+        from grpc_health.v1 import health_pb2
+
+        serving = True
+        while True:
+            await asyncio.sleep(self.memory_check_s)
+            stores = self._stores
+            if stores is None:
+                return
+            ping = getattr(stores, "ping", None)
+            ok = True if ping is None else bool(await asyncio.to_thread(ping))
+            if ok != serving and self._health is not None:
+                status = (
+                    health_pb2.HealthCheckResponse.SERVING
+                    if ok
+                    else health_pb2.HealthCheckResponse.NOT_SERVING
+                )
+                for name in self._memory_names:
+                    self._health.set(name, status)
+                log.log(
+                    logging.INFO if ok else logging.ERROR,
+                    "memory database %s",
+                    "reachable again" if ok else "unreachable: NOT_SERVING",
+                )
+                serving = ok
+            await asyncio.to_thread(stores.evict_idle)
 
     async def stop(self, grace: float | None = None) -> None:
         """Stop accepting calls, let calls in flight finish within ``grace`` seconds."""
@@ -194,6 +256,11 @@ class CloudServer:
                 self._health.enter_graceful_shutdown()
             await self.server.stop(self.config.grace_s if grace is None else grace)
             self.server = None
+        if self._monitor is not None:
+            self._monitor.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._monitor
+            self._monitor = None
         self.handler.close()
         self.metrics.close()
         if self._stores is not None:

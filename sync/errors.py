@@ -7,6 +7,7 @@ the authentication pair, which is the transport's (the cloud checks the same tok
     ├── InvalidRecordError        bad input for a record (also a ValueError)
     ├── RecordNotFoundError       no record with that id (also a KeyError)
     ├── InvalidUpdateError        a malformed, truncated or inconsistent CRDT update
+    ├── MemoryUnavailableError    the memory database (PostgreSQL) cannot be reached
     ├── ProtocolError             a peer broke the sync exchange's message order
     └── NotConvergedError         the replicas still differ after the maximum of rounds
 
@@ -16,7 +17,7 @@ the authentication pair, which is the transport's (the cloud checks the same tok
 
 Each is also one of the transport's status kinds, so the servicer maps it with the one
 table (``edgeloop.transport.status``): INVALID_ARGUMENT for bad input and protocol
-errors, ABORTED for no convergence, UNAUTHENTICATED / PERMISSION_DENIED for auth.
+errors, ABORTED for no convergence, UNAVAILABLE while the memory database is away, UNAUTHENTICATED / PERMISSION_DENIED for auth.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from edgeloop.transport.errors import (
     InvalidArgumentError,
     PermissionDeniedError,
     UnauthenticatedError,
+    UnavailableError,
 )
 
 
@@ -54,11 +56,16 @@ class NotConvergedError(MemoryStoreError, AbortedError):
     """The replicas still differ after the maximum number of rounds."""
 
 
+class MemoryUnavailableError(MemoryStoreError, UnavailableError):
+    """The memory database cannot be reached (PostgreSQL down); nothing was stored."""
+
+
 __all__ = [
     "AuthError",
     "InvalidRecordError",
     "InvalidUpdateError",
     "MemoryStoreError",
+    "MemoryUnavailableError",
     "NotConvergedError",
     "PermissionDeniedError",
     "ProtocolError",

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import Any, Protocol
 
 import grpc
 
@@ -38,16 +38,27 @@ from sync.errors import (
     UnauthenticatedError,
 )
 from sync.exchange import CHUNK_BYTES, MAX_ROUNDS, UpdateAssembler, chunk_update, same_state
-from sync.store import MemoryStore
 
 SERVICE_NAME = service_full_name("MemorySyncService")
+
+
+class SyncableMemory(Protocol):
+    """What the servicer syncs with: a MemoryStore, a ``UserStores.memory(user)`` handle
+    or a ``PostgresMemory`` user's handle."""
+
+    def state_vector(self) -> bytes: ...
+
+    def diff(self, state_vector: bytes) -> bytes: ...
+
+    def apply_update(self, update: bytes) -> bool: ...
 
 
 class MemorySyncServicer(pb_grpc.MemorySyncServiceServicer):
     """Serves ``Sync`` for every user's memory.
 
     Args:
-        store_for_user: user id -> that user's MemoryStore (e.g. ``sync.UserStores``).
+        store_for_user: user id -> that user's memory (``sync.UserStores.memory``, a
+            ``sync.pgmemory.PostgresMemory``, or anything returning a MemoryStore).
         authorize: ``authorize(context) -> Principal``; default: open localhost mode. Any
             exception it raises refuses the call as UNAUTHENTICATED (PermissionDeniedError:
             PERMISSION_DENIED).
@@ -56,7 +67,7 @@ class MemorySyncServicer(pb_grpc.MemorySyncServiceServicer):
 
     def __init__(
         self,
-        store_for_user: Callable[[str], MemoryStore],
+        store_for_user: Callable[[str], SyncableMemory],
         authorize: Authorize | None = None,
         *,
         chunk_bytes: int = CHUNK_BYTES,
@@ -172,7 +183,7 @@ class MemorySyncServicer(pb_grpc.MemorySyncServiceServicer):
 
 def add_sync_service(
     server: grpc.aio.Server,
-    store_for_user: Callable[[str], MemoryStore],
+    store_for_user: Callable[[str], SyncableMemory],
     authorize: Authorize | None = None,
 ) -> MemorySyncServicer:
     """Mount a MemorySyncServicer on a server (the cloud's, or a stand-alone one)."""
