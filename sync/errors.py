@@ -17,7 +17,8 @@ the authentication pair, which is the transport's (the cloud checks the same tok
 
 Each is also one of the transport's status kinds, so the servicer maps it with the one
 table (``edgeloop.transport.status``): INVALID_ARGUMENT for bad input and protocol
-errors, ABORTED for no convergence, UNAVAILABLE while the memory database is away, UNAUTHENTICATED / PERMISSION_DENIED for auth.
+errors, ABORTED for no convergence, UNAVAILABLE while the memory database is away,
+UNAUTHENTICATED / PERMISSION_DENIED for auth.
 """
 
 from __future__ import annotations

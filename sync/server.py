@@ -40,7 +40,7 @@ async def start_sync_server(
     """
     stores = root if isinstance(root, UserStores) else UserStores(root)
     server = grpc.aio.server(options=SERVER_OPTIONS)
-    add_sync_service(server, stores, authorize or TokenAuth(tokens).authorize)
+    add_sync_service(server, stores.memory, authorize or TokenAuth(tokens).authorize)
     add_common_services(server, [SERVICE_NAME])
     bound = server.add_insecure_port(f"{host}:{port}")
     await server.start()
