@@ -221,6 +221,10 @@ class MemoryDocument:
             out.append(decode_entry(node, ymap.get(f"{record_id}{SEPARATOR}{node}")))
         return out
 
+    def holds(self, kind: str, record_id: str) -> bool:
+        """True if the document has an entry of the record (live or tombstone)."""
+        return bool(self._nodes[kind].get(record_id))
+
     def winner(self, kind: str, record_id: str) -> Entry | None:
         """The entry that decides the record's value (None: never written)."""
         entries = self.entries(kind, record_id)

@@ -10,17 +10,19 @@ The record kinds' own methods live in ``sync.records`` and the kernel's stores i
 from __future__ import annotations
 
 import gc
+import itertools
 import os
 import sqlite3
 import threading
 import uuid
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
 import sqlite_utils
+from pycrdt import merge_updates
 
 from sync import recall as _recall
 from sync.checkpoint import WalCheckpointer, shared_checkpointer
@@ -31,7 +33,7 @@ from sync.ids import json_safe
 from sync.recall import RecallHit
 from sync.schema.migrations import migrate
 from sync.updatelog import UpdateLog
-from sync.views import Embedder, build_row, materialise, merged_rows
+from sync.views import COLUMNS, DATA_BUILDERS, Embedder, build_row, materialise, merged_rows
 
 
 @contextmanager
@@ -60,7 +62,8 @@ class StoreEngine:
         node_id: this replica's id in the CRDT document (only used when the file is
             new; a random one otherwise). No ``|``.
         now_ms: the physical clock in milliseconds, for tests.
-        compact_every: compact the update log on open when it holds more entries.
+        compact_every: compact the update log when the document is loaded and the log
+            holds more entries.
         synchronous: SQLite's ``synchronous`` pragma; ``FULL`` survives power loss, and
             ``NORMAL`` (still safe against a killed process) is faster.
         mmap_size: bytes of the file SQLite reads through a memory map (``PRAGMA
@@ -116,16 +119,26 @@ class StoreEngine:
         self._version = 0
         self._note_vectors = _recall.NoteVectors()
         self._term_stats = _recall.TermStats()
-        self.doc = self._load_document()
-        if len(self._log) > compact_every:
-            self.compact()
+        self._compact_every = compact_every
+        # The whole document is loaded on first need (a merge, an edit of a record this
+        # replica already holds an entry of, a snapshot), never at open: reads go to the
+        # SQLite views, and records new to this replica are written into ``_scratch``, a
+        # document of their entries only, whose updates are valid updates of the whole
+        # one (a new map key has no origin to refer to).
+        self._doc: MemoryDocument | None = None
+        self._scratch: MemoryDocument | None = None
+        self._head = self._log.head()
+        self._data_version = self._read_data_version()
 
     # ---- lifecycle -----------------------------------------------------------------
 
     def close(self) -> None:
         """Close the database."""
         with self._lock:
-            self.doc.close()
+            for doc in (self._doc, self._scratch):
+                if doc is not None:
+                    doc.close()
+            self._doc = self._scratch = None
             if self._checkpointer is not None:
                 self._checkpointer.forget(self.path)
             self.db.close()
@@ -166,12 +179,43 @@ class StoreEngine:
             self._set_meta("node_id", node)
         return node
 
-    def _load_document(self) -> MemoryDocument:
+    @property
+    def doc(self) -> MemoryDocument:
+        """The whole CRDT document, loaded from snapshot + log on first use.
+
+        Loading costs time and memory in proportion to the document, so only merges,
+        snapshots and edits of records this replica already wrote need it. Inside a
+        transaction, the updates captured so far (written to the scratch document, not
+        yet logged) are applied too, and the scratch document is dropped.
+        """
+        with self._lock:
+            if self._doc is None:
+                self._doc = self._load_document(list(self._captured))
+                self._drop_scratch()
+                if (
+                    not self._depth
+                    and not self.db.conn.in_transaction
+                    and len(self._log) > self._compact_every
+                ):
+                    self.compact()
+            return self._doc
+
+    @property
+    def document_loaded(self) -> bool:
+        """True once the whole CRDT document is in memory (see :attr:`doc`)."""
+        return self._doc is not None
+
+    def _drop_scratch(self) -> None:
+        if self._scratch is not None:
+            self._scratch.close()
+            self._scratch = None
+
+    def _load_document(self, uncommitted: Sequence[bytes] = ()) -> MemoryDocument:
         doc = MemoryDocument(self.node_id, on_update=self._captured.append)
         try:
             with self.db.atomic():  # one consistent read of snapshot + log
                 self._head = self._log.head()
-                doc.load(self._log.replay())
+                doc.load(itertools.chain(self._log.replay(), uncommitted))
                 self._data_version = self._read_data_version()
         except Exception:
             doc.close()
@@ -189,8 +233,14 @@ class StoreEngine:
         if version != self._data_version:
             self._data_version = version
             if self._log.head() != self._head:
-                self.doc.close()
-                self.doc = self._load_document()
+                self._forget_document()
+
+    def _forget_document(self) -> None:
+        """Drop the in-memory documents (reloaded from disk on next need)."""
+        if self._doc is not None:
+            self._doc.close()
+            self._doc = None
+        self._drop_scratch()
 
     @contextmanager
     def _immediate(self) -> Iterator[None]:
@@ -216,9 +266,9 @@ class StoreEngine:
             self._reload()
 
     def _reload(self) -> None:
-        self.doc.close()
+        """Forget every in-memory change: the next use loads the document from disk."""
         self._captured.clear()
-        self.doc = self._load_document()
+        self._forget_document()
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
@@ -239,6 +289,10 @@ class StoreEngine:
                     self._sync_with_log()
                     yield
                     if self._captured:
+                        if self._doc is None and len(self._captured) > 1:
+                            # Scratch writes of a batch: one log entry, as one document
+                            # transaction would have made.
+                            self._captured[:] = [merge_updates(*self._captured)]
                         self._log.append(self._captured)
                         self._set_meta("hlc_high", self.clock.last())
                         self._head = self._log.head()
@@ -265,8 +319,12 @@ class StoreEngine:
             >>> len(store.records("device_state"))
             2
         """
-        with self._transaction(), self.doc.doc.transaction():
-            yield self
+        with self._transaction():
+            if self._doc is None:  # scratch writes are merged into one update at commit
+                yield self
+            else:
+                with self._doc.doc.transaction():
+                    yield self
 
     def search_index_matches(self) -> bool:
         """True if the full-text index holds exactly the texts of the recall rows.
@@ -309,7 +367,8 @@ class StoreEngine:
         query looks each term up in every segment, so a store filled by many small
         transactions answers recall 2-3x slower than one merged index. The merge costs
         about as much as the snapshot (both are proportional to the store), and runs at
-        the same moments: on open when the log is long, or when called.
+        the same moments: when the document is loaded and the log is long, or when
+        called.
         """
         with self._lock:
             if self._depth:
@@ -340,14 +399,65 @@ class StoreEngine:
             clean = json_safe(dict(data), "record")
             row = build_row(kind, record_id, Entry("0" * 16, self.node_id, clean))
             prepared.append((record_id, clean, row))
-        with self._transaction(), self.doc.doc.transaction():
+        with self._transaction():
+            doc = self._writable(kind, [record_id for record_id, _, _ in prepared])
             self._dirty = True
             changes: list[tuple[str, tuple[Any, ...] | None]] = []
-            for record_id, clean, row in prepared:
-                hlc = self.clock.now()
-                self.doc.put(kind, record_id, hlc, clean)
-                changes.append((record_id, None if row is None else (record_id, hlc, *row[2:])))
+            with doc.doc.transaction():
+                for record_id, clean, row in prepared:
+                    hlc = self.clock.now()
+                    doc.put(kind, record_id, hlc, clean)
+                    changes.append((record_id, None if row is None else (record_id, hlc, *row[2:])))
+            self._untomb(kind, [record_id for record_id, _, _ in prepared])
             materialise(self.db.conn, kind, changes, self.embedder)
+
+    def _writable(self, kind: str, record_ids: Sequence[str]) -> MemoryDocument:
+        """The document to write these records into (inside a write transaction).
+
+        The scratch document when the whole one is not loaded and this replica holds no
+        entry of any of them (it wrote none, or only in the scratch document): the new
+        entry then has no predecessor to replace, and its update is the same in both.
+        Otherwise the whole document, loaded now. (A peer's entry of such a record stays
+        until the next merge that touches it: it loses to the newer one everywhere.)
+        """
+        if self._doc is not None:
+            return self._doc
+        scratch = self._scratch
+        unknown = [r for r in record_ids if scratch is None or not scratch.holds(kind, r)]
+        if unknown and self._written_here(kind, unknown):
+            return self.doc
+        if scratch is None:
+            scratch = self._scratch = MemoryDocument(self.node_id, on_update=self._captured.append)
+        return scratch
+
+    def _written_here(self, kind: str, record_ids: Sequence[str]) -> bool:
+        """True if this replica holds an entry of its own of any of the records: the
+        winner of a live record (its view row's ``node``) or of a deleted one
+        (``tombstones``)."""
+        conn = self.db.conn
+        for i in range(0, len(record_ids), 500):
+            part = record_ids[i : i + 500]
+            marks = ", ".join("?" for _ in part)
+            sql = (
+                f"SELECT 1 FROM {kind} WHERE node = ? AND id IN ({marks}) UNION ALL"
+                f" SELECT 1 FROM tombstones WHERE kind = ? AND node = ? AND id IN ({marks})"
+                " LIMIT 1"
+            )
+            if conn.execute(sql, [self.node_id, *part, kind, self.node_id, *part]).fetchone():
+                return True
+        return False
+
+    def _untomb(self, kind: str, record_ids: Iterable[str]) -> None:
+        """Drop records from ``tombstones`` (they have a live winner, or none left)."""
+        self.db.conn.executemany(
+            "DELETE FROM tombstones WHERE kind = ? AND id = ?", [(kind, r) for r in record_ids]
+        )
+
+    def _tomb(self, kind: str, record_id: str, hlc: str, node: str) -> None:
+        self.db.conn.execute(
+            "INSERT OR REPLACE INTO tombstones (kind, id, hlc, node) VALUES (?, ?, ?, ?)",
+            [kind, record_id, hlc, node],
+        )
 
     def forget(self, kind: str, record_id: str) -> None:
         """Delete a record everywhere: a tombstone that wins over every older edit.
@@ -359,29 +469,28 @@ class StoreEngine:
         if self.get_record(kind, record_id) is None:
             raise RecordNotFoundError(f"no {kind} record {record_id!r}")
         with self._transaction():
+            # The whole document: every entry of the record goes, with its content.
+            doc = self.doc
             self._dirty = True
-            self.doc.put(kind, record_id, self.clock.now(), None)
+            hlc = self.clock.now()
+            doc.put(kind, record_id, hlc, None)
+            self._tomb(kind, record_id, hlc, self.node_id)
             materialise(self.db.conn, kind, [(record_id, None)], self.embedder)
 
     def get_record(self, kind: str, record_id: str) -> dict[str, Any] | None:
-        """A record's current data (None if absent or deleted)."""
+        """A record's current data (None if absent or deleted), read from its view row."""
         self._check_kind(kind)
-        with self._lock:
-            self._catch_up()
-            entry = self.doc.winner(kind, record_id)
-        return None if entry is None or entry.data is None else dict(entry.data)
+        columns = ", ".join(COLUMNS[kind])
+        rows = self._query(f"SELECT {columns} FROM {kind} WHERE id = ?", [record_id])
+        return DATA_BUILDERS[kind](tuple(rows[0])) if rows else None
 
     def records(self, kind: str) -> dict[str, dict[str, Any]]:
-        """Every live record of a kind, by id."""
+        """Every live record of a kind, by id (from the SQLite view)."""
         self._check_kind(kind)
-        with self._lock:
-            self._catch_up()
-            out = {}
-            for record_id in self.doc.record_ids(kind):
-                entry = self.doc.winner(kind, record_id)
-                if entry is not None and entry.data is not None:
-                    out[record_id] = dict(entry.data)
-            return out
+        columns = ", ".join(COLUMNS[kind])
+        build = DATA_BUILDERS[kind]
+        rows = self._query(f"SELECT id, {columns} FROM {kind} ORDER BY id")
+        return {row[0]: build(tuple(row[1:])) for row in rows}
 
     def table_rows(self, kind: str) -> list[dict[str, Any]]:
         """The SQLite view of a kind, ordered by id (for checks and tools)."""
@@ -440,13 +549,19 @@ class StoreEngine:
         with self._transaction(), _gc_paused():
             self._dirty = True
             touched = self.doc.apply_remote(bytes(update))
+            for kind, winners in touched.winners.items():
+                if winners:
+                    self._index_tombstones(kind, winners)
             highest = ""
             for kind in KINDS:
                 created = touched.created.get(kind, [])
                 winners = touched.winners.get(kind, {})
                 if not created and not winners:
                     continue
-                new_rows, changes, latest = merged_rows(kind, created, winners)
+                tombs: list[tuple[str, str, str]] = []
+                new_rows, changes, latest = merged_rows(kind, created, winners, tombs)
+                for record_id, hlc, node in tombs:
+                    self._tomb(kind, record_id, hlc, node)
                 highest = max(highest, latest)
                 materialise(
                     self.db.conn,
@@ -461,6 +576,15 @@ class StoreEngine:
                 self.clock.observe(highest)
             changed = bool(self._captured)
         return changed
+
+    def _index_tombstones(self, kind: str, winners: Mapping[str, Entry | None]) -> None:
+        live = []
+        for record_id, entry in winners.items():
+            if entry is not None and entry.deleted:
+                self._tomb(kind, record_id, entry.hlc, entry.node)
+            else:
+                live.append(record_id)
+        self._untomb(kind, live)
 
     def document_json(self) -> dict[str, dict[str, str]]:
         """The document as plain data (tests compare replicas with it)."""

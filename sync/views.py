@@ -279,6 +279,55 @@ ROW_BUILDERS: dict[str, Callable[[Mapping[str, Any]], tuple[Any, ...]]] = {
 }
 """``ROW_BUILDERS[kind](data)``: the validated row (a tuple in ``COLUMNS[kind]`` order)."""
 
+
+def _plain(kind: str) -> Callable[[tuple[Any, ...]], dict[str, Any]]:
+    names = COLUMNS[kind]
+    return lambda row: dict(zip(names, row, strict=True))
+
+
+def _session_data(row: tuple[Any, ...]) -> dict[str, Any]:
+    data = dict(zip(COLUMNS["sessions"], row, strict=True))
+    data["success"] = None if data["success"] is None else bool(data["success"])
+    return data
+
+
+def _message_data(field: str, message: type[Any]) -> Callable[[tuple[Any, ...]], dict[str, Any]]:
+    def data(row: tuple[Any, ...]) -> dict[str, Any]:
+        created, blob = row[-2], row[-1]
+        out: dict[str, Any] = {field: json_format.MessageToDict(message.FromString(blob))}
+        if created:
+            out["created_at"] = created
+        return out
+
+    return data
+
+
+def _json_column(kind: str, column: str) -> Callable[[tuple[Any, ...]], dict[str, Any]]:
+    names = COLUMNS[kind]
+
+    def data(row: tuple[Any, ...]) -> dict[str, Any]:
+        out = dict(zip(names, row, strict=True))
+        out[column] = json.loads(out[column])
+        return out
+
+    return data
+
+
+DATA_BUILDERS: dict[str, Callable[[tuple[Any, ...]], dict[str, Any]]] = {
+    "sessions": _session_data,
+    "steps": _message_data("step", pb.ReactStep),
+    "notes": _plain("notes"),
+    "timers": _plain("timers"),
+    "device_state": _json_column("device_state", "state"),
+    "facts": _json_column("facts", "value"),
+    "receipts": _message_data("receipt", pb.DecisionReceipt),
+    "pending": _plain("pending"),
+    "transitions": _plain("transitions"),
+}
+"""``DATA_BUILDERS[kind](columns)``: a record's data read back from its row (the
+columns after ``id``, ``hlc``, ``node``): the inverse of ``ROW_BUILDERS`` for every field
+the table keeps, so reads need the SQLite view only, never the CRDT document."""
+
 _NOTE_CONFIDENCE = KIND_CONFIDENCE["note"]
 _ANSWER_CONFIDENCE = KIND_CONFIDENCE["answer"]
 _STEP_CONFIDENCE = KIND_CONFIDENCE["step"]
@@ -356,13 +405,16 @@ def merged_rows(
     kind: str,
     created: Iterable[tuple[str, str, object]],
     winners: Mapping[str, Entry | None],
+    tombstones: list[tuple[str, str, str]] | None = None,
 ) -> tuple[list[Row], list[tuple[str, Row | None]], str]:
     """The rows a merged update writes for one kind, and the greatest clock it carries.
 
     ``created`` are the records the update created with one entry, still undecoded
     (``(id, node, stored value)``: decoded and validated straight into rows, the bulk of
     a merge); ``winners`` the other touched records with their winning entries. Returns
-    ``(rows of the created records, [(id, row or None: delete)], greatest hlc)``.
+    ``(rows of the created records, [(id, row or None: delete)], greatest hlc)``, and
+    appends to ``tombstones`` the ``(id, hlc, node)`` of created records that are
+    tombstones.
 
     Raises:
         InvalidUpdateError: a value is not one of ours, or a record does not fit its table.
@@ -381,6 +433,8 @@ def merged_rows(
                 highest = hlc
             if data is not None:
                 add_row((record_id, hlc, node, *builder(data)))
+            elif tombstones is not None:
+                tombstones.append((record_id, hlc, node))
         for record_id, entry in winners.items():
             if entry is None:
                 change((record_id, None))

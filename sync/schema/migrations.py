@@ -16,6 +16,8 @@ Tables (every synced table is a materialised view of the CRDT document, see
     update_log            every CRDT update, appended in the same transaction as the change
     snapshots             the latest compacted document state
     meta                  node id and other per-replica settings
+    tombstones            records whose winning entry is a tombstone, with its clock and
+                          node (v5): what a write must know without loading the document
 """
 
 from __future__ import annotations
@@ -177,11 +179,41 @@ def _v4_no_notes_time_index(db: sqlite_utils.Database) -> None:
     db.execute("DROP INDEX IF EXISTS idx_notes_created_at")
 
 
+def _v5_tombstones(db: sqlite_utils.Database) -> None:
+    """Index the records whose winning entry is a tombstone (``forget``).
+
+    A store writes a record without loading its whole CRDT document when it holds no
+    entry of its own for that record yet (``sync.engine``): the views say so for live
+    records (their ``node`` column), and this table for deleted ones. Filled from the
+    document once, here (the only migration that reads it).
+    """
+    from sync.document import KINDS, MemoryDocument
+    from sync.updatelog import UpdateLog
+
+    db.execute(
+        "CREATE TABLE tombstones (kind TEXT NOT NULL, id TEXT NOT NULL, hlc TEXT NOT NULL,"
+        " node TEXT NOT NULL, PRIMARY KEY (kind, id)) WITHOUT ROWID"
+    )
+    doc = MemoryDocument("migration")
+    try:
+        doc.load(UpdateLog(db).replay())
+        rows = []
+        for kind in KINDS:
+            for record_id in doc.record_ids(kind):
+                entry = doc.winner(kind, record_id)
+                if entry is not None and entry.deleted:
+                    rows.append((kind, record_id, entry.hlc, entry.node))
+    finally:
+        doc.close()
+    db.conn.executemany("INSERT INTO tombstones (kind, id, hlc, node) VALUES (?, ?, ?, ?)", rows)
+
+
 MIGRATIONS: list[Migration] = [
     _v1_initial,
     _v2_fts_vocab,
     _v3_fts_external_content,
     _v4_no_notes_time_index,
+    _v5_tombstones,
 ]
 """Migration ``i`` takes the schema from version ``i`` to ``i + 1``."""
 

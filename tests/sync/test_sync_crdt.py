@@ -15,7 +15,7 @@ from sync.document import decode_state_vector
 from sync.exchange import same_state, sync_stores
 from sync.hlc import HybridLogicalClock, decode_hlc
 
-NOTE = {"text": "x", "created_at": "2026-01-01T00:00:00Z"}
+NOTE = {"text": "x", "source_act_id": None, "created_at": "2026-01-01T00:00:00Z"}
 
 
 class FakeClock:

@@ -294,7 +294,7 @@ def test_a_version_2_store_moves_its_texts_into_recall(tmp_path: Path) -> None:
     conn = sqlite3.connect(path)
     rows = conn.execute("SELECT rid, text FROM recall ORDER BY rid").fetchall()
     conn.executescript(
-        "DROP TABLE recall_vocab; DROP TABLE recall_fts;"
+        "DROP TABLE recall_vocab; DROP TABLE recall_fts; DROP TABLE tombstones;"
         "ALTER TABLE recall DROP COLUMN text;"
         "CREATE VIRTUAL TABLE recall_fts USING fts5(text,"
         " tokenize='unicode61 remove_diacritics 2');"

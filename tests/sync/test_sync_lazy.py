@@ -1,0 +1,189 @@
+"""The lazy document: a store opens, reads and writes new records without loading its
+CRDT document, and loads it only for what needs it (merges, edits of records it holds
+an entry of, forgetting); whatever the path, replicas converge to the same memory."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from edgeloop.v1 import agent_pb2 as pb
+from sync import MemoryStore, sync_stores
+
+Factory = Callable[..., MemoryStore]
+
+
+def reopen(store: MemoryStore) -> MemoryStore:
+    path, node = store.path, store.node_id
+    store.close()
+    return MemoryStore(path, node_id=node)
+
+
+def views_match_document(store: MemoryStore) -> None:
+    """Every kind's records read from the views equal the document's winners."""
+    for kind in ("notes", "sessions", "steps", "receipts", "facts", "transitions"):
+        from_doc = {
+            rid: e.hlc
+            for rid in store.doc.record_ids(kind)
+            if (e := store.doc.winner(kind, rid)) is not None and not e.deleted
+        }
+        rows = store.db.execute(f"SELECT id, hlc FROM {kind}").fetchall()
+        assert dict(rows) == from_doc, kind
+
+
+def ask_like_writes(store: MemoryStore, session_id: str) -> None:
+    """What a calculator `edge-agent ask` writes: session, steps, summary and receipt."""
+    when = Timestamp(seconds=1_760_000_000)
+    store.save_session(session_id, '{"turn": 0}')
+    store.append_steps(
+        session_id,
+        [
+            pb.ReactStep(
+                session_id=session_id,
+                step_index=0,
+                step_type=pb.STEP_TYPE_THOUGHT,
+                content="a percentage",
+                created_at=when,
+            ),
+            pb.ReactStep(
+                session_id=session_id,
+                step_index=1,
+                step_type=pb.STEP_TYPE_FINAL_ANSWER,
+                content="15% of 80 is 12",
+                created_at=when,
+            ),
+        ],
+    )
+    store.save_session(session_id, '{"turn": 1}')
+    with store.batch():
+        store.save_receipt(
+            pb.DecisionReceipt(
+                receipt_id=f"r-{session_id}", session_id=session_id, answer="12", created_at=when
+            )
+        )
+        store.record_session(
+            session_id,
+            query="what's 15% of 80",
+            final_answer="15% of 80 is 12",
+            success=True,
+            state="completed",
+        )
+
+
+def test_an_ask_writes_and_reads_without_loading_the_document(make_store: Factory) -> None:
+    store = make_store("edge")
+    old = [store.add_note(f"old note {i} about the blue bicycle") for i in range(20)]
+    store.add_fact("settings", "home_city", "oslo")
+    store = reopen(store)
+    assert not store.document_loaded
+    assert store.facts("settings")[0]["value"] == "oslo"
+    ask_like_writes(store, "s1")
+    new = store.add_note("the new blue bicycle lock code")
+    store.record_transition("s1", "WORKING", "COMPLETED")
+    assert store.search("blue bicycle lock")[0].record_id == new
+    assert store.get_session("s1")["data"] == '{"turn": 1}'  # type: ignore[index]
+    assert not store.document_loaded
+    views_match_document(store)  # loads it: the scratch writes are in the log
+    assert len(store.doc.entries("sessions", "s1")) == 1
+
+    peer = make_store("cloud")
+    sync_stores(store, peer)
+    assert peer.document_json() == store.document_json()
+    assert peer.get_session("s1") == store.get_session("s1")
+    assert sorted(n["note_id"] for n in peer.notes()) == sorted([*old, new])
+    assert [s.content for s in peer.steps("s1")] == ["a percentage", "15% of 80 is 12"]
+
+
+def test_an_edit_of_an_earlier_record_loads_the_document(make_store: Factory) -> None:
+    store = make_store("edge")
+    note = store.add_note("renew the passport")
+    store = reopen(store)
+    store.update_note(note, "renew the driving licence")
+    assert store.document_loaded
+    assert [e.data["text"] for e in store.doc.entries("notes", note) if e.data] == [
+        "renew the driving licence"
+    ]
+    store = reopen(store)
+    assert store.notes()[0]["text"] == "renew the driving licence"
+    views_match_document(store)
+
+
+def test_a_batch_may_start_lazily_and_load_the_document_half_way(make_store: Factory) -> None:
+    store = make_store("edge")
+    note = store.add_note("first")
+    store = reopen(store)
+    with store.batch():
+        fresh = store.add_note("second")
+        assert not store.document_loaded
+        store.update_note(note, "first, edited")  # needs the document: loaded mid-batch
+        assert store.document_loaded
+    store = reopen(store)
+    assert {n["note_id"]: n["text"] for n in store.notes()} == {
+        note: "first, edited",
+        fresh: "second",
+    }
+    views_match_document(store)
+
+
+def test_a_failed_lazy_batch_leaves_nothing(make_store: Factory) -> None:
+    store = make_store("edge")
+    store.add_note("kept")
+    store = reopen(store)
+    log = store.log_length()
+    with pytest.raises(RuntimeError), store.batch():
+        store.add_note("rolled back")
+        raise RuntimeError("boom")
+    assert [n["text"] for n in store.notes()] == ["kept"]
+    assert store.log_length() == log
+    store.add_note("after")
+    views_match_document(store)
+
+
+def test_a_record_forgotten_here_is_written_again_through_the_document(
+    make_store: Factory,
+) -> None:
+    # The tombstone is this replica's own entry: a scratch write under the same key
+    # would lose to it inside Yjs. The tombstone index sends the write to the document.
+    store = make_store("edge")
+    store.put_record("notes", "n1", {"text": "one", "created_at": "2026-01-01T00:00:00Z"})
+    store.forget("notes", "n1")
+    store = reopen(store)
+    store.put_record("notes", "n1", {"text": "two", "created_at": "2026-01-01T00:00:00Z"})
+    assert store.document_loaded
+    store = reopen(store)
+    assert store.get_record("notes", "n1")["text"] == "two"  # type: ignore[index]
+    assert store.db.execute("SELECT count(*) FROM tombstones").fetchone()[0] == 0
+    views_match_document(store)
+
+
+def test_a_peers_record_is_overwritten_lazily_and_converges(make_store: Factory) -> None:
+    device, cloud = make_store("device"), make_store("cloud")
+    cloud.add_fact("user", "likes", "coffee")
+    sync_stores(device, cloud)
+    device = reopen(device)
+    device.add_fact("user", "likes", "tea")  # the winner was the cloud's entry: no load
+    assert not device.document_loaded
+    sync_stores(device, cloud)
+    for store in (device, cloud):
+        assert [f["value"] for f in store.facts("user")] == ["tea"]
+        assert [e.node for e in store.doc.entries("facts", "user/likes")] == ["device"]
+    assert device.document_json() == cloud.document_json()
+
+
+def test_another_connection_writing_drops_the_scratch(tmp_path: Path) -> None:
+    path = tmp_path / "shared.db"
+    a = MemoryStore(path, node_id="edge")
+    b = MemoryStore(path)
+    try:
+        first = a.add_note("from a")
+        b.update_note(first, "edited by b")  # the same replica through another connection
+        a.update_note(first, "edited by a again")  # a's scratch is stale: it reloads
+        assert [n["text"] for n in b.notes()] == ["edited by a again"]
+        assert len(a.doc.entries("notes", first)) == 1
+        views_match_document(a)
+    finally:
+        a.close()
+        b.close()
