@@ -5,6 +5,8 @@
     ├── InvalidRequestError      -> INVALID_ARGUMENT   (empty or oversized query, bad stream)
     ├── RateLimitedError         -> RESOURCE_EXHAUSTED (with a ``retry-after-ms`` trailer)
     ├── InjectionRefusedError    -> FAILED_PRECONDITION (the query failed injection screening)
+    ├── StreamClosedError        -> FAILED_PRECONDITION (Converse half-closed while a device
+    │                                                    action waited for its observation)
     ├── BackendUnavailableError  -> UNAVAILABLE        (every backend's breaker is open)
     ├── ReasonerDeadlineError    -> DEADLINE_EXCEEDED  (the session ran past its deadline)
     └── BackendRequestError      (cloud_agent.openai_backend: a chat endpoint failed after
@@ -54,6 +56,10 @@ class InjectionRefusedError(CloudError, FailedPreconditionError):
     """The query was refused by prompt-injection screening."""
 
 
+class StreamClosedError(CloudError, FailedPreconditionError):
+    """The device half-closed Converse while an action of its waited for an observation."""
+
+
 class BackendUnavailableError(CloudError, UnavailableError):
     """No reasoning backend can serve: every one's circuit breaker is open."""
 
@@ -71,5 +77,6 @@ __all__ = [
     "PermissionDeniedError",
     "RateLimitedError",
     "ReasonerDeadlineError",
+    "StreamClosedError",
     "UnauthenticatedError",
 ]

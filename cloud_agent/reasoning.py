@@ -15,7 +15,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict, deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +25,7 @@ from cloud_agent.errors import (
     InvalidRequestError,
     PermissionDeniedError,
     ReasonerDeadlineError,
+    StreamClosedError,
 )
 from cloud_agent.metrics import CloudMetrics
 from cloud_agent.security import RateLimiter, check_query
@@ -56,7 +57,8 @@ class Event:
     receipt: pb.DecisionReceipt | None = None
 
 
-ObservationSource = Callable[[], Awaitable[pb.ReactStep | None]]
+#: The device's next answer: an OBSERVATION, a CancelSession, or None when it half-closed.
+ObservationSource = Callable[[], Awaitable[pb.ReactStep | pb.CancelSession | None]]
 
 
 class CloudReasoner:
@@ -107,6 +109,25 @@ class CloudReasoner:
                 )
                 self._loops[key] = loop
             return loop
+
+    def tool_schemas(self, device_tools: Iterable[str] = ()) -> list[pb.ToolSchema]:
+        """The tools a session plans with (cloud tools, then the device tools named, or
+        every device tool): the schemas of their arguments and of the observations the
+        cloud accepts."""
+        registry = cloud_registry(frozenset(device_tools or DEVICE_TOOLS))
+        schemas = []
+        for spec in registry:
+            schema = pb.ToolSchema(
+                name=spec.name,
+                description=spec.description,
+                executor=pb.ORIGIN_EDGE if spec.executor == "edge" else pb.ORIGIN_CLOUD,
+            )
+            schema.input_schema.update(spec.input_schema)
+            if spec.output_schema:
+                schema.observation_schema.update(spec.output_schema)
+            schemas.append(schema)
+        schemas.sort(key=lambda s: (s.executor != pb.ORIGIN_CLOUD, s.name))
+        return schemas
 
     def admit(self, principal: Principal, request: pb.ReasonRequest) -> str:
         """Check a request; return the query. Raises the errors of cloud_agent.errors."""
@@ -213,10 +234,9 @@ class CloudReasoner:
                 if next_observation is None:  # pragma: no cover - Reason has no device tools
                     raise InvalidRequestError("this call cannot run device tools")
                 observation = await self._await_observation(next_observation, deadline)
-                if observation is None:
-                    session.cancel("the device closed the stream")
+                if not isinstance(observation, pb.ReactStep):
                     outcome = "canceled"
-                    pipe.close()
+                    await self._end_turn_early(session, pipe, observation)
                     return
                 self._observe(observation)
                 from_device.add(observation.act_id)
@@ -224,6 +244,9 @@ class CloudReasoner:
                     session.provide_observation(observation)
                 except SessionError as exc:  # the device answered another act, or twice
                     raise InvalidRequestError(f"observation refused: {exc}") from exc
+                refusal = _refusal_notice(observation, session.steps[-1])
+                if refusal is not None:
+                    await pipe.put(Event("step", step=refusal))
             if session.receipt is not None:
                 await pipe.put(Event("receipt", receipt=session.receipt))
             outcome = "completed" if session.state is State.FINISHED else session.state.value
@@ -241,6 +264,29 @@ class CloudReasoner:
             pipe.close(exc)
         finally:
             self._ended(session, rpc, outcome)
+
+    async def _end_turn_early(
+        self, session: Session, pipe: _Pipe, cancel: pb.CancelSession | None
+    ) -> None:
+        """The device canceled (``cancel``) or half-closed (None) while an action waited:
+        the turn ends with its ERROR step; a half-close also ends the call with a status
+        that names the action left without an observation."""
+        action = session.pending_action()
+        waiting = f"act {action.act_id} ({action.tool})" if action is not None else "an action"
+        if cancel is not None:
+            session.cancel(f"the device canceled: {cancel.reason}" if cancel.reason else "")
+            error = None
+        else:
+            reason = f"the device closed its stream while {waiting} waited for its observation"
+            session.cancel(reason)
+            error = StreamClosedError(
+                f"{reason}; send the OBSERVATION (or a cancel) before closing the stream"
+            )
+        last = session.steps[-1] if session.steps else None
+        if last is not None and last.step_type == pb.STEP_TYPE_ERROR:
+            self._observe(last)
+            await pipe.put(Event("step", step=last))
+        pipe.close(error)
 
     def _ended(self, session: Session, rpc: str, outcome: str) -> None:
         log.info("session %s ended: %s", session.session_id, outcome)
@@ -275,11 +321,11 @@ class CloudReasoner:
 
     async def _await_observation(
         self, next_observation: ObservationSource, deadline: float | None
-    ) -> pb.ReactStep | None:
+    ) -> pb.ReactStep | pb.CancelSession | None:
         limit = time.monotonic() + self.config.device_tool_timeout_s
         wait_until = min(limit, deadline) if deadline is not None else limit
         try:
-            step: pb.ReactStep | None = await _within(
+            step: pb.ReactStep | pb.CancelSession | None = await _within(
                 asyncio.ensure_future(next_observation()), wait_until
             )
             return step
@@ -291,6 +337,30 @@ class CloudReasoner:
     def _observe(self, step: pb.ReactStep) -> None:
         if self.metrics is not None:
             self.metrics.observe_step(step)
+
+
+def _refusal_notice(sent: pb.ReactStep, recorded: pb.ReactStep) -> pb.ReactStep | None:
+    """An ERROR step telling the device why the cloud did not accept its OBSERVATION as
+    OK (the schema check names the field, the expected type and what was sent); None when
+    it was accepted as sent. The device's observation itself is never echoed back."""
+    sent_ok = sent.status in (pb.OBSERVATION_STATUS_UNSPECIFIED, pb.OBSERVATION_STATUS_OK)
+    if not sent_ok or recorded.status == pb.OBSERVATION_STATUS_OK:
+        return None
+    notice = pb.ReactStep(
+        session_id=recorded.session_id,
+        turn_id=recorded.turn_id,
+        step_type=pb.STEP_TYPE_ERROR,
+        act_id=recorded.act_id,
+        tool=recorded.tool,
+        origin=pb.ORIGIN_CLOUD,
+        trace_id=recorded.trace_id,
+        step_index=recorded.step_index,
+        content=f"the cloud refused the observation of act {recorded.act_id} "
+        f"({recorded.tool}): {recorded.content.removeprefix('error: ')}",
+    )
+    notice.created_at.CopyFrom(recorded.created_at)
+    notice.metadata["observation_refused"] = "true"
+    return notice
 
 
 #: How many events a session may run ahead of the transport.

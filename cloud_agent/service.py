@@ -98,15 +98,15 @@ class CloudReasonerServicer(pb_grpc.CloudReasonerServiceServicer):
             if first is None or first.WhichOneof("event") != "start":
                 raise InvalidRequestError("the first Converse message must be 'start'")
 
-            async def next_observation() -> pb.ReactStep | None:
+            async def next_observation() -> pb.ReactStep | pb.CancelSession | None:
                 async for message in request_iterator:
                     kind = message.WhichOneof("event")
                     if kind == "observation":
                         return message.observation
                     if kind == "cancel":
-                        return None
+                        return message.cancel
                     raise InvalidRequestError(f"unexpected {kind!r} message mid-conversation")
-                return None
+                return None  # the device half-closed
 
             events = self._handler.run(
                 principal,
@@ -120,6 +120,17 @@ class CloudReasonerServicer(pb_grpc.CloudReasonerServiceServicer):
                 yield _converse_response(event)
         except Exception as error:
             await abort_with(context, error)
+
+
+    async def ListTools(
+        self, request: pb.ListToolsRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.ListToolsResponse:
+        try:
+            self._authorize(context)
+            return pb.ListToolsResponse(tools=self._handler.tool_schemas(request.device_tools))
+        except Exception as error:
+            await abort_with(context, error)
+            raise  # abort_with always raises; this satisfies the type checker
 
 
 def _converse_response(event: Event) -> pb.ConverseResponse:

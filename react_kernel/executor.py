@@ -156,7 +156,7 @@ class ToolExecutor:
         errors = self.registry.input_errors(spec.name, args)
         if not errors:
             return None
-        return "; ".join(_describe(e.absolute_path, e.message) for e in errors[:5])
+        return "; ".join(describe_schema_error(e) for e in errors[:5])
 
     def check_output(self, spec: ToolSpec, output: Any) -> str | None:
         """Layers 1-3 on an observation: a dict, valid against the schema, business rules."""
@@ -165,7 +165,7 @@ class ToolExecutor:
         errors = self.registry.output_errors(spec.name, output)
         if errors:
             return "observation failed its schema: " + "; ".join(
-                _describe(e.absolute_path, e.message) for e in errors[:5]
+                describe_schema_error(e) for e in errors[:5]
             )
         if spec.validator is not None:
             try:
@@ -320,6 +320,33 @@ def _with_timeout(
         raise _Timeout() from None
 
 
-def _describe(path: Any, message: str) -> str:
-    where = ".".join(str(p) for p in path)
-    return f"{where}: {message}" if where else message
+_JSON_TYPES = ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"),
+               (list, "array"), (dict, "object"), (type(None), "null"))  # fmt: skip
+
+
+def _json_type(value: Any) -> str:
+    for kind, name in _JSON_TYPES:
+        if isinstance(value, kind):
+            return name
+    return type(value).__name__
+
+
+def describe_schema_error(error: Any) -> str:
+    """One schema error (a ``jsonschema.ValidationError``) as a peer can act on it: the
+    field's path, what the schema expects and what was sent.
+
+    Example: ``field 'state' must be of type string, got object {"power": "on"}``.
+    """
+    where = ".".join(str(p) for p in error.absolute_path)
+    field = f"field {where!r}" if where else "the value"
+    expected, instance = error.validator_value, error.instance
+    if error.validator == "type":
+        wanted = " or ".join(expected) if isinstance(expected, list) else str(expected)
+        sent = json.dumps(instance, default=str)
+        sent = sent if len(sent) <= 60 else sent[:57] + "..."
+        return f"{field} must be of type {wanted}, got {_json_type(instance)} {sent}"
+    if error.validator == "required" and isinstance(instance, dict):
+        prefix = f"{where}." if where else ""
+        missing = [name for name in expected if name not in instance]
+        return "; ".join(f"field {prefix + name!r} is required but missing" for name in missing)
+    return f"{field}: {error.message}"

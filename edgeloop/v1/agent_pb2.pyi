@@ -241,6 +241,32 @@ class ConverseResponse(_message.Message):
     receipt: DecisionReceipt
     def __init__(self, step: _Optional[_Union[ReactStep, _Mapping]] = ..., device_action: _Optional[_Union[ReactStep, _Mapping]] = ..., receipt: _Optional[_Union[DecisionReceipt, _Mapping]] = ...) -> None: ...
 
+class ListToolsRequest(_message.Message):
+    __slots__ = ("device_tools",)
+    DEVICE_TOOLS_FIELD_NUMBER: _ClassVar[int]
+    device_tools: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, device_tools: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class ToolSchema(_message.Message):
+    __slots__ = ("name", "description", "input_schema", "observation_schema", "executor")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    INPUT_SCHEMA_FIELD_NUMBER: _ClassVar[int]
+    OBSERVATION_SCHEMA_FIELD_NUMBER: _ClassVar[int]
+    EXECUTOR_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    description: str
+    input_schema: _struct_pb2.Struct
+    observation_schema: _struct_pb2.Struct
+    executor: Origin
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., input_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., observation_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., executor: _Optional[_Union[Origin, str]] = ...) -> None: ...
+
+class ListToolsResponse(_message.Message):
+    __slots__ = ("tools",)
+    TOOLS_FIELD_NUMBER: _ClassVar[int]
+    tools: _containers.RepeatedCompositeFieldContainer[ToolSchema]
+    def __init__(self, tools: _Optional[_Iterable[_Union[ToolSchema, _Mapping]]] = ...) -> None: ...
+
 class StateVector(_message.Message):
     __slots__ = ("vector",)
     VECTOR_FIELD_NUMBER: _ClassVar[int]

@@ -45,6 +45,11 @@ class CloudReasonerServiceStub:
                 request_serializer=edgeloop_dot_v1_dot_agent__pb2.ConverseRequest.SerializeToString,
                 response_deserializer=edgeloop_dot_v1_dot_agent__pb2.ConverseResponse.FromString,
                 _registered_method=True)
+        self.ListTools = channel.unary_unary(
+                '/edgeloop.v1.CloudReasonerService/ListTools',
+                request_serializer=edgeloop_dot_v1_dot_agent__pb2.ListToolsRequest.SerializeToString,
+                response_deserializer=edgeloop_dot_v1_dot_agent__pb2.ListToolsResponse.FromString,
+                _registered_method=True)
 
 
 class CloudReasonerServiceServicer:
@@ -65,6 +70,13 @@ class CloudReasonerServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListTools(self, request, context):
+        """The tools (cloud and device) with the schemas of their arguments and observations.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_CloudReasonerServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -77,6 +89,11 @@ def add_CloudReasonerServiceServicer_to_server(servicer, server):
                     servicer.Converse,
                     request_deserializer=edgeloop_dot_v1_dot_agent__pb2.ConverseRequest.FromString,
                     response_serializer=edgeloop_dot_v1_dot_agent__pb2.ConverseResponse.SerializeToString,
+            ),
+            'ListTools': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListTools,
+                    request_deserializer=edgeloop_dot_v1_dot_agent__pb2.ListToolsRequest.FromString,
+                    response_serializer=edgeloop_dot_v1_dot_agent__pb2.ListToolsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -134,6 +151,33 @@ class CloudReasonerService:
             '/edgeloop.v1.CloudReasonerService/Converse',
             edgeloop_dot_v1_dot_agent__pb2.ConverseRequest.SerializeToString,
             edgeloop_dot_v1_dot_agent__pb2.ConverseResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListTools(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/edgeloop.v1.CloudReasonerService/ListTools',
+            edgeloop_dot_v1_dot_agent__pb2.ListToolsRequest.SerializeToString,
+            edgeloop_dot_v1_dot_agent__pb2.ListToolsResponse.FromString,
             options,
             channel_credentials,
             insecure,

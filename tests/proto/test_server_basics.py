@@ -47,3 +47,39 @@ def test_empty_query_is_invalid_argument(cloud_server) -> None:  # type: ignore[
         with pytest.raises(grpc.RpcError) as error:
             list(stub.Reason(pb.ReasonRequest(session_id="s", query="  "), timeout=10))
     assert error.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+@pytest.mark.parametrize("protocol", ["grpc-v1", "grpc-v1alpha"])
+def test_buf_curl_lists_and_describes_over_both_reflection_versions(
+    cloud_server,
+    protocol: str,  # type: ignore[no-untyped-def]
+) -> None:
+    import shutil
+    import subprocess
+    import sys
+
+    buf = Path(sys.executable).parent / "buf"
+    if not buf.exists():
+        found = shutil.which("buf")
+        if found is None:
+            pytest.skip("buf is not installed (dev.py setup puts it in the venv)")
+        buf = Path(found)
+    base = [str(buf), "curl", "--protocol", "grpc", "--http2-prior-knowledge"]
+    url = f"http://{cloud_server.target}"
+    listed = subprocess.run(
+        [*base, "--reflect-protocol", protocol, url, "--list-services"],
+        capture_output=True, text=True, timeout=60, check=True,
+    )  # fmt: skip
+    services = set(listed.stdout.split())
+    assert {"edgeloop.v1.CloudReasonerService", "grpc.reflection.v1.ServerReflection"} <= services
+    methods = subprocess.run(
+        [*base, "--reflect-protocol", protocol, url, "--list-methods"],
+        capture_output=True, text=True, timeout=60, check=True,
+    )  # fmt: skip
+    assert "edgeloop.v1.CloudReasonerService/Converse" in methods.stdout.split()
+    answer = subprocess.run(
+        [*base, "--reflect-protocol", protocol, "--data", '{"sessionId": "b1", "query": "2+2"}',
+         f"{url}/edgeloop.v1.CloudReasonerService/Reason"],
+        capture_output=True, text=True, timeout=60, check=True,
+    )  # fmt: skip
+    assert "STEP_TYPE_FINAL_ANSWER" in answer.stdout
