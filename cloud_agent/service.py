@@ -121,7 +121,6 @@ class CloudReasonerServicer(pb_grpc.CloudReasonerServiceServicer):
         except Exception as error:
             await abort_with(context, error)
 
-
     async def ListTools(
         self, request: pb.ListToolsRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> pb.ListToolsResponse:
