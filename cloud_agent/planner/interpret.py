@@ -129,10 +129,16 @@ Extractor = Callable[[str, str], dict[str, Any] | None]
 
 
 def find_days(text: str) -> list[str]:
-    """'today' and 'tomorrow' in the order the text names them ('tonight', 'now' = today)."""
+    """'today', 'tomorrow' and weekdays (the next such day, within the forecast's 7) in the
+    order the text names them ('tonight', 'now' = today)."""
     days = []
-    for match in re.finditer(r"\b(today|tonight|now|currently|tomorrow)\b", text):
-        day = "tomorrow" if match.group(1) == "tomorrow" else "today"
+    for match in re.finditer(
+        r"\b(today|tonight|now|currently|tomorrow|monday|tuesday|wednesday|thursday|friday|"
+        r"saturday|sunday)s?\b",
+        text,
+    ):
+        word = match.group(1)
+        day = word if word not in ("tonight", "now", "currently") else "today"
         if day not in days:
             days.append(day)
     return days

@@ -1,9 +1,12 @@
 """Places a weather or clock request names that the gazetteer does not know.
 
-Weather and the world clock answer for the 44 cities of ``edge_agent/data/cities.json``
-only. A place outside that list ("weather in Oslo and Rome") must not vanish from the
-plan, nor be answered as a question for an LLM: the planner declines the request and
-says which place it does not know (``metadata.refusal = "unknown_place"``).
+Weather and the world clock answer for every city of the gazetteer (``edge_agent.cities``:
+GeoNames' cities of 15,000 people or more); this module is only the planner's reading of
+where a request puts a place, and all it knows of places it asks the gazetteer (names,
+misspellings, countries and regions, suggestions). A place outside the gazetteer
+("weather in Narnia and Rome") must not vanish from the plan, nor be answered as a
+question for an LLM: the planner declines the request and says which place it does not
+know (``metadata.refusal = "unknown_place"``).
 
 A place is looked for where a request puts one: after "in", "for" or "at" ("the time in
 Oslo"), beside "than", "or", "between" ("is Oslo warmer than Rome"), before the word for
@@ -19,24 +22,29 @@ home", "for running"). A misspelt known city
 taken for an unknown place.
 
     >>> from cloud_agent.planner.interpret import read_clause
-    >>> [p.title for p in unknown_places("weather in oslo", [read_clause("weather in oslo")])]
-    ['Oslo']
+    >>> q = "weather in narnia"
+    >>> [p.title for p in unknown_places(q, [read_clause(q)])]
+    ['Narnia']
 """
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass
 from functools import lru_cache
 
 from cloud_agent.planner import interpret as it
 from edge_agent.cities import (
+    PLACE_WORDS,
     cities,
     find_cities,
+    is_everyday_name,
+    is_region,
     other_place,
     qualifiers_after,
+    reads_as_region,
     strip_qualifiers,
+    suggest_city,
 )
 from edge_agent.cities import resolve_city as _resolve_city
 
@@ -131,14 +139,6 @@ _NAME_ENDS = _words(
 # Words inside a name ("Rio de Janeiro", "Frankfurt am Main").
 _NAME_INNER = _words("de da del do dos di du am upon la le el von van")
 
-# A country or region after a known city qualifies it ("Tokyo, Japan"): it is no request.
-_QUALIFIERS = _words("""
-    china japan korea taiwan singapore thailand india uae emirates russia turkey england
-    britain uk france germany spain italy netherlands holland sweden usa america us canada
-    mexico brazil argentina egypt nigeria kenya australia zealand texas california illinois
-    washington ontario
-    """)
-
 _PREPOSITION = re.compile(r"\b(?:in|for|at)\s+(?:(?:the\s+)?(?:city|town)\s+of\s+)?")
 _BESIDE = re.compile(r"\b(?:than|or|versus|between|compared\s+(?:to|with))\s+(?:in\s+)?")
 # The reading a place's name can stand before ("the Oslo forecast", "oslo weather").
@@ -160,6 +160,17 @@ _FRAGMENT_LEAD = _words("and or but also plus then what how about same for in at
 _FRAGMENT_TAIL = _words(
     "today tomorrow tonight now too also then as well please pls right currently"
 )
+
+
+class _Regions:
+    """``name in _REGIONS``: a country or region the gazetteer knows ("Tokyo, Japan": the
+    country says which Tokyo; it is no request of its own)."""
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and is_region(name)
+
+
+_REGIONS = _Regions()
 
 
 @lru_cache(maxsize=8192)
@@ -224,8 +235,12 @@ def _known_mask(words: list[str]) -> list[bool]:
     bare = [_bare(w) for w in words]
     mask = [False] * len(words)
     for i in range(len(words)):
+        placed = i > 0 and bare[i - 1].lower() in PLACE_WORDS
         for width in (3, 2, 1):
-            if i + width <= len(words) and resolve_city(" ".join(bare[i : i + width])):
+            chunk = " ".join(bare[i : i + width])
+            if i + width > len(words) or (is_everyday_name(chunk) and not placed):
+                continue  # "time", "nice": words, unless where a place stands
+            if resolve_city(chunk):
                 mask[i : i + width] = [True] * width
                 break
     return mask
@@ -340,7 +355,7 @@ def _clause_candidates(
                     continue
                 if any(known[:start]):
                     continue
-            if clause.cities and " ".join(phrase) in _QUALIFIERS:
+            if clause.cities and " ".join(phrase) in _REGIONS:
                 continue  # "the weather in Paris in France"
             found.append(" ".join(phrase))
     for end in _after_known(known):
@@ -351,7 +366,7 @@ def _clause_candidates(
         # paris oslo tomorrow"); everyday words never do ("in paris tomorrow", "yet").
         phrase = _phrase_after(words, end, capitalised)
         name = " ".join(phrase)
-        if end in ends or not _is_unknown(phrase) or name in found or name in _QUALIFIERS:
+        if end in ends or not _is_unknown(phrase) or name in found or name in _REGIONS:
             continue
         after = end + len(phrase)
         if not any(w in capitalised for w in phrase) and not _ends_a_list_item(words, after, known):
@@ -415,7 +430,7 @@ def _fragment_candidate(
     name = " ".join(phrase)
     if (
         previous is not None
-        and name in _QUALIFIERS
+        and name in _REGIONS
         and lead == 0
         and previous.text
         and resolve_city(_bare(previous.text.split()[-1]))
@@ -490,19 +505,14 @@ def _asks_weather_in_a_unit(clause: it.Clause) -> bool:
     )
 
 
-def _known_list() -> str:
-    names = sorted(" ".join(w.capitalize() for w in c.split()) for c in cities())
-    return ", ".join(names)
-
-
 def _join(names: list[str]) -> str:
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _close_match(name: str) -> str | None:
-    """A known city close to ``name`` but below the lookup's cut-off ("rom": Rome)."""
-    match = difflib.get_close_matches(name, list(cities()), n=1, cutoff=0.7)
-    return " ".join(w.capitalize() for w in match[0].split()) if match else None
+    """A big city close to ``name`` but below the lookup's cut-off ("rom": Rome)."""
+    match = suggest_city(name)
+    return " ".join(w.capitalize() for w in match.split()) if match else None
 
 
 def unknown_place_message(places: list[UnknownPlace], other_requests: bool) -> str:
@@ -523,8 +533,8 @@ def unknown_place_message(places: list[UnknownPlace], other_requests: bool) -> s
         for name in names
         if (close := _close_match(name)) is not None
     ]
-    text = f"I don't have {' or '.join(parts)}: weather and the world clock know only "
-    text += f"{len(cities())} cities ({_known_list()})."
+    text = f"I don't have {' or '.join(parts)}: weather and the world clock know the "
+    text += f"{len(cities()):,} cities of GeoNames with 15,000 people or more, and no such place."
     elsewhere = dict.fromkeys(p.written for p in places if p.written)
     if elsewhere:
         text += " " + " ".join(
@@ -638,7 +648,12 @@ def _span_of(text: str, found: str) -> tuple[int, int, str | None] | None:
     if (
         resolve_city(" ".join(words)) is None
         or _bare(words[-1].lower()) in _LIST_WORDS
-        or (ahead and ahead[0][0] == 0 and len(ahead[0][1]) >= len(region_key))
+        or (
+            ahead
+            and ahead[0][0] == 0
+            and len(ahead[0][1]) >= len(region_key)
+            and not reads_as_region(region_key)
+        )
     ):
         return match.start(), match.end(), None
     return match.start(), match.end(), f"{' '.join(words)}, {region}"

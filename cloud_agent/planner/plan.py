@@ -23,6 +23,7 @@ from cloud_agent.planner.clauses import (
     split_clauses,
 )
 from edge_agent.arguments.durations import parse_duration
+from edge_agent.forecast import unserved_day
 
 PREV = "{prev}"
 _COMPARES = re.compile(r"\b(?:than|or|versus|compared)\b|\w+er\b")
@@ -56,9 +57,10 @@ def make_plan(query: str, extractor: it.Extractor | None = None, router: Any = N
     four gates keep a clause on the device (confident, one request, arguments filled),
     the planner takes its tool and arguments.
 
-    A weather or clock request for a place outside the 44 known cities declines the whole
-    query, naming the place (``refusal_kind = "unknown_place"``, see ``places``), rather
-    than drop it from the plan or answer only the places it knows.
+    A weather or clock request for a place outside the gazetteer declines the whole query,
+    naming the place (``refusal_kind = "unknown_place"``, see ``places``), rather than drop
+    it from the plan or answer only the places it knows; so does a forecast for a day the
+    7-day forecast cannot serve (``"unserved_day"``: "next week", "the weekend").
     """
     # "Cairo, Egypt" is Cairo (the comma cuts no clause); "Paris, Texas" is a place of its own.
     qualified = places.read_qualifiers(query)
@@ -82,6 +84,17 @@ def make_plan(query: str, extractor: it.Extractor | None = None, router: Any = N
             )
             plan.refusal = places.unknown_place_message(unknown, others)
             plan.refusal_kind = places.UNKNOWN_PLACE
+            return plan
+        unserved = next(
+            (d for c in clauses if c.tool == it.WEATHER and (d := unserved_day(c.text))), None
+        )
+        if unserved is not None:
+            # A day the 7-day forecast cannot serve is declined by name, never read as today.
+            plan.refusal = (
+                f"I don't have a forecast for {unserved}: only for today, tomorrow and each "
+                'day of the next week by its name ("on Friday"). I won\'t guess.'
+            )
+            plan.refusal_kind = UNSERVED_DAY
             return plan
     refusal = refusal or _refusal(text, clauses)
     if refusal:
@@ -137,6 +150,7 @@ _OPEN_MESSAGE = (
 
 
 NEEDS_LLM = "needs_llm"
+UNSERVED_DAY = "unserved_day"
 
 
 def _refusal(text: str, clauses: list[it.Clause], *, open_only: bool = False) -> str | None:

@@ -21,8 +21,8 @@ _TOMORROW = re.compile(
     re.IGNORECASE,
 )
 _OTHER_DAYS = re.compile(
-    r"\b(?:yesterday|next week|this week|last week|weekend|monday|tuesday|wednesday|"
-    r"thursday|friday|saturday|sunday|day after tomorrow|in \d+ days|in (?:two|three|four|"
+    r"\b(?:yesterday|next week|this week|last week|weekend|next (?:monday|tuesday|wednesday|"
+    r"thursday|friday|saturday|sunday)|day after tomorrow|in \d+ days|in (?:two|three|four|"
     r"five|six|seven|a few) days|next month|last month|this month|january|february|march|"
     r"april|june|july|august|september|october|november|december|tonight's|last night|"
     r"last year|next year|this year|this season|10 day|ten day|7 day|seven day|5 day|"
@@ -46,8 +46,21 @@ def one_city(text: str) -> str | None:
     return next(iter(names)) if len(names) == 1 else None
 
 
+_WEEKDAY = re.compile(
+    r"\b(?:on\s+|this\s+)?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b",
+    re.IGNORECASE,
+)
+
+
 def weather_day(text: str) -> str | None:
-    """``today`` or ``tomorrow``; None for any other day (the cache holds only these)."""
+    """``today``, ``tomorrow`` or a weekday (the next such day, within 7 days); None for
+    any other day or for two of them."""
     if _OTHER_DAYS.search(text):
         return None
-    return "tomorrow" if _TOMORROW.search(text) else "today"
+    weekdays = {m.group(1).lower() for m in _WEEKDAY.finditer(text)}
+    tomorrow = _TOMORROW.search(text) is not None
+    if len(weekdays) + tomorrow > 1:
+        return None
+    if weekdays:
+        return weekdays.pop()
+    return "tomorrow" if tomorrow else "today"

@@ -131,9 +131,10 @@ def builtin_specs(
         ),
         spec(
             "get_weather",
-            "Today's or tomorrow's forecast for a city (temperature in °C and condition).",
+            "The forecast for a city, today, tomorrow or a weekday within 7 days (temperature "
+            "in °C, condition, the forecast's source and age).",
             weather.OUTPUT_SCHEMA,
-            weather.run,
+            weather.make_run(now),
             weather.validate,
             0.95,
         ),
@@ -172,7 +173,7 @@ def builtin_specs(
         ),
         spec(
             "world_clock",
-            "The local time in a city.",
+            "The local time, date and weekday in a city.",
             clock.OUTPUT_SCHEMA,
             clock.make_run(now),
             clock.validate,

@@ -7,14 +7,14 @@ from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from edge_agent.cities import cities
+from edge_agent.cities import timezone_of
 
 
 def input_schema() -> dict[str, Any]:
-    """A city from the gazetteer."""
+    """A city from the gazetteer (checked when the tool runs: 32,000 names are no enum)."""
     return {
         "type": "object",
-        "properties": {"city": {"type": "string", "enum": sorted(cities())}},
+        "properties": {"city": {"type": "string", "minLength": 1, "maxLength": 80}},
         "required": ["city"],
         "additionalProperties": False,
     }
@@ -27,6 +27,7 @@ OUTPUT_SCHEMA: dict[str, Any] = {
         "time": {"type": "string", "pattern": "^[0-2][0-9]:[0-5][0-9]$"},
         "timezone": {"type": "string"},
         "date": {"type": "string"},
+        "weekday": {"type": "string"},
         "utc_offset": {"type": "string"},
     },
     "required": ["time", "timezone"],
@@ -41,7 +42,7 @@ def make_run(
 
     def run(args: dict[str, Any]) -> dict[str, Any]:
         city = str(args["city"]).strip().lower()
-        zone = cities().get(city)
+        zone = timezone_of(city)
         if zone is None:
             raise ValueError(f"unknown city {city!r}")
         local = clock().astimezone(ZoneInfo(zone))
@@ -51,6 +52,7 @@ def make_run(
             "time": local.strftime("%H:%M"),
             "timezone": zone,
             "date": local.date().isoformat(),
+            "weekday": local.strftime("%A").lower(),
             "utc_offset": f"{offset[:3]}:{offset[3:]}",
         }
 

@@ -1,28 +1,31 @@
-"""The get_weather tool: today's and tomorrow's forecast from the bundled cache.
+"""The get_weather tool: the forecast for any city the device knows, within 7 days.
 
-The device answers weather offline from ``edge_agent/data/forecast.json`` (built by
-``scripts/build_forecast.py``), which covers every city of the gazetteer.
+The day is ``today``, ``tomorrow`` or a weekday name (the next such day, in the city's
+own time zone). A day beyond the horizon is declined by name, never answered with
+today's. The reading comes from the built-in synthetic provider
+(``edge_agent.forecast``), and the observation says so (``source``), with the age of the
+reading in seconds.
 """
 
 from __future__ import annotations
 
-import json
-from functools import cache
-from importlib import resources
+from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
-from edge_agent.cities import cities
+from edge_agent.cities import place
+from edge_agent.forecast import DAYS, SYNTHETIC, day_date, synthetic_reading
 
 CONDITIONS = ("sunny", "cloudy", "rainy", "snowy", "windy", "foggy", "unknown")
-DAYS = ("today", "tomorrow")
 
 
 def input_schema() -> dict[str, Any]:
-    """City from the gazetteer, day today or tomorrow."""
+    """A city from the gazetteer (checked when the tool runs), a day within 7 days."""
     return {
         "type": "object",
         "properties": {
-            "city": {"type": "string", "enum": sorted(cities())},
+            "city": {"type": "string", "minLength": 1, "maxLength": 80},
             "day": {"type": "string", "enum": list(DAYS), "default": "today"},
         },
         "required": ["city"],
@@ -35,31 +38,45 @@ OUTPUT_SCHEMA: dict[str, Any] = {
     "properties": {
         "city": {"type": "string"},
         "day": {"type": "string", "enum": list(DAYS)},
+        "date": {"type": "string"},
         "temperature": {"type": "integer", "minimum": -100, "maximum": 60},
         "condition": {"type": "string", "enum": list(CONDITIONS)},
+        "source": {"type": "string"},
+        "age_s": {"type": "integer", "minimum": 0},
     },
     "required": ["temperature", "condition"],
 }
 
 
-@cache
-def forecast() -> dict[str, dict[str, dict[str, Any]]]:
-    """The bundled forecast: city -> day -> {temperature, condition}."""
-    text = resources.files("edge_agent.data").joinpath("forecast.json").read_text("utf-8")
-    data: dict[str, dict[str, dict[str, Any]]] = json.loads(text)
-    return data
+def make_run(
+    now: Callable[[], datetime] | None = None,
+) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """The tool function; ``now`` (UTC) is injectable so that tests get a fixed clock."""
+    clock = now or (lambda: datetime.now(UTC))
+
+    def run(args: dict[str, Any]) -> dict[str, Any]:
+        city = str(args["city"]).strip().lower()
+        day = str(args.get("day") or "today").strip().lower()
+        found = place(city)
+        if found is None:
+            raise ValueError(f"unknown city {city!r}")
+        when = day_date(day, clock().astimezone(ZoneInfo(found.timezone)).date())
+        if when is None:
+            raise ValueError(f"no forecast for {day!r}: today, tomorrow or a weekday only")
+        reading = synthetic_reading(city, found.latitude, when)
+        return {
+            "city": city,
+            "day": day,
+            "date": when.isoformat(),
+            **reading,
+            "source": SYNTHETIC,
+            "age_s": 0,
+        }
+
+    return run
 
 
-def run(args: dict[str, Any]) -> dict[str, Any]:
-    """Tool entry point: ``{"city", "day"?}`` -> the forecast for that city and day."""
-    city = str(args["city"]).strip().lower()
-    day = str(args.get("day") or "today").strip().lower()
-    if day not in DAYS:
-        raise ValueError(f"day must be today or tomorrow, not {day!r}")
-    entry = forecast().get(city, {}).get(day)
-    if entry is None:
-        return {"city": city, "day": day, "temperature": 0, "condition": "unknown"}
-    return {"city": city, "day": day, **entry}
+run = make_run()
 
 
 def validate(observation: dict[str, Any]) -> str | None:

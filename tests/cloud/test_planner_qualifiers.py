@@ -128,5 +128,8 @@ def test_read_qualifiers() -> None:
     assert read.text == "time in Toronto and in Elsewhereqa please"
     assert read.others == {"elsewhereqa": "Paris, Kentucky"}
     assert read.restore("notes on elsewhereqa") == "notes on paris, kentucky"
-    plain = read_qualifiers("weather in Oslo, Norway")
-    assert plain.text == "weather in Oslo, Norway" and plain.others == {}
+    plain = read_qualifiers("weather in Narnia, Norway")
+    assert plain.text == "weather in Narnia, Norway" and plain.others == {}
+    assert read_qualifiers("weather in Oslo, Norway").text == "weather in Oslo"
+    assert read_qualifiers("colder tomorrow, stockholm, or moscow").others == {}
+    assert read_qualifiers("weather in Paris, TX").others == {"elsewhereqa": "Paris, TX"}

@@ -24,7 +24,7 @@ def test_chat_session(
     text = out.getvalue()
     assert "thought (edge)" in text
     assert "action (edge) world_clock" in text
-    assert "answer It's 21:00 in Tokyo (Asia/Tokyo)." in text
+    assert "answer It's 21:00 on Monday 2026-06-01 in Tokyo (Asia/Tokyo)." in text
     assert "approval (edge)" in text
     assert "Done: the door lock is unlocked." in text
     assert memory.get_device_state("door_lock", None)["state"] == "unlocked"

@@ -57,7 +57,7 @@ def test_edge_decision_carries_tool_and_arguments(stub_router: Router) -> None:
         ("weather in Paris and Berlin", "compound"),
         ("weather in Paris next week", "cannot fill"),
         ("turn off the light and lock the door", "compound"),
-        ("weather in Atlantis", "cannot fill"),
+        ("weather in Narnia", "cannot fill"),
         ("   ", "empty"),
     ],
 )

@@ -53,7 +53,7 @@ def test_service_end_to_end(memory: MemoryStore, stub_router: Router, fixed_now:
 
                 steps = [r.step async for r in stub.Ask(pb.AskRequest(query="time in tokyo"))]
                 assert steps[-1].step_type == pb.STEP_TYPE_FINAL_ANSWER
-                assert steps[-1].content == "It's 21:00 in Tokyo (Asia/Tokyo)."
+                assert steps[-1].content == "It's 21:00 on Monday 2026-06-01 in Tokyo (Asia/Tokyo)."
                 session = await stub.GetSession(
                     pb.GetSessionRequest(session_id=steps[-1].session_id)
                 )

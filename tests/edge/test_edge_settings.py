@@ -29,7 +29,7 @@ def test_values_are_checked_and_canonical() -> None:
     assert check_setting("default_room", "Living  Room") == "living room"
     assert check_setting("units", "IMPERIAL") == "imperial"
     for key, value in [
-        ("home_city", "atlantis"),
+        ("home_city", "narnia"),
         ("units", "furlongs"),
         ("default_room", "room 101"),
         ("colour", "red"),
@@ -57,7 +57,7 @@ def test_settings_are_facts_that_sync(memory: MemoryStore, tmp_path: Path) -> No
 
 
 def test_a_foreign_value_is_ignored(memory: MemoryStore) -> None:
-    memory.add_fact("device", "home_city", "atlantis")
+    memory.add_fact("device", "home_city", "narnia")
     memory.add_fact("device", "units", 42)
     assert load_settings(memory) == Settings()
 
@@ -113,7 +113,7 @@ def test_config_cli(tmp_path: Path) -> None:
 
 
 def test_eval_home(tmp_path: Path) -> None:
-    result = runner.invoke(app, ["eval", str(tmp_path / "x.jsonl"), "--home", "atlantis"])
+    result = runner.invoke(app, ["eval", str(tmp_path / "x.jsonl"), "--home", "narnia"])
     assert result.exit_code == 2
     assert "--home: unknown city" in result.output
 

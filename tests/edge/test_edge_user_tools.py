@@ -296,7 +296,7 @@ def test_fill_from_schema_reads_each_kind() -> None:
         "city": "cairo",
         "day": "tomorrow",
     }
-    assert fill_from_schema(outfit, "what to wear in Oslo").arguments is None
+    assert fill_from_schema(outfit, "what to wear in Narnia").arguments is None
     say = _schema({"message": {"type": "string"}}, ["message"])
     assert fill_from_schema(say, 'please text Sam "running late"').arguments == {
         "message": "running late"
