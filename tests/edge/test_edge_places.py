@@ -7,10 +7,18 @@ set.
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from edge_agent.arguments import extract_arguments
 from edge_agent.arguments.places import one_city
-from edge_agent.cities import other_place, qualifiers_after, region_in, strip_qualifiers
+from edge_agent.cities import (
+    find_cities,
+    other_place,
+    qualifiers_after,
+    region_in,
+    strip_qualifiers,
+)
 from edge_agent.router import DEFAULT_MODEL_DIR, Router
 
 
@@ -249,3 +257,60 @@ def test_shipped_router_on_lists_and_regions_after_in(
 ) -> None:
     decision = shipped.decide(text)
     assert (decision.route, decision.arguments) == (route, args), decision.reason
+
+
+# -- the GeoNames gazetteer (issue 12) --------------------------------------------------
+
+
+def test_every_geonames_city_is_known_with_its_zone_and_place() -> None:
+    from edge_agent.cities import cities, place, resolve_city
+
+    assert len(cities()) > 30_000
+    oslo = place("oslo")
+    assert oslo is not None and oslo.country == "NO" and oslo.timezone == "Europe/Oslo"
+    assert abs(oslo.latitude - 59.9) < 0.2
+    assert resolve_city("Tromsø") == "tromso"
+    assert resolve_city("São Paulo") == "sao paulo"
+    assert resolve_city("Reykjavík") == "reykjavik"
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("weather in nice tomorrow", ["nice"]),
+        ("the weather is nice today", []),  # an everyday word, where no place stands
+        ("what time is it in reading", ["reading"]),
+        ("what time is it", []),  # "Time" is a town in Norway
+        ("turn on the lights in the kitchen", []),  # "turn" is no misspelt Turin
+        ("will it rain in lisbon this week", ["lisbon"]),  # "this" is no Thies
+        ("what's the weather like on Jupiter", []),  # no city is "on" a name
+        ("weather in stokholm", ["stockholm"]),  # a big city's misspelling resolves
+        ("weather in hong kong and new yrok", ["hong kong", "new york"]),
+    ],
+)
+def test_cities_in_running_text(text: str, found: list[str]) -> None:
+    assert [city for _, city in find_cities(text)] == found
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [
+        ("weather in Portland, Maine", "Portland, Maine"),
+        ("weather in Paris, TX", "Paris, TX"),
+        ("is it sunny in Melbourne, Florida", "Melbourne, Florida"),  # a town is Florida too
+        ("time in Houston, Texas", None),  # Houston's own state
+        ("weather in Portland, Oregon", None),  # the biggest Portland's
+        ("colder tomorrow, stockholm, or moscow", None),  # "or" is no Oregon in lower case
+    ],
+)
+def test_regions_of_the_gazetteer(text: str, place: str | None) -> None:
+    assert other_place(text) == place
+
+
+@given(st.text(alphabet="abcdefghijklmnopqrstuvwxyz ,?'", max_size=60))
+@settings(max_examples=200, deadline=None)
+def test_found_cities_are_known(text: str) -> None:
+    from edge_agent.cities import cities
+
+    known = cities()
+    assert all(city in known for _, city in find_cities(text))
