@@ -1,16 +1,24 @@
-"""Edge benchmark: the INT8 router against FP32, side by side.
+"""Edge benchmark: the INT8 router against FP32, side by side, and a cold ``edge-agent ask``.
 
 Prints, for each encoder precision: the decision's p50/p95 (encoder + heads + argument
 filling, one thread) on short and long queries, an end-to-end simple query's p50
 (decision + tool + answer, through the kernel loop and memory), the model's size and
 the route accuracy on the dev set; then the peak RSS of an ``edge-agent ask``
-subprocess and the INT8/FP32 ratios. The last line is one JSON object:
-``{"int8": {...}, "fp32": {...}, "ask_peak_rss_mb": N}``.
+subprocess, the median wall time of a cold ``edge-agent ask`` (a new process each time:
+imports, model loading and the answer; ``cold_ask_s``) and the INT8/FP32 ratios. The last
+line is one JSON object:
+``{"int8": {...}, "fp32": {...} | null, "ask_peak_rss_mb": N, "cold_ask_s": S, ...}``.
+
+The FP32 encoder is the reference and is not shipped: it is read from
+``build/encoder-fp32`` and, when missing, built there by ``scripts/build_encoder.sh
+--fp32-only`` (``--fp32 build``, the default when the build venv ``.venv-build`` exists) or
+skipped with a line that says so (``--fp32 skip``, or no build venv).
 
 Queries are all distinct (the encoder keeps an LRU cache of embeddings, so repeating a
 query would time the cache, not the model).
 
-Usage: ``python bench/edge_bench.py [--dev ../shared/data/edge_dev.jsonl] [--n 300]``
+Usage: ``python bench/edge_bench.py [--dev examples/edge_dev.jsonl] [--n 300]
+[--fp32 auto|build|skip] [--cold-runs 7]``
 """
 
 from __future__ import annotations
@@ -27,10 +35,14 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_DEV = ROOT.parent / "shared" / "data" / "edge_dev.jsonl"
-ENCODER_DIR = ROOT / "edge_agent" / "models" / "encoder"
+DEFAULT_DEV = ROOT / "examples" / "edge_dev.jsonl"
+ENCODER_DIRS = {
+    "int8": ROOT / "edge_agent" / "models" / "encoder",
+    "fp32": ROOT / "build" / "encoder-fp32",  # the reference, not shipped
+}
 ROUTER_DIR = ROOT / "edge_agent" / "models" / "router"
 ENCODER_FILES = {"int8": "model_int8.onnx", "fp32": "model_fp32.onnx"}
+COLD_QUERY = "what's 15% of 80"
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -95,7 +107,7 @@ def e2e(router: object, n: int) -> list[float]:
 
 def size_mb(precision: str) -> float:
     heads = sum(p.stat().st_size for p in ROUTER_DIR.rglob("*") if p.is_file())
-    encoder = (ENCODER_DIR / ENCODER_FILES[precision]).stat().st_size
+    encoder = (ENCODER_DIRS[precision] / ENCODER_FILES[precision]).stat().st_size
     return round((encoder + heads) / 1e6, 2)
 
 
@@ -111,22 +123,68 @@ def ask_peak_rss_mb() -> float:
     return round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1)
 
 
-def bench(precision: str, dev: Path | None, n: int) -> dict[str, float]:
-    from edge_agent.evaluation import load_cases, run_eval
+def cold_ask_s(runs: int) -> tuple[float, float]:
+    """Median wall and CPU seconds of ``edge-agent ask`` in a new process, as a user runs
+    it (byte-code cached by a first, untimed run; a fresh memory file each time)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    command = [str(Path(sys.executable).with_name("edge-agent")), "ask", COLD_QUERY]
+    walls, cpus = [], []
+    with tempfile.TemporaryDirectory() as folder:
+        for run in range(runs + 1):
+            memory = ["--memory", str(Path(folder) / f"edge{run}.db")]
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            start = time.perf_counter()
+            subprocess.run([*command, *memory], check=True, capture_output=True, env=env)
+            wall = time.perf_counter() - start
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            if run:  # the first run writes the byte-code caches
+                walls.append(wall)
+                cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return round(statistics.median(walls), 3), round(statistics.median(cpus), 3)
+
+
+def fp32_encoder(mode: str) -> object | None:
+    """The FP32 reference encoder: built when missing and allowed, else None (skipped)."""
+    from edge_agent.encoder import Encoder
+
+    folder = ENCODER_DIRS["fp32"]
+    if not (folder / ENCODER_FILES["fp32"]).is_file():
+        if mode == "auto":
+            mode = "build" if (ROOT / ".venv-build" / "bin" / "python").exists() else "skip"
+        if mode == "skip":
+            print(f"fp32: skipped: {folder} holds no model (build it with "
+                  "`scripts/build_encoder.sh --fp32-only`, or pass --fp32 build)")  # fmt: skip
+            return None
+        print("fp32: building the reference with scripts/build_encoder.sh --fp32-only", flush=True)
+        subprocess.run([str(ROOT / "scripts" / "build_encoder.sh"), "--fp32-only"], check=True)
+    return Encoder.load(folder, precision="fp32")
+
+
+def load_router(precision: str, encoder: object | None) -> object:
     from edge_agent.router import Router
 
-    router = Router.load(precision=precision)
+    return Router.load(encoder=encoder) if precision == "fp32" else Router.load()
+
+
+def bench(
+    precision: str, dev: Path | None, n: int, encoder: object | None = None
+) -> dict[str, float]:
+    from edge_agent.evaluation import load_cases, run_eval
+
+    router = load_router(precision, encoder)
     mixed, short, long_ = queries(n)
-    router.decide("warm up the session")
+    router.decide("warm up the session")  # type: ignore[attr-defined]
     CPU_MS.clear()
     both = time_decisions(router, mixed)
     cpu_ms = list(CPU_MS)
-    router = Router.load(precision=precision)  # a fresh embedding cache for each class
-    router.decide("warm up the session")
+    if encoder is not None:
+        encoder._cache.clear()  # type: ignore[attr-defined]
+    router = load_router(precision, encoder)  # a fresh embedding cache for each class
+    router.decide("warm up the session")  # type: ignore[attr-defined]
     short_ms = time_decisions(router, short)
     long_ms = time_decisions(router, long_)
     e2e_ms = e2e(router, max(50, n // 4))
-    accuracy = run_eval(router, load_cases(dev)).metrics["route_accuracy"] if dev else None
+    accuracy = run_eval(router, load_cases(dev)).metrics["route_accuracy"] if dev else None  # type: ignore[arg-type]
     figures = {
         "decision_p50_ms": round(statistics.median(both), 3),
         "decision_p95_ms": round(percentile(both, 0.95), 3),
@@ -147,26 +205,47 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dev", type=Path, default=DEFAULT_DEV, help="eval file for accuracy")
     parser.add_argument("--n", type=int, default=300, help="queries per length class")
+    parser.add_argument(
+        "--fp32",
+        choices=("auto", "build", "skip"),
+        default="auto",
+        help="the FP32 reference: build it when missing, or skip it (auto: build when "
+        ".venv-build exists)",
+    )
+    parser.add_argument("--cold-runs", type=int, default=7, help="timed cold asks (median)")
     args = parser.parse_args()
     dev = args.dev if args.dev.is_file() else None
     rss = ask_peak_rss_mb()  # first, so no other child inflates RUSAGE_CHILDREN
-    results = {precision: bench(precision, dev, args.n) for precision in ("int8", "fp32")}
-    keys = list(results["int8"])
+    cold_wall, cold_cpu = cold_ask_s(args.cold_runs)
+    encoder = fp32_encoder(args.fp32)
+    results: dict[str, dict[str, float] | None] = {
+        "int8": bench("int8", dev, args.n),
+        "fp32": bench("fp32", dev, args.n, encoder) if encoder is not None else None,
+    }
+    int8, fp32 = results["int8"], results["fp32"]
+    assert int8 is not None
     print(f"{'figure':<18}{'int8':>12}{'fp32':>12}{'int8/fp32':>12}")
-    for key in keys:
-        a, b = results["int8"][key], results["fp32"][key]
-        ratio = f"{a / b:.2f}" if isinstance(a, int | float) and b else "-"
+    for key in int8:
+        a, b = int8[key], (fp32 or {}).get(key, "-")
+        ratio = (
+            f"{a / b:.2f}"
+            if isinstance(a, int | float) and isinstance(b, int | float) and b
+            else "-"
+        )
         print(f"{key:<18}{a!s:>12}{b!s:>12}{ratio:>12}")
     print(f"edge-agent ask peak RSS: {rss} MB (target <= 150)")
+    print(f"cold edge-agent ask {COLD_QUERY!r}: {cold_wall} s wall, {cold_cpu} s CPU "
+          f"(median of {args.cold_runs}; target <= 0.6 s wall)")  # fmt: skip
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"machine: {os.cpu_count()} CPUs, load average {load} (timings inflate under load)")
-    print(f"INT8 decision p50 target <= 3 ms: {results['int8']['decision_p50_ms']} ms")
+    print(f"INT8 decision p50 target <= 3 ms: {int8['decision_p50_ms']} ms")
     ratios = {
-        key: round(results["int8"][key] / results["fp32"][key], 3)
+        key: round(int8[key] / fp32[key], 3)
         for key in ("decision_p50_ms", "decision_p95_ms", "e2e_p50_ms", "size_mb")
-        if results["fp32"][key]
+        if fp32 and fp32[key]
     }
-    print(json.dumps({**results, "ask_peak_rss_mb": rss, "int8_over_fp32": ratios}))
+    figures = {**results, "ask_peak_rss_mb": rss, "cold_ask_s": cold_wall}
+    print(json.dumps({**figures, "cold_ask_cpu_s": cold_cpu, "int8_over_fp32": ratios}))
     return 0
 
 

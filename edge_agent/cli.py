@@ -424,18 +424,26 @@ def serve(
         asyncio.run(main())
 
 
-def _register_training_commands() -> None:
-    try:
-        from edge_agent.intents.cli import eval_intents, train
-    except ImportError:
-        return
+TRAINING_COMMANDS = ("train", "eval-intents")
+
+
+def register_training_commands() -> None:
+    """Add the trainer's commands. They load numpy and the training code, which a cold
+    ``edge-agent ask`` does not need: :func:`main` adds them only when they may be used."""
+    from edge_agent.intents.cli import eval_intents, train
+
     app.command("train")(train)
     app.command("eval-intents")(eval_intents)
 
 
-_register_training_commands()
+def _command_of(args: list[str]) -> str | None:
+    """The sub-command named on the command line (None: none, e.g. ``--help``)."""
+    return next((arg for arg in args if not arg.startswith("-")), None)
 
 
 def main() -> None:
     """Console-script entry point."""
+    command = _command_of(sys.argv[1:])
+    if command is None or command in TRAINING_COMMANDS:
+        register_training_commands()  # for the help listing too
     app()

@@ -80,7 +80,8 @@ class Encoder:
             model_dir: Folder holding ``model_int8.onnx``/``model_fp32.onnx`` and
                 ``tokenizer.json``.
             precision: ``"int8"`` (the device default, ~4x smaller and faster) or
-                ``"fp32"`` (the reference, used by benchmarks).
+                ``"fp32"`` (the benchmarks' reference; not shipped: it lives in
+                ``build/encoder-fp32``, made by ``scripts/build_encoder.sh --fp32-only``).
             threads: onnxruntime intra-op threads. One thread by default: a single short
                 query is too small to gain from more, and the device has other work.
             cache_size: Entries kept in the ``embed`` LRU cache (0 turns it off).

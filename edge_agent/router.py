@@ -118,6 +118,7 @@ class Router:
         *,
         precision: str | None = None,
         tools: Iterable[ToolSpec] = (),
+        encoder: Any = None,
     ) -> Router:
         """Load the shipped router (or the one in ``model_dir``).
 
@@ -125,6 +126,8 @@ class Router:
             model_dir: A folder written by ``edge-agent train`` / ``scripts/build_router.py``.
             precision: Encoder precision override (``"int8"`` or ``"fp32"``), for benchmarks.
             tools: Your own device tools, for the intents of the same names.
+            encoder: An ``edge_agent.encoder.Encoder`` to use instead of the package's
+                (the benchmarks' FP32 reference, which is not shipped).
 
         Raises:
             RouterError: The folder or its model cannot be loaded.
@@ -136,9 +139,9 @@ class Router:
 
         try:
             model = (
-                IntentModel.load(folder, precision=precision)
+                IntentModel.load(folder, precision=precision, encoder=encoder)
                 if precision is not None
-                else IntentModel.load(folder)
+                else IntentModel.load(folder, encoder=encoder)
             )
         except Exception as exc:  # the trainer's own error types; translated here
             raise RouterError(f"cannot load router model from {folder}: {exc}") from exc

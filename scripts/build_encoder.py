@@ -23,9 +23,16 @@ What it does, and why:
 6. Writes ``manifest.json`` (source package and version, sha256 and size of each file,
    opset, verification figures, date).
 
+Only the INT8 model and the tokenizer ship in the package. The FP32 model (87 MB) is the
+benchmarks' reference: it goes to ``build/encoder-fp32/`` (git-ignored), beside a copy of
+the tokenizer and the manifest, and its sha256 is recorded under ``reference_files``.
+``--fp32-only`` rebuilds just that folder (``bench/edge_bench.py`` runs it when it wants
+FP32 figures), leaving the shipped files alone.
+
 Usage::
 
-    .venv-build/bin/python scripts/build_encoder.py [--out edge_agent/models/encoder]
+    scripts/build_encoder.sh [--out edge_agent/models/encoder]   # everything
+    scripts/build_encoder.sh --fp32-only                          # the FP32 reference only
 """
 
 from __future__ import annotations
@@ -50,6 +57,8 @@ OPSET = 17
 MAX_LENGTH = 128
 MIN_MEAN_COSINE = 0.99
 ROOT = Path(__file__).resolve().parent.parent
+PACKAGE_DIR = ROOT / "edge_agent" / "models" / "encoder"
+FP32_DIR = ROOT / "build" / "encoder-fp32"
 
 
 def sha256_of(path: Path) -> str:
@@ -255,11 +264,19 @@ def cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=ROOT / "edge_agent/models/encoder")
+    parser.add_argument("--out", type=Path, default=PACKAGE_DIR)
+    parser.add_argument("--fp32-out", type=Path, default=FP32_DIR)
+    parser.add_argument(
+        "--fp32-only",
+        action="store_true",
+        help="only rebuild the FP32 reference in --fp32-out (the shipped files stay)",
+    )
     parser.add_argument(
         "--sentences", type=Path, default=ROOT / "scripts/encoder_verify_sentences.txt"
     )
     args = parser.parse_args(argv)
+    if args.fp32_only:
+        return build_fp32_reference(args.fp32_out.resolve(), args.out.resolve())
 
     import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
@@ -275,7 +292,9 @@ def main(argv: list[str] | None = None) -> int:
     if len(sentences) < 50:
         sys.exit(f"build_encoder: {args.sentences} has {len(sentences)} sentences; need >= 50")
 
-    fp32 = out / "model_fp32.onnx"
+    fp32_dir: Path = args.fp32_out.resolve()
+    fp32_dir.mkdir(parents=True, exist_ok=True)
+    fp32 = fp32_dir / "model_fp32.onnx"
     int8 = out / "model_int8.onnx"
     tokenizer = out / "tokenizer.json"
     print(f"source: {src}")
@@ -307,8 +326,9 @@ def main(argv: list[str] | None = None) -> int:
         sys.exit(f"build_encoder: INT8 mean cosine {q_cos.mean():.4f} < {MIN_MEAN_COSINE}")
 
     files = {}
-    for path in (int8, fp32, tokenizer):
+    for path in (int8, tokenizer):
         files[path.name] = {"sha256": sha256_of(path), "bytes": path.stat().st_size}
+    reference = {fp32.name: {"sha256": sha256_of(fp32), "bytes": fp32.stat().st_size}}
     manifest = {
         "name": "all-MiniLM-L6-v2",
         "source": {
@@ -346,6 +366,10 @@ def main(argv: list[str] | None = None) -> int:
             "weight_type": "QInt8",
         },
         "files": files,
+        "reference_files": {
+            "where": "build/encoder-fp32 (not shipped; scripts/build_encoder.sh --fp32-only)",
+            **reference,
+        },
         "verification": {
             "sentences": str(args.sentences.relative_to(ROOT))
             if args.sentences.is_relative_to(ROOT)
@@ -360,9 +384,27 @@ def main(argv: list[str] | None = None) -> int:
         "date": dt.date.today().isoformat(),
     }
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-    for name, info in files.items():
+    for name in ("manifest.json", "tokenizer.json"):
+        shutil.copyfile(out / name, fp32_dir / name)
+    for name, info in {**files, **reference}.items():
         print(f"{name}: {info['bytes'] / 1e6:.1f} MB sha256 {info['sha256'][:16]}…")
     shutil.rmtree(out / "__pycache__", ignore_errors=True)
+    return 0
+
+
+def build_fp32_reference(fp32_dir: Path, package_dir: Path) -> int:
+    """Export the FP32 model into ``fp32_dir`` beside the shipped tokenizer and manifest,
+    and check it against the sha256 the manifest recorded for it."""
+    fp32_dir.mkdir(parents=True, exist_ok=True)
+    fp32 = fp32_dir / "model_fp32.onnx"
+    export_fp32(source_dir(), fp32)
+    for name in ("manifest.json", "tokenizer.json"):
+        shutil.copyfile(package_dir / name, fp32_dir / name)
+    manifest = json.loads((package_dir / "manifest.json").read_text(encoding="utf-8"))
+    recorded = manifest.get("reference_files", {}).get(fp32.name, {}).get("sha256")
+    built = sha256_of(fp32)
+    same = "the same as" if built == recorded else "NOT the same as"
+    print(f"{fp32}: sha256 {built[:16]}…, {same} the manifest's {str(recorded)[:16]}…")
     return 0
 
 
