@@ -248,8 +248,8 @@ class PostgresMemory:
 
     def memory(self, user_id: str) -> PostgresUserMemory:
         """The sync handle of one user (cheap: the document loads on first use)."""
-        if not user_id or len(user_id) > 256:
-            raise PermissionDeniedError("a user id is required")
+        if not user_id or len(user_id) > 256 or "\x00" in user_id:
+            raise PermissionDeniedError("a user id is required (at most 256 characters, no NUL)")
         return PostgresUserMemory(self, user_id)
 
     __call__ = memory
@@ -521,13 +521,23 @@ def _recall_changes(
         rows: list[tuple[str, tuple[Any, ...] | None]] = [(row[0], row) for row in new_rows]
         rows.extend(changes)
         for record_id, row in rows:
+            if "\x00" in record_id:
+                continue  # PostgreSQL text holds no NUL: kept in the document, not recalled
             searchable = None if row is None else builder(row)
             if searchable is None:
                 deletes.append((kind, record_id))
             else:
                 hit_kind, text, tool, confidence, created_at = searchable
-                upserts.append((kind, record_id, hit_kind, text, tool, confidence, created_at))
+                upserts.append(
+                    (kind, record_id, hit_kind, _no_nul(text), tool and _no_nul(tool))
+                    + (confidence, created_at)
+                )
     return upserts, deletes
+
+
+def _no_nul(text: str) -> str:
+    """``text`` as PostgreSQL can store it (no NUL character; a note may hold one)."""
+    return text.replace("\x00", " ")
 
 
 def _redacted(url: str) -> str:

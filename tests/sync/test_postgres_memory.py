@@ -40,12 +40,14 @@ def test_recall_is_full_text_search_kept_in_step_with_the_log(pg_url: str) -> No
     with PostgresMemory(pg_url) as memory:
         note = device.add_note("The dentist is on Friday at 9")
         device.add_note("Buy oat milk")
+        odd = device.add_note("a NUL\x00inside")  # SQLite keeps it; PostgreSQL text cannot
         device.record_session("s1", query="capital of France?", final_answer="Paris")
         _push(memory, "alice", device)
         hits = memory.search("alice", "dentist friday")
         assert [(h.kind, h.record_id) for h in hits] == [("note", note)]
         assert [h.kind for h in memory.search("alice", "capital france")] == ["answer"]
         assert memory.search("bob", "dentist") == []  # another user's memory
+        assert [h.record_id for h in memory.search("alice", "inside")] == [odd]
         device.update_note(note, "The dentist moved to Monday")
         _push(memory, "alice", device)
         assert memory.search("alice", "friday") == []
