@@ -528,9 +528,9 @@ def _recall_changes(
                 deletes.append((kind, record_id))
             else:
                 hit_kind, text, tool, confidence, created_at = searchable
+                tool = tool and _no_nul(tool)
                 upserts.append(
-                    (kind, record_id, hit_kind, _no_nul(text), tool and _no_nul(tool))
-                    + (confidence, created_at)
+                    (kind, record_id, hit_kind, _no_nul(text), tool, confidence, created_at)
                 )
     return upserts, deletes
 
