@@ -424,6 +424,65 @@ def serve(
         asyncio.run(main())
 
 
+@app.command("ui")
+def ui_command(
+    host: str = typer.Option("127.0.0.1", help="Address to bind (beyond loopback: --ui-token)."),
+    port: int = typer.Option(8765, help="Port to bind (0 picks a free one)."),
+    cloud: str = typer.Option(None, "--cloud", help="Cloud reasoner HOST:PORT (asks, sync)."),
+    memory: str = typer.Option(None, "--memory", help=MEMORY_HELP),
+    model: str = typer.Option(None, "--model", help="Router model folder (default: shipped)."),
+    tools: ToolsOption = None,
+    token: TokenOption = None,
+    tls_root: TlsRootOption = None,
+    ui_token: str = typer.Option(
+        None,
+        "--ui-token",
+        envvar="EDGELOOP_UI_TOKEN",
+        help="Bearer token the page requires (required beyond loopback).",
+    ),
+    tls_cert: str = typer.Option(None, help="PEM certificate chain: serve the page over HTTPS."),
+    tls_key: str = typer.Option(None, help="PEM private key for --tls-cert."),
+) -> None:
+    """Serve a web page to watch the agent think: live sessions, routes, approvals,
+    receipts, memory and sync; a query box asks like `edge-agent ask`."""
+    import asyncio
+
+    from edge_agent.ui import DeviceConsole, UiAccess, UiAccessError, UiServer, device_app
+
+    try:
+        access = UiAccess.checked(host, ui_token)
+    except UiAccessError as exc:
+        raise fail(str(exc), 2) from None
+    if bool(tls_cert) != bool(tls_key):
+        raise fail("--tls-cert and --tls-key go together", 2)
+    target = _cloud_target(cloud) if cloud else None
+    agent = _agent(cloud, memory, model, tools, token, tls_root)
+    console = DeviceConsole(agent, cloud=target, token=token, tls_root=tls_root)
+
+    async def main() -> None:
+        try:
+            server = UiServer(
+                device_app(console),
+                access,
+                port,
+                tls_cert=tls_cert,
+                tls_key=tls_key,
+                before_stop=console.broadcaster.close,
+            )
+            await server.start()
+        except OSError as exc:
+            raise fail(f"cannot serve the page on {host}:{port}: {exc}") from None
+        typer.echo(f"edge agent page on {server.url}", err=True)
+        try:
+            await server.wait()
+        finally:
+            await server.stop()
+
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(main())
+    agent.memory.close()
+
+
 TRAINING_COMMANDS = ("train", "eval-intents")
 
 

@@ -1,0 +1,41 @@
+"""A web page to watch the device agent think, served by ``edge-agent ui``.
+
+Live (server-sent events): each session's steps as they run, its route decision,
+approvals waiting with approve and deny buttons, receipts with "verify", memory and the
+sync state; a query box asks as ``edge-agent ask`` does. Server-rendered HTML with htmx
+vendored into the package: no build step, works offline. The same access rules as the
+gRPC servers: loopback unless told otherwise, a bearer token beyond it.
+
+Example:
+    >>> console = DeviceConsole(agent)                              # doctest: +SKIP
+    >>> server = UiServer(device_app(console), UiAccess.checked("127.0.0.1", None), 8765)  # doctest: +SKIP
+    >>> await server.start(); print(server.url)                     # doctest: +SKIP
+"""
+
+from edge_agent.ui.access import AccessGuard, UiAccess, UiAccessError, is_loopback
+from edge_agent.ui.app import device_app, event_response, static_mount
+from edge_agent.ui.device import DeviceConsole, SyncState, Verification
+from edge_agent.ui.events import Broadcaster, sse_event
+from edge_agent.ui.live import LiveSession, SessionBook
+from edge_agent.ui.pages import make_environment
+from edge_agent.ui.server import UiServer, page_url
+
+__all__ = [
+    "AccessGuard",
+    "Broadcaster",
+    "DeviceConsole",
+    "LiveSession",
+    "SessionBook",
+    "SyncState",
+    "UiAccess",
+    "UiAccessError",
+    "UiServer",
+    "Verification",
+    "device_app",
+    "event_response",
+    "is_loopback",
+    "make_environment",
+    "page_url",
+    "sse_event",
+    "static_mount",
+]

@@ -1,0 +1,301 @@
+"""The device page's driver: asks, approves, verifies and syncs through the agent's own API.
+
+Everything goes through :class:`~edge_agent.agent.EdgeAgent`: a query from the page is
+``agent.ask`` (as ``edge-agent ask`` does), an approve or deny button is ``agent.approve``
+(the path of the ``Approve`` RPC and of the terminal prompt), "resolve pending" is
+``agent.resolve_pending`` and "sync" is ``sync.client.sync_with`` on the agent's memory
+(as ``edge-agent pending --cloud`` and ``edge-agent sync`` do). The agent runs in worker
+threads, one call at a time; each step lands in the :class:`SessionBook` and the pages
+are told what changed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from edge_agent.ui.events import Broadcaster
+from edge_agent.ui.live import FAILED, FINISHED, LiveSession, SessionBook
+from edgeloop.v1 import agent_pb2 as pb
+
+if TYPE_CHECKING:
+    from edge_agent.agent import EdgeAgent
+
+T = TypeVar("T")
+
+#: Memory kinds shown on the page, with the columns shown for each (when present).
+MEMORY_COLUMNS: dict[str, tuple[str, ...]] = {
+    "notes": ("text", "list", "created_at"),
+    "timers": ("label", "seconds", "fires_at"),
+    "device_state": ("device", "room", "state", "updated_at"),
+    "facts": ("entity", "attribute", "value", "confidence"),
+    "pending": ("query", "status", "answer", "created_at"),
+}
+MEMORY_ROWS = 50
+
+
+@dataclass(frozen=True)
+class Verification:
+    """What "verify" found for a receipt: the stored and recomputed digests, any problems."""
+
+    receipt_id: str
+    stored_digest: str
+    recomputed_digest: str
+    problems: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        """True when the digest matches and the steps back every piece of evidence."""
+        return not self.problems
+
+
+@dataclass
+class SyncState:
+    """The last memory sync with the cloud, as the page shows it."""
+
+    target: str = ""
+    last_at: float | None = None
+    rounds: int = 0
+    bytes_sent: int = 0
+    bytes_received: int = 0
+    error: str = ""
+    vector_after: bytes = b""
+    changed_since: bool = False
+
+
+class DeviceConsole:
+    """Drives one :class:`EdgeAgent` for the page and keeps what the page shows.
+
+    Args:
+        agent: the device's agent (its memory is the page's memory).
+        cloud: the cloud's HOST:PORT for memory sync (None: no sync button).
+        token, tls_root: the device's bearer token and CA for the cloud, as on the CLI.
+        broadcaster: where changes are announced (one is made if not given).
+    """
+
+    def __init__(
+        self,
+        agent: EdgeAgent,
+        *,
+        cloud: str | None = None,
+        token: str | None = None,
+        tls_root: str | None = None,
+        broadcaster: Broadcaster | None = None,
+    ) -> None:
+        self.agent = agent
+        self.cloud = cloud
+        self.token = token
+        self.tls_root = tls_root
+        self.broadcaster = broadcaster or Broadcaster()
+        self.book = SessionBook()
+        self.sync = SyncState(target=cloud or "")
+        self._lock = threading.Lock()  # the agent and its memory: one call at a time
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._memory_mark: tuple[int, int] | None = None
+
+    # -- running the agent -----------------------------------------------------------------
+
+    async def _call(self, func: Callable[[], T]) -> T:
+        def locked() -> T:
+            with self._lock:
+                return func()
+
+        return await asyncio.to_thread(locked)
+
+    def _background(self, coroutine: Any) -> None:
+        task = asyncio.ensure_future(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def ask(self, query: str) -> LiveSession:
+        """Start a query (as ``edge-agent ask`` does); its steps stream to the pages.
+
+        Raises ValueError for an empty query.
+        """
+        text = " ".join(query.split())
+        if not text:
+            raise ValueError("the query is empty")
+        session = self.book.open(LiveSession(uuid.uuid4().hex, text))
+        self.broadcaster.publish("sessions")
+        self._background(self._call(lambda: self._run_ask(session)))
+        return session
+
+    def _run_ask(self, session: LiveSession) -> None:
+        try:
+            for step in self.agent.ask(session.query, session_id=session.session_id):
+                session.add(step)
+                self.broadcaster.publish("sessions", "approvals")
+        except Exception as exc:  # shown on the page, never a dead worker
+            session.state, session.error = FAILED, f"{type(exc).__name__}: {exc}"
+        self._finish(session)
+
+    def approve(self, session_id: str, act_id: str, approved: bool) -> LiveSession:
+        """Approve or deny a waiting action (the ``Approve`` RPC's path); the steps follow.
+
+        Raises KeyError if no such request is waiting on the page.
+        """
+        session = self.book.get(session_id)
+        waiting = session.waiting if session is not None else None
+        if session is None or waiting is None or waiting.act_id != act_id:
+            raise KeyError(f"no approval {act_id!r} waiting in session {session_id!r}")
+        session.decided.add(act_id)
+        reason = "approved on the page" if approved else "denied on the page"
+        self.broadcaster.publish("approvals")
+
+        def run() -> None:
+            try:
+                for step in self.agent.approve(session_id, act_id, approved, reason):
+                    session.add(step)
+                    self.broadcaster.publish("sessions", "approvals")
+            except Exception as exc:
+                session.state, session.error = FAILED, f"{type(exc).__name__}: {exc}"
+            self._finish(session)
+
+        self._background(self._call(run))
+        return session
+
+    def _finish(self, session: LiveSession) -> None:
+        """Called in the worker: the receipt of a finished session, and memory changed."""
+        final = session.final
+        if final is not None and session.state != FAILED:
+            session.state = FINISHED
+            if session.waiting is None and final.receipt_id:
+                session.receipt = self.agent.memory.get_receipt(final.receipt_id)
+            last = getattr(self.agent.cloud, "last_receipt", None)
+            if session.receipt is None and isinstance(last, pb.DecisionReceipt):
+                if last.session_id == session.session_id:
+                    session.receipt = last
+        self.broadcaster.publish("sessions", "approvals", "memory", "sync")
+
+    # -- receipts --------------------------------------------------------------------------
+
+    async def verify(self, session_id: str) -> Verification:
+        """Recompute a session's receipt digest and check its evidence against the stored
+        steps. Raises KeyError when the session has no receipt."""
+        from react_kernel import verify_receipt
+        from react_kernel.receipts import receipt_digest
+
+        session = self.book.get(session_id)
+        if session is None or session.receipt is None:
+            raise KeyError(f"session {session_id!r} has no receipt")
+        receipt = session.receipt
+        stored = await self._call(lambda: self.agent.memory.steps(session_id))
+        if receipt.session_id != session_id or session.route.get("route") == "cloud":
+            # The cloud's receipt covers the cloud's turn: its steps and the device's
+            # observations, not the device's routing thought.
+            stored = [
+                s
+                for s in stored
+                if s.origin == pb.ORIGIN_CLOUD or s.step_type == pb.STEP_TYPE_OBSERVATION
+            ]
+        steps = stored or list(session.steps)
+        problems = verify_receipt(receipt, steps)
+        return Verification(
+            receipt.receipt_id, receipt.digest, receipt_digest(receipt), tuple(problems)
+        )
+
+    # -- memory and sync -------------------------------------------------------------------
+
+    async def memory_view(self) -> dict[str, Any]:
+        """What memory holds, per kind: the count and the newest rows."""
+        return await self._call(self._read_memory)
+
+    def _read_memory(self) -> dict[str, Any]:
+        db = self.agent.memory.db
+        view: dict[str, Any] = {}
+        for kind, wanted in MEMORY_COLUMNS.items():
+            table = db.table(kind)
+            if not table.exists():
+                continue
+            columns = [c for c in wanted if c in table.columns_dict]
+            order = "created_at desc" if "created_at" in table.columns_dict else "rowid desc"
+            rows = [
+                {c: row.get(c) for c in columns}
+                for row in table.rows_where(order_by=order, limit=MEMORY_ROWS)
+            ]
+            view[kind] = {"count": table.count, "columns": columns, "rows": rows}
+        return view
+
+    async def memory_changed(self) -> bool:
+        """True when memory changed since the last look (this process or another one)."""
+        if self._lock.locked():
+            return False  # the agent is writing: its own notice will come
+
+        def mark() -> tuple[int, int]:
+            conn = self.agent.memory.db.conn
+            version = conn.execute("PRAGMA data_version").fetchone()[0]
+            return int(version), conn.total_changes
+
+        now = await self._call(mark)
+        changed = self._memory_mark is not None and now != self._memory_mark
+        self._memory_mark = now
+        if changed:
+            self._update_sync_state()
+        return changed
+
+    def _update_sync_state(self) -> None:
+        if self.sync.last_at is not None:
+            self.sync.changed_since = self.agent.memory.state_vector() != self.sync.vector_after
+
+    async def sync_now(self) -> SyncState:
+        """One memory sync with the cloud (``edge-agent sync``); the result is kept."""
+        if not self.cloud:
+            raise KeyError("no cloud to sync with (start the page with --cloud)")
+        await self._call(self._sync)
+        self.broadcaster.publish("sync", "memory")
+        return self.sync
+
+    def _sync(self) -> None:
+        import grpc
+
+        from sync.client import sync_with
+
+        assert self.cloud is not None
+        if self.tls_root:
+            with open(self.tls_root, "rb") as pem:
+                credentials = grpc.ssl_channel_credentials(root_certificates=pem.read())
+            channel = grpc.secure_channel(self.cloud, credentials)
+        else:
+            channel = grpc.insecure_channel(self.cloud)
+        store = self.agent.memory
+        try:
+            result = sync_with(channel, store, self.token, device_id="" if self.token else None)
+        except grpc.RpcError as exc:
+            code = exc.code()  # type: ignore[attr-defined]
+            self.sync.error = f"{code.name}: {exc.details() or code.name}"  # type: ignore[attr-defined]
+            return
+        except Exception as exc:  # the store refused the cloud's update: say so
+            self.sync.error = f"{type(exc).__name__}: {exc}"
+            return
+        finally:
+            channel.close()
+        self.sync.last_at = time.time()
+        self.sync.rounds = result.rounds
+        self.sync.bytes_sent = result.bytes_sent
+        self.sync.bytes_received = result.bytes_received
+        self.sync.error = ""
+        self.sync.vector_after = store.state_vector()
+        self.sync.changed_since = False
+
+    async def resolve_pending(self) -> int:
+        """Ask the cloud the pending queries again (``edge-agent pending --cloud``), then sync."""
+        resolved = await self._call(self.agent.resolve_pending)
+        for record, steps in resolved:
+            session = self.book.open(LiveSession(steps[0].session_id, record["query"]))
+            for step in steps:
+                session.add(step)
+            session.state = FINISHED
+        self.broadcaster.publish("sessions", "memory")
+        if resolved and self.cloud:
+            await self.sync_now()
+        return len(resolved)
+
+    async def close(self) -> None:
+        """Wait for the calls in flight."""
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)

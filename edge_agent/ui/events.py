@@ -1,0 +1,112 @@
+"""Live updates: which panels changed, pushed to every open page as server-sent events.
+
+The agent runs in worker threads; :meth:`Broadcaster.publish` may be called from any of
+them. Each open page has a queue of panel names; its event stream coalesces what queued
+up and sends each changed panel once, re-rendered whole (a page that missed an event is
+right again at the next one, and a reconnecting page gets every panel).
+
+Example:
+    >>> sse_event("memory", "<p>a</p>\\n<p>b</p>")
+    'event: memory\\ndata: <p>a</p>\\ndata: <p>b</p>\\n\\n'
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+
+KEEPALIVE_S = 15.0
+
+
+def sse_event(name: str, data: str) -> str:
+    """One server-sent event (each line of ``data`` on a ``data:`` line of its own)."""
+    lines = data.splitlines() or [""]
+    return f"event: {name}\n" + "".join(f"data: {line}\n" for line in lines) + "\n"
+
+
+class Broadcaster:
+    """Fans "panel changed" notices out to every subscribed page; thread-safe."""
+
+    def __init__(self) -> None:
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._queues: set[asyncio.Queue[str | None]] = set()
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def bind(self, loop: asyncio.AbstractEventLoop) -> None:
+        """The event loop the pages are served on (set when the app starts)."""
+        self._loop = loop
+        self._closed = False
+
+    def publish(self, *panels: str) -> None:
+        """Tell every page that ``panels`` changed (from any thread)."""
+        loop = self._loop
+        if loop is None or loop.is_closed() or not panels:
+            return
+        with contextlib.suppress(RuntimeError):  # the loop is shutting down
+            loop.call_soon_threadsafe(self._put, panels)
+
+    def _put(self, panels: Iterable[str | None]) -> None:
+        with self._lock:
+            queues = list(self._queues)
+        for queue in queues:
+            for panel in panels:
+                queue.put_nowait(panel)
+
+    def close(self) -> None:
+        """End every open stream (the server is stopping)."""
+        self._closed = True
+        if self._loop is not None and not self._loop.is_closed():
+            with contextlib.suppress(RuntimeError):
+                self._loop.call_soon_threadsafe(self._put, [None])
+
+    def subscribe(self) -> asyncio.Queue[str | None]:
+        """A page's queue of changed panels, registered now (nothing after this is missed)."""
+        queue: asyncio.Queue[str | None] = asyncio.Queue()
+        with self._lock:
+            self._queues.add(queue)
+        return queue
+
+    async def changes(self, queue: asyncio.Queue[str | None]) -> AsyncIterator[set[str]]:
+        """Sets of changed panels from a subscribed queue; an empty set every ``KEEPALIVE_S``."""
+        while not self._closed:
+            try:
+                first = await asyncio.wait_for(queue.get(), KEEPALIVE_S)
+            except TimeoutError:
+                yield set()
+                continue
+            batch = [first]
+            while not queue.empty():
+                batch.append(queue.get_nowait())
+            if None in batch:
+                return
+            yield {panel for panel in batch if panel is not None}
+
+    def unsubscribe(self, queue: asyncio.Queue[str | None]) -> None:
+        """Forget a page's queue (its stream ended)."""
+        with self._lock:
+            self._queues.discard(queue)
+
+
+async def panel_stream(
+    broadcaster: Broadcaster,
+    panels: Iterable[str],
+    render: Callable[[str], Awaitable[str]],
+) -> AsyncIterator[str]:
+    """The text of one page's event stream: every panel first, then each change."""
+    names = list(panels)
+    queue = broadcaster.subscribe()
+    try:
+        yield "retry: 2000\n\n"
+        for name in names:
+            yield sse_event(name, await render(name))
+        async for changed in broadcaster.changes(queue):
+            if not changed:
+                yield ": keepalive\n\n"
+            for name in names:
+                if name in changed:
+                    yield sse_event(name, await render(name))
+    finally:
+        broadcaster.unsubscribe(queue)
