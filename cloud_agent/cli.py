@@ -49,6 +49,15 @@ def serve(
     memory_idle_s: float = typer.Option(
         None, help="Unload a user's memory after this many idle seconds [default: 600]."
     ),
+    ui_port: int = typer.Option(
+        None, help="Also serve the web page (sessions, backends, figures, memory) on this port."
+    ),
+    ui_token: str = typer.Option(
+        None,
+        "--ui-token",
+        envvar="EDGELOOP_UI_TOKEN",
+        help="Bearer token the page requires (required beyond loopback).",
+    ),
 ) -> None:
     """Serve the cloud reasoner over gRPC (health checking and reflection included)."""
     from cloud_agent.config import CloudConfig
@@ -76,6 +85,13 @@ def serve(
         )
     except ValueError as exc:
         raise fail(str(exc), 2) from None
+    if ui_port is not None:
+        from edge_agent.ui import UiAccess, UiAccessError
+
+        try:
+            UiAccess.checked(settings.host, ui_token)  # refused before anything starts
+        except UiAccessError as exc:
+            raise fail(str(exc), 2) from None
 
     _configure_logging()
 
@@ -93,12 +109,24 @@ def serve(
         )
         if cloud.metrics_port is not None:
             typer.echo(f"metrics on http://{settings.host}:{cloud.metrics_port}/metrics", err=True)
+        page = None
+        if ui_port is not None:
+            from cloud_agent.ui import serve_page
+
+            try:
+                page = await serve_page(cloud, ui_port, token=ui_token)
+            except OSError as exc:
+                await cloud.stop(0)
+                raise fail(f"cannot serve the page on port {ui_port}: {exc}") from None
+            typer.echo(f"cloud page on {page.url}", err=True)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
         await stop.wait()
         typer.echo("shutting down (draining calls in flight)", err=True)
+        if page is not None:
+            await page.stop()
         await cloud.stop()
 
     asyncio.run(run())

@@ -18,7 +18,7 @@ from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from cloud_agent.config import CloudConfig
 from cloud_agent.errors import (
@@ -52,13 +52,30 @@ class TraceIdFilter(logging.Filter):
 class Event:
     """One thing to send to the client: a step, a device ACTION, or the receipt."""
 
-    kind: str  # "step" | "device_action" | "receipt"
+    kind: str  # "step" | "device_action" | "receipt" (| "device_observation", for watchers)
     step: pb.ReactStep | None = None
     receipt: pb.DecisionReceipt | None = None
 
 
 #: The device's next answer: an OBSERVATION, a CancelSession, or None when it half-closed.
 ObservationSource = Callable[[], Awaitable[pb.ReactStep | pb.CancelSession | None]]
+
+
+class SessionWatcher(Protocol):
+    """Sees each session as it runs (the page of ``cloud-agent serve --ui-port``).
+
+    Called on the server's event loop: a watcher must be quick; what it raises is logged
+    and never reaches the session. ``session_event`` gets every event sent to the device
+    and, as ``Event("device_observation", step=...)``, each observation the device sent.
+    """
+
+    def session_started(
+        self, principal: Principal, session_id: str, query: str, trace_id: str
+    ) -> None: ...
+
+    def session_event(self, session_id: str, event: Event) -> None: ...
+
+    def session_ended(self, session_id: str, outcome: str) -> None: ...
 
 
 class CloudReasoner:
@@ -81,6 +98,19 @@ class CloudReasoner:
         self._owners: OrderedDict[str, str] = OrderedDict()
         self._lock = threading.Lock()
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="reasoner")
+        #: Watchers of every session (``add_watcher``); empty unless a page is served.
+        self.watchers: list[SessionWatcher] = []
+
+    def add_watcher(self, watcher: SessionWatcher) -> None:
+        """Let ``watcher`` see every session from now on."""
+        self.watchers.append(watcher)
+
+    def _tell(self, method: str, *args: Any) -> None:
+        for watcher in self.watchers:
+            try:
+                getattr(watcher, method)(*args)
+            except Exception:  # a watcher's bug never breaks a session
+                log.exception("session watcher %s failed", method)
 
     def close(self) -> None:
         """Stop the worker threads (sessions in flight finish their current step)."""
@@ -188,6 +218,8 @@ class CloudReasoner:
         )
         session.turn_id = request.turn_id
         session.deadline = deadline  # backends bound every call by it
+        if self.watchers:
+            self._tell("session_started", principal, session.session_id, query, trace_id)
         log.info("session %s started (%s, device %s)", session.session_id, rpc, principal.device_id)
         pipe = _Pipe(PIPELINE_DEPTH)
         producer = asyncio.ensure_future(
@@ -226,9 +258,12 @@ class CloudReasoner:
                     self._observe(step)
                     paused = session.state is State.AWAITING_OBSERVATION
                     if step.step_type == pb.STEP_TYPE_ACTION and paused:
-                        await pipe.put(Event("device_action", step=step))
+                        event = Event("device_action", step=step)
                     else:
-                        await pipe.put(Event("step", step=step))
+                        event = Event("step", step=step)
+                    if self.watchers:
+                        self._tell("session_event", session.session_id, event)
+                    await pipe.put(event)
                 if session.state is not State.AWAITING_OBSERVATION:
                     break
                 if next_observation is None:  # pragma: no cover - Reason has no device tools
@@ -239,6 +274,9 @@ class CloudReasoner:
                     await self._end_turn_early(session, pipe, observation)
                     return
                 self._observe(observation)
+                if self.watchers:
+                    event = Event("device_observation", step=observation)
+                    self._tell("session_event", session.session_id, event)
                 from_device.add(observation.act_id)
                 try:
                     session.provide_observation(observation)
@@ -248,7 +286,10 @@ class CloudReasoner:
                 if refusal is not None:
                     await pipe.put(Event("step", step=refusal))
             if session.receipt is not None:
-                await pipe.put(Event("receipt", receipt=session.receipt))
+                receipt = Event("receipt", receipt=session.receipt)
+                if self.watchers:
+                    self._tell("session_event", session.session_id, receipt)
+                await pipe.put(receipt)
             outcome = "completed" if session.state is State.FINISHED else session.state.value
             pipe.close()
         except asyncio.CancelledError:
@@ -290,6 +331,8 @@ class CloudReasoner:
 
     def _ended(self, session: Session, rpc: str, outcome: str) -> None:
         log.info("session %s ended: %s", session.session_id, outcome)
+        if self.watchers:
+            self._tell("session_ended", session.session_id, outcome)
         if self.metrics is not None:
             self.metrics.sessions.labels(rpc, outcome).inc()
 

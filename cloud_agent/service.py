@@ -166,6 +166,12 @@ class CloudServer:
         self.memory_check_s = 2.0
         """Seconds between two checks of the memory database (and idle evictions)."""
 
+    @property
+    def memory_stores(self) -> Any:
+        """The per-user memory stores (``sync.userstores.UserStores``) once started with
+        ``memory_dir``; None otherwise. The page reads them."""
+        return self._stores
+
     def metrics_breakers(self, reasoner: Any) -> None:
         """Expose the backends' breaker states on the metrics endpoint."""
         states = getattr(reasoner, "breaker_states", None)

@@ -25,18 +25,42 @@ from edgeloop.v1 import agent_pb2 as pb
 
 if TYPE_CHECKING:
     from edge_agent.agent import EdgeAgent
+    from sync.store import MemoryStore
 
 T = TypeVar("T")
 
-#: Memory kinds shown on the page, with the columns shown for each (when present).
-MEMORY_COLUMNS: dict[str, tuple[str, ...]] = {
-    "notes": ("text", "list", "created_at"),
-    "timers": ("label", "seconds", "fires_at"),
-    "device_state": ("device", "room", "state", "updated_at"),
-    "facts": ("entity", "attribute", "value", "confidence"),
-    "pending": ("query", "status", "answer", "created_at"),
-}
 MEMORY_ROWS = 50
+
+
+def _table(rows: list[dict[str, Any]], columns: tuple[str, ...], newest: str) -> dict[str, Any]:
+    shown = [c for c in columns if any(c in row for row in rows)] or list(columns)
+    ordered = sorted(rows, key=lambda row: str(row.get(newest) or ""), reverse=True)
+    return {
+        "count": len(rows),
+        "columns": shown,
+        "rows": [{c: row.get(c) for c in shown} for row in ordered[:MEMORY_ROWS]],
+    }
+
+
+def read_memory(store: MemoryStore) -> dict[str, Any]:
+    """What a memory store holds, per kind (notes and lists, timers, device states, facts
+    and settings, pending queries): the count, the columns and the newest rows. Only the
+    store's public, locked reads: safe beside a sync in another thread."""
+    return {
+        "notes": _table(store.notes(), ("text", "list", "created_at"), "created_at"),
+        "timers": _table(store.timers(), ("label", "seconds", "fires_at"), "fires_at"),
+        "device_state": _table(
+            list(store.records("device_state").values()),
+            ("device", "room", "state", "updated_at"),
+            "updated_at",
+        ),
+        "facts": _table(store.facts(), ("entity", "attribute", "value"), "created_at"),
+        "pending": _table(
+            list(store.records("pending").values()),
+            ("query", "status", "answer", "created_at"),
+            "created_at",
+        ),
+    }
 
 
 @dataclass(frozen=True)
@@ -203,23 +227,7 @@ class DeviceConsole:
 
     async def memory_view(self) -> dict[str, Any]:
         """What memory holds, per kind: the count and the newest rows."""
-        return await self._call(self._read_memory)
-
-    def _read_memory(self) -> dict[str, Any]:
-        db = self.agent.memory.db
-        view: dict[str, Any] = {}
-        for kind, wanted in MEMORY_COLUMNS.items():
-            table = db.table(kind)
-            if not table.exists():
-                continue
-            columns = [c for c in wanted if c in table.columns_dict]
-            order = "created_at desc" if "created_at" in table.columns_dict else "rowid desc"
-            rows = [
-                {c: row.get(c) for c in columns}
-                for row in table.rows_where(order_by=order, limit=MEMORY_ROWS)
-            ]
-            view[kind] = {"count": table.count, "columns": columns, "rows": rows}
-        return view
+        return await self._call(lambda: read_memory(self.agent.memory))
 
     async def memory_changed(self) -> bool:
         """True when memory changed since the last look (this process or another one)."""

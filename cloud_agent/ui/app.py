@@ -1,0 +1,140 @@
+"""The cloud's page: a Starlette app over a :class:`CloudConsole`.
+
+    GET  /                            the page
+    GET  /events                      server-sent events, one per changed panel
+    POST /receipts/{session}/verify   recompute a receipt's digest; the verdict as HTML
+    GET  /static/...                  the device page's stylesheet and vendored htmx
+
+Served by ``cloud-agent serve --ui-port N`` beside the gRPC server, on the same host and
+under the same rules (loopback unless told otherwise, ``--ui-token`` beyond it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, PlainTextResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from cloud_agent.ui.console import SAMPLE_S, CloudConsole
+from edge_agent.ui import LiveSession, event_response, make_environment, static_mount
+
+CLOUD_PANELS = ("charts", "sessions", "devices", "backends", "memory")
+_ENV = make_environment("cloud_agent.ui")
+
+
+def _verify_url(session: LiveSession) -> str:
+    return f"/receipts/{session.session_id}/verify"
+
+
+def render_cloud_panel(console: CloudConsole, name: str) -> str:
+    """One panel's HTML."""
+    context: dict[str, Any] = {}
+    template = f"_{name}.html"
+    if name == "sessions":
+        context = {"sessions": console.book.recent(), "verify_url": _verify_url}
+    elif name == "devices":
+        context = {"devices": sorted(console.devices.values(), key=lambda d: -d.last_seen)}
+    elif name == "backends":
+        context = {"backends": console.backends()}
+    elif name == "charts":
+        context = {"charts": list(console.charts.values()), "outcomes": console.outcomes}
+    elif name == "memory":
+        stores = console.cloud.memory_stores
+        context = {"memory": None if stores is None else console.memory}
+        template = "_cloud_memory.html"
+    else:
+        raise KeyError(name)
+    return _ENV.get_template(template).render(**context)
+
+
+def cloud_app(console: CloudConsole) -> Starlette:
+    """The cloud page's ASGI app (``UiServer`` wraps it in the access guard)."""
+
+    async def render(name: str) -> str:
+        return render_cloud_panel(console, name)
+
+    async def page(request: Request) -> HTMLResponse:
+        panels = {name: render_cloud_panel(console, name) for name in CLOUD_PANELS}
+        html = _ENV.get_template("cloud_page.html").render(panels=panels)
+        return HTMLResponse(html, headers={"Cache-Control": "no-store"})
+
+    async def events(request: Request) -> StreamingResponse:
+        return event_response(console.broadcaster, CLOUD_PANELS, render)
+
+    async def verify(request: Request) -> Response:
+        session_id = request.path_params["session_id"]
+        try:
+            check = await console.verify(session_id)
+        except KeyError as exc:
+            return PlainTextResponse(str(exc.args[0]), status_code=404)
+        session = console.book.get(session_id)
+        if session is not None:
+            session.verification = check
+        return HTMLResponse(_ENV.get_template("_verify.html").render(check=check))
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        console.broadcaster.bind(asyncio.get_running_loop())
+        await console.refresh_memory()
+        sampler = asyncio.ensure_future(_sample(console))
+        try:
+            yield
+        finally:
+            sampler.cancel()
+            console.broadcaster.close()
+
+    return Starlette(
+        routes=[
+            Route("/", page),
+            Route("/events", events),
+            Route("/receipts/{session_id}/verify", verify, methods=["POST"]),
+            static_mount(),
+        ],
+        lifespan=lifespan,
+    )
+
+
+async def _sample(console: CloudConsole) -> None:
+    """Figures and memory, once every ``SAMPLE_S``."""
+    while True:
+        await asyncio.sleep(SAMPLE_S)
+        with contextlib.suppress(Exception):  # a busy store: look again next time
+            console.sample()
+            changed = await console.refresh_memory()
+            console.broadcaster.publish("charts", "backends", *(["memory"] if changed else []))
+
+
+async def serve_page(
+    cloud: Any,
+    port: int,
+    *,
+    token: str | None = None,
+    host: str | None = None,
+) -> Any:
+    """Start the page of a started ``CloudServer`` on its host (TLS when it has TLS) and
+    return the running ``edge_agent.ui.UiServer``.
+
+    Raises:
+        UiAccessError: beyond loopback without a token.
+        OSError: the port cannot be bound.
+    """
+    from edge_agent.ui import UiAccess, UiServer
+
+    access = UiAccess.checked(host or cloud.config.host, token)
+    console = CloudConsole(cloud)
+    server = UiServer(
+        cloud_app(console),
+        access,
+        port,
+        tls_cert=cloud.config.tls_cert,
+        tls_key=cloud.config.tls_key,
+        before_stop=console.broadcaster.close,
+    )
+    await server.start()
+    return server

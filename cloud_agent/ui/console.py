@@ -1,0 +1,249 @@
+"""What the cloud's page shows: sessions per device as they run, backends and their
+breakers, the Prometheus figures that matter as small charts, and each user's memory.
+
+:class:`CloudConsole` is a :class:`~cloud_agent.reasoning.SessionWatcher`: the reasoner
+tells it about every session (start, each step and device action, the device's
+observations, the receipt, the end) on the server's event loop. The figures are read from
+the server's own Prometheus registry (no scraping over HTTP) every ``SAMPLE_S`` seconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from cloud_agent.reasoning import Event
+from cloud_agent.security import Principal
+from edge_agent.ui import Broadcaster, LiveSession, SessionBook, Verification
+from edge_agent.ui.device import read_memory
+from edge_agent.ui.live import FAILED, FINISHED
+
+if TYPE_CHECKING:
+    from cloud_agent.service import CloudServer
+
+SAMPLE_S = 1.0
+HISTORY = 120  # samples kept per chart (two minutes at one a second)
+
+
+@dataclass
+class DeviceSummary:
+    """One device as the cloud has seen it."""
+
+    device_id: str
+    user_id: str
+    sessions: int = 0
+    running: int = 0
+    last_query: str = ""
+    last_seen: float = field(default_factory=time.time)
+
+
+@dataclass
+class Chart:
+    """One figure over time."""
+
+    title: str
+    unit: str
+    points: deque[float] = field(default_factory=lambda: deque(maxlen=HISTORY))
+
+    @property
+    def last(self) -> float:
+        """The newest value (0 before the first sample)."""
+        return self.points[-1] if self.points else 0.0
+
+    def polyline(self, width: int = 200, height: int = 48) -> str:
+        """SVG polyline points, scaled to the chart's own maximum."""
+        values = list(self.points)
+        if not values:
+            return ""
+        top = max(values) or 1.0
+        step = width / max(len(values) - 1, 1)
+        return " ".join(
+            f"{i * step:.1f},{height - 2 - (v / top) * (height - 4):.1f}"
+            for i, v in enumerate(values)
+        )
+
+
+def quantile(buckets: list[tuple[float, float]], q: float) -> float:
+    """The ``q`` quantile of a Prometheus histogram (cumulative (le, count) pairs, sorted),
+    interpolated within its bucket as ``histogram_quantile`` does; 0 when empty.
+
+    >>> quantile([(0.01, 5.0), (0.1, 10.0), (float("inf"), 10.0)], 0.5)
+    0.01
+    """
+    if not buckets or buckets[-1][1] <= 0:
+        return 0.0
+    rank = q * buckets[-1][1]
+    lower_le, lower_count = 0.0, 0.0
+    for le, count in buckets:
+        if count >= rank:
+            if le == float("inf"):
+                return lower_le
+            if count == lower_count:
+                return le
+            return lower_le + (le - lower_le) * (rank - lower_count) / (count - lower_count)
+        lower_le, lower_count = le, count
+    return lower_le
+
+
+class CloudConsole:
+    """Watches a :class:`CloudServer`'s sessions, figures and memory for the page."""
+
+    def __init__(self, cloud: CloudServer, broadcaster: Broadcaster | None = None) -> None:
+        self.cloud = cloud
+        self.broadcaster = broadcaster or Broadcaster()
+        self.book = SessionBook(keep=50)
+        self.devices: dict[str, DeviceSummary] = {}
+        self.users: set[str] = set()
+        self.outcomes: dict[str, float] = {}
+        self.charts = {
+            "sessions": Chart("sessions/s", "/s"),
+            "p50": Chart("step latency p50", "ms"),
+            "p99": Chart("step latency p99", "ms"),
+            "errors": Chart("sessions not completed/s", "/s"),
+        }
+        self._previous: tuple[float, dict[str, Any]] | None = None
+        self._memory: dict[str, Any] = {}
+        self._memory_digest = ""
+        cloud.handler.add_watcher(self)
+
+    # -- SessionWatcher --------------------------------------------------------------------
+
+    def session_started(
+        self, principal: Principal, session_id: str, query: str, trace_id: str
+    ) -> None:
+        """A session began: show it under its device."""
+        self.book.open(LiveSession(session_id, query, device=principal.device_id))
+        device = self.devices.get(principal.device_id)
+        if device is None:
+            device = self.devices[principal.device_id] = DeviceSummary(
+                principal.device_id, principal.user_id
+            )
+        device.sessions += 1
+        device.running += 1
+        device.last_query = query
+        device.last_seen = time.time()
+        self.users.add(principal.user_id)
+        self.broadcaster.publish("sessions", "devices")
+
+    def session_event(self, session_id: str, event: Event) -> None:
+        """A step, a device action, the device's observation or the receipt."""
+        session = self.book.get(session_id)
+        if session is None:
+            return
+        if event.step is not None:
+            session.add(event.step)
+        if event.receipt is not None:
+            session.receipt = event.receipt
+        self.broadcaster.publish("sessions")
+
+    def session_ended(self, session_id: str, outcome: str) -> None:
+        """The session is over: completed, canceled, deadline, error..."""
+        session = self.book.get(session_id)
+        if session is None:
+            return
+        if outcome == "completed":
+            session.state = FINISHED
+        else:
+            session.state, session.error = FAILED, f"ended: {outcome}"
+        device = self.devices.get(session.device)
+        if device is not None:
+            device.running = max(0, device.running - 1)
+        self.broadcaster.publish("sessions", "devices")
+
+    # -- receipts --------------------------------------------------------------------------
+
+    async def verify(self, session_id: str) -> Verification:
+        """Recompute a session's receipt digest; check its evidence against the steps."""
+        from react_kernel import verify_receipt
+        from react_kernel.receipts import receipt_digest
+
+        session = self.book.get(session_id)
+        if session is None or session.receipt is None:
+            raise KeyError(f"session {session_id!r} has no receipt")
+        receipt = session.receipt
+        problems = verify_receipt(receipt, list(session.steps))
+        return Verification(
+            receipt.receipt_id, receipt.digest, receipt_digest(receipt), tuple(problems)
+        )
+
+    # -- backends --------------------------------------------------------------------------
+
+    def backends(self) -> list[dict[str, str]]:
+        """Each configured backend with its breaker state."""
+        states_of = getattr(self.cloud.reasoner, "breaker_states", None)
+        states = states_of() if callable(states_of) else {}
+        rows = []
+        for name in self.cloud.config.backends:
+            raw = str(states.get(f"backend:{name}", "closed"))
+            state = raw.rsplit(".", 1)[-1].lower().replace("-", "_")
+            rows.append({"name": name, "state": state})
+        return rows
+
+    # -- figures ---------------------------------------------------------------------------
+
+    def sample(self, now: float | None = None) -> None:
+        """Read the registry once and add a point to every chart."""
+        now = time.monotonic() if now is None else now
+        totals: dict[str, float] = {}
+        buckets: dict[float, float] = {}
+        for metric in self.cloud.metrics.registry.collect():
+            for sample in metric.samples:
+                if sample.name == "edgeloop_sessions_total":
+                    outcome = sample.labels.get("outcome", "")
+                    totals[outcome] = totals.get(outcome, 0.0) + sample.value
+                elif sample.name == "edgeloop_step_latency_seconds_bucket":
+                    le = float(sample.labels["le"])
+                    buckets[le] = buckets.get(le, 0.0) + sample.value
+        current = {"totals": totals, "buckets": buckets}
+        self.outcomes = dict(sorted(totals.items()))
+        previous = self._previous
+        self._previous = (now, current)
+        if previous is None:
+            return
+        elapsed = max(now - previous[0], 1e-6)
+        before = previous[1]
+        done = sum(totals.values()) - sum(before["totals"].values())
+        failed = sum(v for k, v in totals.items() if k != "completed") - sum(
+            v for k, v in before["totals"].items() if k != "completed"
+        )
+        window = sorted((le, count - before["buckets"].get(le, 0.0)) for le, count in buckets.items())
+        self.charts["sessions"].points.append(done / elapsed)
+        self.charts["errors"].points.append(failed / elapsed)
+        if window and window[-1][1] > 0:  # steps in this window: their latency
+            self.charts["p50"].points.append(quantile(window, 0.5) * 1000)
+            self.charts["p99"].points.append(quantile(window, 0.99) * 1000)
+        else:
+            self.charts["p50"].points.append(self.charts["p50"].last)
+            self.charts["p99"].points.append(self.charts["p99"].last)
+
+    # -- memory ----------------------------------------------------------------------------
+
+    def memory_users(self) -> list[str]:
+        """The users whose memory is shown: those seen, and ``local`` in open mode."""
+        users = set(self.users)
+        if self.cloud.auth.open_mode:
+            users.add("local")
+        return sorted(users)
+
+    async def refresh_memory(self) -> bool:
+        """Re-read each user's memory; True when it changed since the last read."""
+        stores = self.cloud.memory_stores
+        if stores is None:
+            return False
+        views = {}
+        for user in self.memory_users():
+            views[user] = await asyncio.to_thread(lambda u=user: read_memory(stores(u)))
+        digest = hashlib.sha256(repr(views).encode("utf-8")).hexdigest()
+        self._memory = views
+        changed = digest != self._memory_digest
+        self._memory_digest = digest
+        return changed
+
+    @property
+    def memory(self) -> dict[str, Any]:
+        """The last read of each user's memory."""
+        return self._memory
