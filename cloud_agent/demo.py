@@ -15,6 +15,8 @@ folder that is removed at the end; nothing of the user's is touched.
 
 from __future__ import annotations
 
+import contextlib
+import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -65,13 +67,26 @@ class BackgroundCloud:
         self._loop = EventLoopThread()
         self.server: CloudServer | None = None
         self.port = 0
+        self.page: Any = None  # the cloud's web page, on the same port across restarts
+        self.page_port = 0
 
     def start(self) -> int:
+        from cloud_agent.ui import serve_page
+
         self.server = CloudServer(self.config)
         self.port = self._loop.run(self.server.start())
+        self.page = self._loop.run(serve_page(self.server, self.page_port))
+        self.page_port = self.page.port
         return self.port
 
+    def run(self, coroutine: Any) -> Any:
+        """Run a coroutine on the cloud's event loop (the device page is served there too)."""
+        return self._loop.run(coroutine)
+
     def stop(self) -> None:
+        if self.page is not None:
+            self._loop.run(self.page.stop())
+            self.page = None
         if self.server is not None:
             self._loop.run(self.server.stop(0.5))
             self.server = None
@@ -105,12 +120,13 @@ def render(step: pb.ReactStep) -> None:
     console.print(f"  [dim]{side:>5}[/] [{style}]{label:<11}[/]{tool} [dim]·[/] {text}")
 
 
-def ask(agent: Any, query: str, rows: list[Row]) -> list[pb.ReactStep]:
-    """Ask the edge agent, render each step live, record where it was answered."""
+def ask(agent: Any, query: str, rows: list[Row], page: Any = None) -> list[pb.ReactStep]:
+    """Ask the edge agent, render each step live (on the device page too, when ``page`` is
+    its ``DeviceConsole``), record where it was answered."""
     console.print(f"\n[bold]> {query}[/]")
     started = time.perf_counter()
     steps: list[pb.ReactStep] = []
-    for step in agent.ask(query):
+    for step in page.track(query, agent.ask(query)) if page else agent.ask(query):
         render(step)
         steps.append(step)
     ms = (time.perf_counter() - started) * 1000
@@ -166,28 +182,31 @@ def run_demo() -> int:
         router, router_name = load_router()
         link = CloudLink(target, deadline_s=10, retries=1, backoff_s=0.1, device_id="demo-phone")
         agent = EdgeAgent(memory, router, cloud=link)
+        page, device_page = _device_page(cloud, agent, target)
         try:
             console.print(
                 Panel.fit(
                     f"cloud reasoner on [bold]{target}[/] (planner backend, health + "
                     f"reflection, memory sync)\nedge agent with {router_name}\n"
-                    f"memory in {folder} (removed at the end)",
+                    f"memory in {folder} (removed at the end)\n"
+                    f"watch it think: device page [bold]{device_page.url}[/], "
+                    f"cloud page [bold]{cloud.page.url}[/]",
                     title="edgeloop demo",
                 )
             )
             scene("1. Simple queries: answered on the device")
             for query in SIMPLE:
-                ask(agent, query, rows)
+                ask(agent, query, rows, page)
 
             scene("2. A compound query: the cloud plans, the device acts")
-            compound = ask(agent, COMPOUND, rows)
+            compound = ask(agent, COMPOUND, rows, page)
             receipt = link.last_receipt
 
             scene("3. The cloud goes away")
             cloud.stop()
             console.print("  [red]cloud reasoner stopped[/]")
-            ask(agent, OFFLINE_SIMPLE, rows)
-            ask(agent, OFFLINE_HARD, rows)
+            ask(agent, OFFLINE_SIMPLE, rows, page)
+            ask(agent, OFFLINE_HARD, rows, page)
             console.print(f"  pending on the device: {[p['query'] for p in memory.pending()]}")
 
             scene("4. The cloud comes back: pending query resolved, memory synced")
@@ -224,12 +243,36 @@ def run_demo() -> int:
             code = verify(receipt, compound)
             if code:
                 return code
+            summary(rows)
+            if sys.stdin.isatty():
+                console.print(f"\nthe pages stay up: {device_page.url} and {cloud.page.url}")
+                with contextlib.suppress(EOFError, KeyboardInterrupt):
+                    input("press Enter to stop ")
         finally:
+            cloud.run(device_page.stop())
             link.close()
             cloud.close()
             memory.close()
-    summary(rows)
     return 0
+
+
+def _device_page(cloud: BackgroundCloud, agent: Any, target: str) -> tuple[Any, Any]:
+    """The device's web page over the demo's agent, served on the cloud's event loop."""
+    from edge_agent.ui import DeviceConsole, UiAccess, UiServer, device_app
+
+    page = DeviceConsole(agent, cloud=target)
+
+    async def start() -> UiServer:
+        server = UiServer(
+            device_app(page),
+            UiAccess.checked("127.0.0.1", None),
+            0,
+            before_stop=page.broadcaster.close,
+        )
+        await server.start()
+        return server
+
+    return page, cloud.run(start())
 
 
 def verify(receipt: pb.DecisionReceipt, steps: list[pb.ReactStep]) -> int:

@@ -5,10 +5,19 @@ vendored htmx).
 
 Example:
     >>> console = CloudConsole(cloud_server)                       # doctest: +SKIP
-    >>> page = UiServer(cloud_app(console), UiAccess.checked("127.0.0.1", None), 8766)  # doctest: +SKIP
+    >>> access = UiAccess.checked("127.0.0.1", None)                # doctest: +SKIP
+    >>> page = UiServer(cloud_app(console), access, 8766)           # doctest: +SKIP
 """
 
 from cloud_agent.ui.app import cloud_app, render_cloud_panel, serve_page
 from cloud_agent.ui.console import Chart, CloudConsole, DeviceSummary, quantile
 
-__all__ = ["Chart", "CloudConsole", "DeviceSummary", "cloud_app", "quantile", "render_cloud_panel", "serve_page"]
+__all__ = [
+    "Chart",
+    "CloudConsole",
+    "DeviceSummary",
+    "cloud_app",
+    "quantile",
+    "render_cloud_panel",
+    "serve_page",
+]

@@ -89,6 +89,10 @@ def quantile(buckets: list[tuple[float, float]], q: float) -> float:
     return lower_le
 
 
+def _read_user_memory(stores: Any, user: str) -> dict[str, Any]:
+    return read_memory(stores(user))
+
+
 class CloudConsole:
     """Watches a :class:`CloudServer`'s sessions, figures and memory for the page."""
 
@@ -210,7 +214,9 @@ class CloudConsole:
         failed = sum(v for k, v in totals.items() if k != "completed") - sum(
             v for k, v in before["totals"].items() if k != "completed"
         )
-        window = sorted((le, count - before["buckets"].get(le, 0.0)) for le, count in buckets.items())
+        window = sorted(
+            (le, count - before["buckets"].get(le, 0.0)) for le, count in buckets.items()
+        )
         self.charts["sessions"].points.append(done / elapsed)
         self.charts["errors"].points.append(failed / elapsed)
         if window and window[-1][1] > 0:  # steps in this window: their latency
@@ -234,9 +240,9 @@ class CloudConsole:
         stores = self.cloud.memory_stores
         if stores is None:
             return False
-        views = {}
+        views: dict[str, Any] = {}
         for user in self.memory_users():
-            views[user] = await asyncio.to_thread(lambda u=user: read_memory(stores(u)))
+            views[user] = await asyncio.to_thread(_read_user_memory, stores, user)
         digest = hashlib.sha256(repr(views).encode("utf-8")).hexdigest()
         self._memory = views
         changed = digest != self._memory_digest

@@ -8,7 +8,8 @@ gRPC servers: loopback unless told otherwise, a bearer token beyond it.
 
 Example:
     >>> console = DeviceConsole(agent)                              # doctest: +SKIP
-    >>> server = UiServer(device_app(console), UiAccess.checked("127.0.0.1", None), 8765)  # doctest: +SKIP
+    >>> access = UiAccess.checked("127.0.0.1", None)                # doctest: +SKIP
+    >>> server = UiServer(device_app(console), access, 8765)         # doctest: +SKIP
     >>> await server.start(); print(server.url)                     # doctest: +SKIP
 """
 

@@ -11,10 +11,10 @@
 Example:
     >>> UiAccess.checked("127.0.0.1", None).open_mode
     True
-    >>> UiAccess.checked("0.0.0.0", None)
+    >>> UiAccess.checked("0.0.0.0", None)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    edge_agent.ui.access.UiAccessError: the page on 0.0.0.0 is beyond loopback: give it a token (--ui-token or $EDGELOOP_UI_TOKEN)
+    edge_agent.ui.access.UiAccessError: the page on 0.0.0.0 is beyond loopback: give it a token...
 """
 
 from __future__ import annotations
@@ -75,7 +75,9 @@ class UiAccess:
         """The access rules for ``host``; raises UiAccessError beyond loopback without a token."""
         token = token or None
         if token is None and not is_loopback(host):
-            raise UiAccessError(f"the page on {host} is beyond loopback: give it a token ({TOKEN_HELP})")
+            raise UiAccessError(
+                f"the page on {host} is beyond loopback: give it a token ({TOKEN_HELP})"
+            )
         return cls(host, token)
 
     @property

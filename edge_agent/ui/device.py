@@ -15,7 +15,7 @@ import asyncio
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -158,6 +158,26 @@ class DeviceConsole:
             session.state, session.error = FAILED, f"{type(exc).__name__}: {exc}"
         self._finish(session)
 
+    def track(self, query: str, steps: Iterable[pb.ReactStep]) -> Iterator[pb.ReactStep]:
+        """Show a session that another caller drives (``steps`` from ``agent.ask``), passing
+        each step through as it comes; the agent is held for the page meanwhile.
+
+        Example:
+            >>> for step in console.track(query, agent.ask(query)): ...   # doctest: +SKIP
+        """
+        with self._lock:
+            session: LiveSession | None = None
+            try:
+                for step in steps:
+                    if session is None:
+                        session = self.book.open(LiveSession(step.session_id, query))
+                    session.add(step)
+                    self.broadcaster.publish("sessions", "approvals")
+                    yield step
+            finally:
+                if session is not None:
+                    self._finish(session)
+
     def approve(self, session_id: str, act_id: str, approved: bool) -> LiveSession:
         """Approve or deny a waiting action (the ``Approve`` RPC's path); the steps follow.
 
@@ -191,9 +211,12 @@ class DeviceConsole:
             if session.waiting is None and final.receipt_id:
                 session.receipt = self.agent.memory.get_receipt(final.receipt_id)
             last = getattr(self.agent.cloud, "last_receipt", None)
-            if session.receipt is None and isinstance(last, pb.DecisionReceipt):
-                if last.session_id == session.session_id:
-                    session.receipt = last
+            if (
+                session.receipt is None
+                and isinstance(last, pb.DecisionReceipt)
+                and last.session_id == session.session_id
+            ):
+                session.receipt = last
         self.broadcaster.publish("sessions", "approvals", "memory", "sync")
 
     # -- receipts --------------------------------------------------------------------------

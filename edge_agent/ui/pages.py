@@ -35,7 +35,8 @@ def step_kind(step: pb.ReactStep) -> str:
 
 def origin_name(value: int) -> str:
     """edge or cloud ("" when unset)."""
-    return {pb.ORIGIN_EDGE: "edge", pb.ORIGIN_CLOUD: "cloud"}.get(value, "")
+    names: dict[int, str] = {pb.ORIGIN_EDGE: "edge", pb.ORIGIN_CLOUD: "cloud"}
+    return names.get(value, "")
 
 
 def status_name(step: pb.ReactStep) -> str:
@@ -56,7 +57,7 @@ def compact_json(value: Any) -> str:
         try:
             value = json.loads(value)
         except ValueError:
-            return value
+            return str(value)
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
@@ -97,7 +98,9 @@ def short_time(value: Any) -> str:
 
 
 def cell(value: Any) -> str:
-    """A memory cell: JSON text unpacked, times shortened."""
+    """A memory cell: objects and JSON text as one line of JSON, times shortened."""
+    if isinstance(value, dict | list):
+        return compact_json(value)
     if isinstance(value, str) and value[:1] in "{[":
         return compact_json(value)
     if isinstance(value, str) and len(value) >= 19 and value[4:5] == "-" and "T" in value:
