@@ -56,13 +56,13 @@ def shoot(out: Path, chromium: str) -> list[Path]:
     from playwright.sync_api import sync_playwright
 
     from cloud_agent.config import CloudConfig
-    from cloud_agent.server import EventLoopThread
     from cloud_agent.service import CloudServer
     from cloud_agent.ui import serve_page
     from edge_agent.agent import EdgeAgent
     from edge_agent.cloud_link import CloudLink
     from edge_agent.router import Router
     from edge_agent.ui import DeviceConsole, UiAccess, UiServer, device_app
+    from edgeloop.transport.loop import EventLoopThread
     from sync.store import MemoryStore
 
     folder = Path(tempfile.mkdtemp(prefix="edgeloop-shots-"))

@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from cloud_agent.reasoning import Event
-from cloud_agent.security import Principal
 from edge_agent.ui import Broadcaster, LiveSession, SessionBook, Verification
 from edge_agent.ui.device import read_memory
 from edge_agent.ui.live import FAILED, FINISHED
+from edgeloop.transport.auth import Principal
 
 if TYPE_CHECKING:
     from cloud_agent.service import CloudServer

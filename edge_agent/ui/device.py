@@ -284,15 +284,15 @@ class DeviceConsole:
     def _sync(self) -> None:
         import grpc
 
+        from edgeloop.transport.channels import client_channel
         from sync.client import sync_with
 
         assert self.cloud is not None
-        if self.tls_root:
-            with open(self.tls_root, "rb") as pem:
-                credentials = grpc.ssl_channel_credentials(root_certificates=pem.read())
-            channel = grpc.secure_channel(self.cloud, credentials)
-        else:
-            channel = grpc.insecure_channel(self.cloud)
+        try:
+            channel = client_channel(self.cloud, tls_root=self.tls_root)
+        except OSError as exc:
+            self.sync.error = f"cannot read the CA {self.tls_root}: {exc}"
+            return
         store = self.agent.memory
         try:
             result = sync_with(channel, store, self.token, device_id="" if self.token else None)

@@ -47,13 +47,13 @@ class Stack:
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     """Cloud and device on free loopback ports, each serving its page."""
     from cloud_agent.config import CloudConfig
-    from cloud_agent.server import EventLoopThread
     from cloud_agent.service import CloudServer
     from cloud_agent.ui import serve_page
     from edge_agent.agent import EdgeAgent
     from edge_agent.cloud_link import CloudLink
     from edge_agent.router import Router
     from edge_agent.ui import DeviceConsole, UiAccess, UiServer, device_app
+    from edgeloop.transport.loop import EventLoopThread
     from sync.store import MemoryStore
 
     root = tmp_path_factory.mktemp("ui")
