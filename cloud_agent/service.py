@@ -168,8 +168,9 @@ class CloudServer:
 
     @property
     def memory_stores(self) -> Any:
-        """The per-user memory stores (``sync.userstores.UserStores``) once started with
-        ``memory_dir``; None otherwise. The page reads them."""
+        """The per-user memory (``sync.userstores.UserStores`` with ``memory_dir``,
+        ``sync.pgmemory.PostgresMemory`` with ``memory_url``) once started; None otherwise.
+        The page reads it."""
         return self._stores
 
     def metrics_breakers(self, reasoner: Any) -> None:

@@ -89,8 +89,13 @@ def quantile(buckets: list[tuple[float, float]], q: float) -> float:
     return lower_le
 
 
-def _read_user_memory(stores: Any, user: str) -> dict[str, Any]:
-    return read_memory(stores(user))
+def _read_user_memory(stores: Any, user: str) -> dict[str, Any] | None:
+    """A user's memory through a lease of the budgeted cache (never keeps it loaded);
+    None when the backend's lease holds no SQLite store (``--memory-url``)."""
+    with stores.lease(user) as store:
+        if not hasattr(store, "notes"):
+            return None
+        return read_memory(store)
 
 
 class CloudConsole:
@@ -242,7 +247,9 @@ class CloudConsole:
             return False
         views: dict[str, Any] = {}
         for user in self.memory_users():
-            views[user] = await asyncio.to_thread(_read_user_memory, stores, user)
+            view = await asyncio.to_thread(_read_user_memory, stores, user)
+            if view is not None:
+                views[user] = view
         digest = hashlib.sha256(repr(views).encode("utf-8")).hexdigest()
         self._memory = views
         changed = digest != self._memory_digest
