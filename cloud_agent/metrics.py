@@ -6,7 +6,8 @@ Exposed with ``cloud-agent serve --metrics-port N`` at ``http://127.0.0.1:N/metr
 - ``edgeloop_step_latency_seconds{type}``: time to produce each step
 - ``edgeloop_route_decisions_total{route,tool}``: the planner's per-clause decisions
 - ``edgeloop_cloud_fallbacks_total{from_backend,to_backend}``: a backend failed, the next served
-- ``edgeloop_parser_fallbacks_total{kind}``: the kernel's tolerant-parser repairs
+- ``edgeloop_parser_fallbacks_total{kind}``: the kernel's tolerant-parser repairs, counted
+  from the ``parser_fallbacks`` metadata of each reply's decisive step
 - ``edgeloop_breaker_state{name}``: 0 closed, 1 half-open, 2 open
 - ``edgeloop_rate_limited_total``: calls refused by the per-device rate limit
 - ``edgeloop_sessions_total{rpc,outcome}``: sessions by RPC and how they ended
@@ -19,13 +20,16 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, start_http_server
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from edgeloop.v1 import agent_pb2 as pb
 
 # Tool names come from the wire: past this many label combinations, look children up each time.
 _MAX_CACHED_CHILDREN = 4096
+# The parser marks every step of a repaired reply; its decisive step counts the repairs once.
+PARSER_FALLBACKS_KEY = "parser_fallbacks"
+_DECISIVE = (pb.STEP_TYPE_ACTION, pb.STEP_TYPE_FINAL_ANSWER, pb.STEP_TYPE_ERROR)
 BREAKER_STATE_VALUES = {"closed": 0.0, "half_open": 1.0, "half-open": 1.0, "open": 2.0}
 
 
@@ -38,15 +42,10 @@ def _enum_label(enum: Any, value: int, prefix: str) -> str:
 
 
 class _CallbackCollector(Collector):
-    """Reads breaker states and parser-fallback counts when Prometheus scrapes."""
+    """Reads breaker states when Prometheus scrapes."""
 
-    def __init__(
-        self,
-        breakers: Callable[[], Mapping[str, str]],
-        parser_fallbacks: Callable[[], Mapping[str, int]],
-    ) -> None:
+    def __init__(self, breakers: Callable[[], Mapping[str, str]]) -> None:
         self._breakers = breakers
-        self._parser_fallbacks = parser_fallbacks
 
     def collect(self) -> Iterator[Any]:
         gauge = GaugeMetricFamily(
@@ -57,12 +56,6 @@ class _CallbackCollector(Collector):
         for name, state in self._breakers().items():
             gauge.add_metric([name], BREAKER_STATE_VALUES.get(str(state).lower(), -1.0))
         yield gauge
-        counter = CounterMetricFamily(
-            "edgeloop_parser_fallbacks", "Tolerant-parser repairs by kind.", labels=["kind"]
-        )
-        for kind, count in self._parser_fallbacks().items():
-            counter.add_metric([kind], float(count))
-        yield counter
 
 
 class CloudMetrics:
@@ -71,7 +64,6 @@ class CloudMetrics:
     def __init__(
         self,
         breakers: Callable[[], Mapping[str, str]] = dict,
-        parser_fallbacks: Callable[[], Mapping[str, int]] | None = None,
     ) -> None:
         self.registry = CollectorRegistry()
         self.steps = Counter(
@@ -110,7 +102,13 @@ class CloudMetrics:
             ["rpc", "outcome"],
             registry=self.registry,
         )
-        self._collector = _CallbackCollector(breakers, parser_fallbacks or _kernel_parser_fallbacks)
+        self.parser_fallbacks = Counter(
+            "edgeloop_parser_fallbacks",
+            "Tolerant-parser repairs by kind.",
+            ["kind"],
+            registry=self.registry,
+        )
+        self._collector = _CallbackCollector(breakers)
         self.registry.register(self._collector)
         self._step_children: dict[tuple[int, str, int, int], Any] = {}
         self._latency_children: dict[int, Any] = {}
@@ -141,6 +139,9 @@ class CloudMetrics:
             if len(self._step_children) < _MAX_CACHED_CHILDREN:
                 self._step_children[key] = counter
         counter.inc()
+        if step_type in _DECISIVE and PARSER_FALLBACKS_KEY in step.metadata:
+            for kind in step.metadata[PARSER_FALLBACKS_KEY].split(","):
+                self.parser_fallbacks.labels(kind).inc()
         latency_ms = step.latency_ms
         if latency_ms > 0:
             histogram = self._latency_children.get(step_type)
@@ -164,10 +165,3 @@ class CloudMetrics:
         if self._http_thread is not None:
             self._http_thread.join(timeout=5)
             self._http_thread = None
-
-
-def _kernel_parser_fallbacks() -> Mapping[str, int]:
-    from react_kernel import parser_fallback_counts
-
-    counts: Mapping[str, int] = parser_fallback_counts()
-    return counts

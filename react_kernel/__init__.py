@@ -35,12 +35,7 @@ from react_kernel.idempotency import (
     SessionStore,
 )
 from react_kernel.loop import AgentLoop
-from react_kernel.parser import (
-    ParseResult,
-    parse_model_output,
-    parser_fallback_counts,
-    reset_parser_fallback_counts,
-)
+from react_kernel.parser import ParseResult, parse_model_output
 from react_kernel.reasoner import CancelToken, Reasoner, ReasoningContext, ScriptedReasoner
 from react_kernel.receipts import build_receipt, make_receipt, verify_receipt
 from react_kernel.safety import (
@@ -99,11 +94,9 @@ __all__ = [
     "make_receipt",
     "new_act_id",
     "parse_model_output",
-    "parser_fallback_counts",
     "redact_pii",
     "redact_step",
     "redact_struct",
-    "reset_parser_fallback_counts",
     "sandbox_arguments",
     "screen_injection",
     "step_from_json",

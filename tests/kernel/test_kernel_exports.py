@@ -27,7 +27,6 @@ EXPECTED = {
     "make_receipt",
     "new_act_id",
     "parse_model_output",
-    "parser_fallback_counts",
     "redact_pii",
     "redact_struct",
     "screen_injection",
@@ -60,7 +59,6 @@ EXPECTED = {
     "default_approval_policy",
     "jaccard",
     "redact_step",
-    "reset_parser_fallback_counts",
     "sandbox_arguments",
     "step_from_json",
 }
