@@ -5,7 +5,8 @@
 ['get_weather', 'get_weather']
 """
 
-from cloud_agent.planner.plan import Plan, PlannedCall, make_plan
+from cloud_agent.planner.calls import Plan, PlannedCall
+from cloud_agent.planner.plan import make_plan
 from cloud_agent.planner.reasoner import PlannerReasoner
 
 __all__ = ["Plan", "PlannedCall", "PlannerReasoner", "make_plan"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from cloud_agent.planner import interpret as it
-from cloud_agent.planner.plan import Plan, PlannedCall
+from cloud_agent.planner.calls import Plan, PlannedCall
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel.steps import from_struct
 

@@ -24,7 +24,8 @@ from typing import Any
 
 from cloud_agent.planner import interpret as it
 from cloud_agent.planner.answer import compose_answer, describe_call
-from cloud_agent.planner.plan import PREV, Plan, PlannedCall, make_plan
+from cloud_agent.planner.calls import PREV, Plan, PlannedCall
+from cloud_agent.planner.plan import make_plan
 from edge_agent.cloud_link import DEVICE_TOOLS
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel.steps import from_struct, to_struct

@@ -1,0 +1,187 @@
+"""Each tool's arguments from a clause: device commands, conversions (with a unit shared
+across a list, or a temperature carried from the weather), calculator expressions that use
+the previous result, notes and searches, timers. The edge's own readers do the reading
+where they can (``cloud_agent.planner.interpret.edge_arguments``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from cloud_agent.planner import interpret as it
+from cloud_agent.planner.calls import PREV, PlannedCall
+from edge_agent.arguments.durations import parse_duration
+
+
+def shared_unit(
+    clause: it.Clause, clauses: list[it.Clause], extractor: it.Extractor | None
+) -> dict[str, Any] | None:
+    """A bare number that takes its unit from the next timer fragment."""
+    index = clauses.index(clause)
+    for later in clauses[index + 1 :]:
+        if later.tool != it.TIMER:
+            break
+        unit = re.search(r"\b(hours?|minutes?|seconds?)\b", later.text)
+        if unit:
+            probe = f"set a timer for {clause.value:g} {unit.group(1)}"
+            return it.edge_arguments(it.TIMER, probe, extractor) or own_arguments(it.TIMER, probe)
+    return None
+
+
+def device_call(
+    clause: it.Clause, previous: it.Clause | None, extractor: it.Extractor | None
+) -> list[PlannedCall]:
+    args = it.edge_arguments(it.DEVICE, clause.text, extractor) or {}
+    device = clause.device or args.get("device")
+    if device is None and previous is not None and previous.tool == it.DEVICE:
+        device = previous.device  # "turn on the heater and | set it to 23"
+    if device is None and re.search(r"\bvolume\b", clause.text) and previous is not None:
+        device = previous.device
+    action = clause.action or args.get("action")
+    if action is None and previous is not None and previous.tool == it.DEVICE:
+        action = previous.action
+    if device is None or action is None:
+        return []
+    clause.device, clause.action = device, action
+    out: dict[str, Any] = {"device": device, "action": action}
+    room = clause.room or args.get("room")
+    if room is None and clause.refers_back and previous is not None and previous.device == device:
+        room = previous.room  # "turn on the lights in the living room and set them to 50"
+    if room is None and re.search(r"\bthere\b", clause.text) and previous is not None:
+        room = previous.room  # "turn off the heater in the nursery and the fan on there"
+    if room:
+        out["room"] = room
+    if action == "set":
+        value = args.get("value", clause.value)
+        if value is None and re.search(r"\bto\s+(?:that|it|the\s+result)\b", clause.text):
+            value = PREV  # "convert 72 f to c and set the ac to that"
+        if value is not None:
+            out["value"] = value
+    return [PlannedCall(it.DEVICE, out)]
+
+
+QUANTITY = re.compile(r"(-?\d+(?:\.\d+)?)\s*(°?\s*[a-z]+(?:/[a-z]+)?)")
+
+
+TEMPERATURE_SCALE = re.compile(r"\bin\s+(?:degrees\s+)?(fahrenheit|kelvin)\b")
+SCALES = {"fahrenheit": "f", "kelvin": "k", "celsius": "c"}
+
+
+def temperature_args(target: str) -> dict[str, Any]:
+    return {"value": PREV, "from_unit": "c", "to_unit": target}
+
+
+def convert_call(
+    clause: it.Clause,
+    text: str,
+    extractor: it.Extractor | None,
+    previous: it.Clause | None = None,
+) -> list[PlannedCall]:
+    args = it.edge_arguments(it.CONVERT, clause.text, extractor)
+    if args and args.get("value") is not None:
+        return [PlannedCall(it.CONVERT, args)]
+    if clause.refers_back and previous is not None and previous.tool in (it.CALCULATOR, it.CONVERT):
+        # "20% of 80 and convert the answer from kg to lb": the value is the last result.
+        units = units_of(clause.text, extractor)
+        if units is not None:
+            return [PlannedCall(it.CONVERT, {"value": PREV, **units})]
+    scale = re.search(r"\b(?:in|to|into)\s+(?:degrees\s+)?(fahrenheit|kelvin)\b", clause.text)
+    if scale and previous is not None and previous.tool == it.WEATHER:
+        # "weather in Paris | and convert the temperature to Fahrenheit"
+        return [PlannedCall(it.CONVERT, temperature_args(SCALES[scale.group(1)]))]
+    # "note that the fence is 12 feet | and tell me that in meters": the quantity is earlier.
+    before = text[: text.find(clause.text)] if clause.text in text else text
+    target = re.search(r"\b(?:in|to|into)\s+([a-z°]+)", clause.text)
+    for match in reversed(list(QUANTITY.finditer(before))):
+        if target is None:
+            break
+        probe = f"convert {match.group(1)} {match.group(2)} to {target.group(1)}"
+        args = it.edge_arguments(it.CONVERT, probe, extractor)
+        if args and args.get("value") is not None:
+            return [PlannedCall(it.CONVERT, args)]
+    return []
+
+
+def units_of(clause_text: str, extractor: it.Extractor | None) -> dict[str, Any] | None:
+    """The canonical units of a conversion of an earlier result ("from kg to lb")."""
+    pair = re.search(r"\bfrom\s+([a-z°]+)\s+(?:to|into|in)\s+([a-z°]+)", clause_text)
+    if pair is None:
+        return None
+    probe = f"convert 1 {pair.group(1)} to {pair.group(2)}"
+    args = it.edge_arguments(it.CONVERT, probe, extractor)
+    if not args or not args.get("from_unit") or not args.get("to_unit"):
+        return None
+    return {"from_unit": args["from_unit"], "to_unit": args["to_unit"]}
+
+
+_OPS: tuple[tuple[str, str], ...] = (
+    (r"\b(?:times|multipl\w*(?:\s+by)?)\s*(?:it\s+|that\s+|them\s+)?(?:by\s+)?(-?[\d.]+)", "*"),
+    (r"\bdivide\w*\s*(?:it\s+|that\s+|them\s+)?by\s+(-?[\d.]+)", "/"),
+    (r"\b(?:add|plus)\s+(-?[\d.]+)", "+"),
+    (r"\b(?:subtract|minus|take\s+away)\s+(-?[\d.]+)", "-"),
+    (r"\b(?:to\s+the\s+power\s+of|power\s+of)\s+(-?[\d.]+)", "^"),
+)
+
+
+def expression(clause: it.Clause, previous: it.Clause | None) -> str:
+    """The calculator expression; ``{prev}`` when the clause works on an earlier result."""
+    body = clause.text
+    uses_prev = previous is not None and clause.refers_back
+    if uses_prev:
+        for pattern, op in _OPS:
+            match = re.search(pattern, body)
+            if match:
+                return f"{PREV} {op} {match.group(1)}"
+        if re.search(r"\bdouble\b", body):
+            return f"{PREV} * 2"
+        if re.search(r"\bhalf\b", body):
+            return f"{PREV} / 2"
+        if re.search(r"\bsquared\b", body):
+            return f"{PREV} ^ 2"
+    expr = body
+    for words, symbol in (
+        (r"\bdivided\s+by\b|\bover\b", "/"),
+        (r"\bmultiplied\s+by\b|\btimes\b|\bx\b", "*"),
+        (r"\bplus\b", "+"),
+        (r"\bminus\b", "-"),
+        (r"\bpercent\b", "%"),
+        (r"\bsquared\b", "^2"),
+        (r"\bsquare\s+root\s+of\b", "sqrt"),
+    ):
+        expr = re.sub(words, f" {symbol} ", expr)
+    expr = re.sub(r"[^0-9.+\-*/^%()sqrtof ]", " ", expr)
+    tokens = re.findall(r"sqrt|of|\d+(?:\.\d+)?|[-+*/^%()]", expr)
+    while tokens and tokens[0] in ("of", "+", "*", "/", "^", "%"):
+        tokens.pop(0)
+    return " ".join(tokens) or "0"
+
+
+NOTE_PREFIX = re.compile(
+    r"^.*?\b(?:add\s+(?=.+\bto\s+(?:my\s+)?notes\b)|add(?:\s+a)?\s+note(?:\s+(?:to|that|saying|says|:))?|add\s+one\s+saying|"
+    r"make\s+a\s+note(?:\s+(?:to|that))?|note\s+(?:that|down|to)|note:|jot(?:\s+down)?|"
+    r"write\s+down|remind\s+me\s+to|remember\s+(?:that|to)|save\s+a\s+note(?:\s+to)?|"
+    r"new\s+note(?:\s+to)?|(?:a|another)\s+note\s*(?:saying|that\s+says|reading|to|that|:))\s*"
+)
+SEARCH_PREFIX = re.compile(
+    r"^.*?\bwhat\s+did\s+i\s+(?:note|write|save)\s+(?:about|on|regarding)\s+|"
+    r"^.*?\bdo\s+i\s+have\s+(?:any\s+)?notes?\s+(?:about|on|for)\s+|"
+    r"^.*?\b(?:search|look|find)\s+(?:for\s+)?(?=.+\s+in\s+my\s+notes)|\s+in\s+my\s+notes.*$|"
+    r"^.*?\bnotes?\s+(?:for|about|on|regarding|mentioning)\s+|^.*?\bnote\s+about\s+"
+)
+
+
+def own_arguments(tool: str, text: str) -> dict[str, Any] | None:
+    if tool == it.ADD_NOTE:
+        note = NOTE_PREFIX.sub("", text).strip(" :,.")
+        note = re.sub(r"\s+to\s+(?:my\s+)?notes$", "", note).strip(" '\"")
+        note = re.sub(r"^(?:to|that|saying)\s+", "", note)
+        return {"text": note} if note else None
+    if tool == it.SEARCH_NOTES:
+        query = SEARCH_PREFIX.sub("", text).strip(" :,.")
+        query = re.sub(r"^(?:the|my)\s+", "", query)
+        return {"query": query} if query else None
+    if tool == it.TIMER:
+        seconds = parse_duration(text)
+        return {"seconds": seconds} if seconds else None
+    return None

@@ -1,0 +1,235 @@
+"""What one clause of a compound query lends the next: the tool ("weather in Paris | and
+Rome"), the action for a list of devices ("turn off the tv, | the speaker"), the place
+("...| and the lights in the basement"), the day ("in Beijing | and Shanghai tomorrow"),
+and the repairs of cuts that split one request ("add a note to buy eggs | milk").
+
+These functions change the clauses in place or return the merged list; building each
+call's arguments is ``cloud_agent.planner.arguments``'s job.
+"""
+
+from __future__ import annotations
+
+import re
+
+from cloud_agent.planner import interpret as it
+from cloud_agent.planner.arguments import own_arguments
+from cloud_agent.planner.clauses import open_knowledge_cues
+
+NEEDS_CITY = (it.WEATHER, it.CLOCK)
+SET_PRONOUN = re.compile(r"\b(?:set|turn|dim|put|change)\s+(?:it|them|that|those)\b")
+
+
+LEADING_VERB = re.compile(
+    r"^(?:turn|switch|lock|unlock|open|close|shut|set|dim|brighten|kill|put|start|stop|power|"
+    r"raise|lower|bump|crank|make)\b"
+)
+
+
+def share_device_actions(clauses: list[it.Clause]) -> None:
+    """One action for a list of devices, said before or after it: "turn off everything: |
+    the tv, | the speaker" (the fragments take the action), "both the fan | and the ac off"
+    (the bare device takes the action of the device after it)."""
+    for i, clause in enumerate(clauses[:-1]):
+        nxt = clauses[i + 1]
+        if (
+            clause.tool is None
+            and clause.action
+            and not clause.device
+            and not clause.cities
+            and nxt.tool is None
+            and nxt.device
+        ):
+            clause.tool = it.DEVICE  # the action alone: its devices follow
+    for i in range(len(clauses) - 2, -1, -1):
+        clause, nxt = clauses[i], clauses[i + 1]
+        if (
+            clause.tool is None
+            and clause.device
+            and not clause.action
+            and not clause.cities
+            and nxt.tool == it.DEVICE
+            and nxt.device
+            and nxt.action
+            and not LEADING_VERB.match(nxt.text)  # "the ac off", not "lock up"
+        ):
+            clause.tool, clause.action = it.DEVICE, nxt.action
+
+
+def share_place_tools(clauses: list[it.Clause]) -> None:
+    """Places named before the words that say what to ask of them: "check both the Paris |
+    and the Rome weather" (the first place takes the tool, and day, of the clause after)."""
+    for i in range(len(clauses) - 2, -1, -1):
+        clause, nxt = clauses[i], clauses[i + 1]
+        before = clauses[i - 1] if i > 0 else None
+        if (
+            clause.tool is None
+            and clause.cities
+            and not clause.device
+            and nxt.tool in NEEDS_CITY
+            and nxt.cities
+            and (before is None or before.tool is None)
+        ):
+            clause.tool = nxt.tool
+            clause.days = clause.days or list(nxt.days)
+
+
+def carry_tools(clauses: list[it.Clause]) -> None:
+    """A fragment with an entity but no tool of its own takes the tool before it."""
+    share_device_actions(clauses)
+    share_place_tools(clauses)
+    previous: it.Clause | None = None
+    for clause in clauses:
+        if (
+            previous is not None
+            and previous.tool == it.DEVICE
+            and (
+                (
+                    clause.tool in (None, it.DEVICE)
+                    and (
+                        clause.refers_back
+                        or (
+                            clause.device == "speaker"
+                            and "volume" in clause.text
+                            and previous.device in ("tv", "speaker")
+                        )
+                    )
+                )
+                or SET_PRONOUN.search(clause.text)
+            )
+            and it.find_action(clause.text, previous.device)
+        ):
+            # "turn on the heater and | set it to 23", "turn on the tv and | the volume to 40"
+            clause.tool, clause.device = it.DEVICE, previous.device
+        if (
+            clause.tool is None
+            and previous is not None
+            and previous.tool == it.TIMER
+            and own_arguments(it.TIMER, clause.text)
+        ):
+            clause.tool = it.TIMER  # "a timer for 10 minutes | and another 5 minutes"
+        if clause.tool is None and previous is not None and previous.tool and clause.has_entity:
+            clause.tool = previous.tool
+            if clause.tool == it.DEVICE:
+                clause.device = clause.device or previous.device
+                clause.action = clause.action or previous.action
+                if clause.room and previous.room is None and previous.own_tool == it.DEVICE:
+                    # "turn on the heater | and the lights in the basement": one place for both
+                    previous.room = clause.room
+        previous = clause
+
+
+def merge_fragments(clauses: list[it.Clause], extractor: it.Extractor | None) -> list[it.Clause]:
+    """Repair cuts that split one request: join fragments that carry nothing on their own."""
+    changed = True
+    while changed and len(clauses) > 1:
+        changed = False
+        for i, clause in enumerate(clauses):
+            nxt = clauses[i + 1] if i + 1 < len(clauses) else None
+            prev = clauses[i - 1] if i > 0 else None
+            lacks_city = clause.tool in NEEDS_CITY and not clause.cities and not clause.refers_back
+            # "which city is colder tomorrow, | moscow or stockholm"
+            if lacks_city and nxt is not None and nxt.tool is None and nxt.cities:
+                clauses[i : i + 2] = [it.read_clause(f"{clause.text} {nxt.text}", extractor)]
+                changed = True
+                break
+            if clause.tool is not None:
+                continue
+            # "in london, | will tomorrow be warmer than today"; "between paris | and london,
+            # | which one is warmer": places listed first, then what to ask of them.
+            run = place_run(clauses, i)
+            target = clauses[i + len(run)] if i + len(run) < len(clauses) else None
+            if (
+                run
+                and target is not None
+                and target.tool in NEEDS_CITY
+                and not target.cities
+                and (prev is None or prev.tool is None)
+            ):
+                cities = [city for c in run for city in c.cities]
+                merged = it.read_clause(f"{target.text} in {' and '.join(cities)}", extractor)
+                merged.days = target.days or [d for c in run for d in c.days][:1]
+                clauses[i : i + len(run) + 1] = [merged]
+                changed = True
+                break
+            # "is stockholm colder than moscow, | today": a day that belongs to the clause.
+            if (
+                clause.days
+                and not clause.cities
+                and not clause.device
+                and prev is not None
+                and prev.tool in NEEDS_CITY
+                and not prev.days
+                and not ANOTHER_DAY.match(clause.text)
+            ):
+                prev.days = clause.days
+                del clauses[i]
+                changed = True
+                break
+            # "search my notes for recipes | as well as anything about pasta": a second search.
+            if (
+                prev is not None
+                and prev.tool == it.SEARCH_NOTES
+                and ANOTHER_SEARCH.match(clause.text)
+            ):
+                clause.tool = clause.own_tool = it.SEARCH_NOTES
+                changed = True
+                break
+            # "add a note to buy eggs | milk": a cut inside free text.
+            if (
+                not clause.has_entity
+                and not open_knowledge_cues(clause.text)
+                and prev is not None
+                and prev.tool in (it.ADD_NOTE, it.SEARCH_NOTES)
+            ):
+                joined = it.read_clause(f"{prev.text} and {clause.text}", extractor)
+                joined.tool = prev.tool
+                clauses[i - 1 : i + 1] = [joined]
+                changed = True
+                break
+    return clauses
+
+
+# "... and what about tomorrow": the same request again for another day.
+ANOTHER_DAY = re.compile(r"^(?:and\s+)?(?:what|how)\s+about\b")
+
+ANOTHER_SEARCH = re.compile(
+    r"^(?:for\s+)?(?:anything|something|stuff|everything|whatever|any\s+notes?|notes?)\s+"
+    r"(?:about|on|regarding|mentioning|with|for)\s+\S"
+)
+
+
+def place_run(clauses: list[it.Clause], start: int) -> list[it.Clause]:
+    """The fragments from ``start`` on that name places and nothing else (no tool of their
+    own, no device): a list of cities waiting for the clause that says what to ask."""
+    run = []
+    for clause in clauses[start:]:
+        if clause.tool is not None or not clause.cities or clause.device:
+            break
+        run.append(clause)
+    return run
+
+
+def carried_days(clause: it.Clause, clauses: list[it.Clause]) -> list[str]:
+    """A clause without a day takes the day of the next clause of its tool, else the last."""
+    if clause.days:
+        return clause.days
+    index = clauses.index(clause)
+    # Only fragments that carry the tool over share a day ("weather in Beijing | and
+    # Shanghai tomorrow"); a clause with words of its own starts afresh ("..., and what's
+    # the temperature in Chicago" is today).
+    following = clauses[index + 1 :]
+    carried = []
+    for c in following:
+        if c.own_tool is not None or c.tool != clause.tool:
+            break
+        carried.append(c)
+    # Only the fragments that name another place lend it their day ("weather in Beijing |
+    # and Shanghai tomorrow"); "| and what about tomorrow" asks for the day on its own.
+    later = [c for c in carried if c.days and c.cities and not ANOTHER_DAY.match(c.text)]
+    if later:
+        return later[0].days[:1]
+    if clause.own_tool is None:
+        earlier = [c for c in clauses[:index] if c.tool == clause.tool and c.days]
+        if earlier:
+            return earlier[-1].days[-1:]
+    return ["today"]
