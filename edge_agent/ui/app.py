@@ -174,9 +174,14 @@ def device_app(console: DeviceConsole) -> Starlette:
 
 
 async def _watch_memory(console: DeviceConsole) -> None:
-    """Memory written elsewhere (another process on the same file, a sync) shows up too."""
+    """Memory written elsewhere (another process on the same file, a sync) shows up too,
+    and so do the sessions other processes ran."""
+    with contextlib.suppress(Exception):
+        await console.adopt_stored()
     while True:
         await asyncio.sleep(MEMORY_POLL_S)
         with contextlib.suppress(Exception):  # a busy database: look again next time
             if await console.memory_changed():
                 console.broadcaster.publish("memory", "sync")
+                if await console.adopt_stored():
+                    console.broadcaster.publish("sessions", "approvals")

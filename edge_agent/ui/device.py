@@ -20,7 +20,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from edge_agent.ui.events import Broadcaster
-from edge_agent.ui.live import FAILED, FINISHED, LiveSession, SessionBook
+from edge_agent.ui.live import (
+    AWAITING_APPROVAL,
+    FAILED,
+    FINISHED,
+    RUNNING,
+    LiveSession,
+    SessionBook,
+)
 from edgeloop.v1 import agent_pb2 as pb
 
 if TYPE_CHECKING:
@@ -90,6 +97,27 @@ class SyncState:
     error: str = ""
     vector_after: bytes = b""
     changed_since: bool = False
+
+
+def _state(stored: str | None) -> str:
+    """The page's state for a session state stored in memory."""
+    if stored == "awaiting_approval":
+        return AWAITING_APPROVAL
+    if stored in ("completed", "finished"):
+        return FINISHED
+    if stored in ("failed", "canceled"):
+        return FAILED
+    return RUNNING
+
+
+def _epoch(stamp: str | None) -> float:
+    """Seconds since the epoch of a stored ISO-8601 time (now if unreadable)."""
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(str(stamp).replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return time.time()
 
 
 class DeviceConsole:
@@ -188,6 +216,7 @@ class DeviceConsole:
         if session is None or waiting is None or waiting.act_id != act_id:
             raise KeyError(f"no approval {act_id!r} waiting in session {session_id!r}")
         session.decided.add(act_id)
+        session.source = "page"  # resumed here: the page follows it live from now on
         reason = "approved on the page" if approved else "denied on the page"
         self.broadcaster.publish("approvals")
 
@@ -251,6 +280,45 @@ class DeviceConsole:
     async def memory_view(self) -> dict[str, Any]:
         """What memory holds, per kind: the count and the newest rows."""
         return await self._call(lambda: read_memory(self.agent.memory))
+
+    async def adopt_stored(self, limit: int = 10) -> bool:
+        """Show the newest sessions in memory that this page did not run (``edge-agent
+        ask`` or ``serve`` in another process, a page before a restart): their stored steps,
+        and an approval they wait for, which the buttons resume through ``agent.approve``
+        like any other. Returns True when something new was shown."""
+        return await self._call(lambda: self._adopt(limit))
+
+    def _adopt(self, limit: int) -> bool:
+        memory = self.agent.memory
+        rows = memory.db.execute(
+            "SELECT id, created_at, query, state FROM sessions"
+            " ORDER BY created_at DESC, id DESC LIMIT ?",
+            [limit],
+        ).fetchall()
+        changed = False
+        for session_id, created_at, query, state in rows:
+            shown = self.book.get(session_id)
+            if shown is not None and shown.source != "memory":
+                continue  # run here: the page has it live
+            steps = memory.steps(session_id)
+            if (
+                shown is not None
+                and len(shown.steps) == len(steps)
+                and shown.state == _state(state)
+            ):
+                continue
+            session = LiveSession(
+                session_id, str(query or ""), started_at=_epoch(created_at), source="memory"
+            )
+            for step in steps:
+                session.add(step)
+            session.state = _state(state)
+            final = session.final
+            if final is not None and final.receipt_id:
+                session.receipt = memory.get_receipt(final.receipt_id)
+            self.book.open(session)
+            changed = True
+        return changed
 
     async def memory_changed(self) -> bool:
         """True when memory changed since the last look (this process or another one)."""

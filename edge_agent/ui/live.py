@@ -35,6 +35,7 @@ class LiveSession:
     receipt: pb.DecisionReceipt | None = None
     decided: set[str] = field(default_factory=set)  # act ids approved or denied here
     verification: Any = None  # the last "verify" result, kept across re-renders
+    source: str = "page"  # "page": run here; "memory": another process's, read from memory
 
     @property
     def route(self) -> dict[str, str]:
@@ -88,8 +89,9 @@ class SessionBook:
         """Start showing a session (the oldest beyond ``keep`` is dropped)."""
         with self._lock:
             self._sessions[session.session_id] = session
-            while len(self._sessions) > self.keep:
-                self._sessions.popitem(last=False)
+            while len(self._sessions) > self.keep:  # the oldest by start time goes
+                oldest = min(self._sessions.values(), key=lambda s: s.started_at)
+                del self._sessions[oldest.session_id]
         return session
 
     def get(self, session_id: str) -> LiveSession | None:
@@ -100,7 +102,8 @@ class SessionBook:
     def recent(self) -> list[LiveSession]:
         """The sessions, newest first (a copy of the list; the sessions themselves live)."""
         with self._lock:
-            return list(reversed(self._sessions.values()))
+            sessions = list(reversed(self._sessions.values()))
+        return sorted(sessions, key=lambda s: -s.started_at)
 
     def waiting(self) -> list[tuple[LiveSession, pb.ReactStep]]:
         """Sessions paused for an approval, with the request each waits on."""

@@ -14,6 +14,7 @@ import pytest
 from edge_agent.agent import EdgeAgent
 from edge_agent.router import Router
 from edge_agent.ui import Broadcaster, DeviceConsole, UiAccess, UiServer, device_app, sse_event
+from edgeloop.v1 import agent_pb2 as pb
 from sync.store import MemoryStore
 
 
@@ -141,6 +142,41 @@ def test_memory_written_by_another_process_shows_up(tmp_path: Path, router: Rout
         other.close()
         assert await console.memory_changed()
         assert "from the other process" in (await client.get("/")).text
+
+    run(tmp_path, router, check)
+
+
+def test_a_session_paused_by_another_process_is_shown_and_approved_here(
+    tmp_path: Path, router: Router
+) -> None:
+    """`edge-agent serve` (or any agent on the same memory) left an unlock waiting: the page
+    reads it from memory, and its Approve button resumes it through ``agent.approve``."""
+
+    async def check(console: DeviceConsole, client: httpx.AsyncClient) -> None:
+        other = EdgeAgent(MemoryStore(tmp_path / "device.db"), router)
+        asked = list(other.ask("unlock the front door"))
+        assert asked[-1].step_type == pb.STEP_TYPE_APPROVAL_REQUEST
+        other.memory.close()
+        await console.adopt_stored()  # (the page's own watcher may have been first)
+        (session,) = console.book.recent()
+        assert session.source == "memory" and session.waiting is not None
+        assert session.waiting.act_id == asked[-1].act_id
+        page = (await client.get("/")).text
+        assert "from memory" in page and asked[-1].act_id in page
+        approved = await client.post(
+            "/approve",
+            data={
+                "session_id": session.session_id,
+                "act_id": asked[-1].act_id,
+                "decision": "approve",
+            },
+        )
+        assert approved.status_code == 202
+        await _until(lambda: session.state == "finished")
+        assert session.final is not None and "unlocked" in session.final.content
+        state = console.agent.memory.get_device_state("door_lock")
+        assert state is not None and state["state"] == "unlocked"
+        assert not await console.adopt_stored()  # nothing new: it is shown already
 
     run(tmp_path, router, check)
 
