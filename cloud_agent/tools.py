@@ -1,9 +1,11 @@
 """The cloud's tool registry: which tools the cloud runs itself and which it asks the device for.
 
 Weather, the world clock, the calculator and unit conversion need nothing private, so the
-cloud runs them itself with the edge's own implementations. Device control, timers and
-notes touch the user's home and memory: the cloud plans them and the device runs them
-(``executor="edge"``: the kernel pauses in ``awaiting_observation`` for the edge's answer).
+cloud runs them itself with the edge's own implementations; weather asks the configured
+forecast provider (``cloud_agent.forecast_provider``: Open-Meteo, or the synthetic one).
+Device control, timers and notes touch the user's home and memory: the cloud plans them
+and the device runs them (``executor="edge"``: the kernel pauses in
+``awaiting_observation`` for the edge's answer).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import dataclasses
 from collections.abc import Iterable
 from typing import Any
 
+from cloud_agent.forecast_provider import configured_provider
 from edge_agent.cloud_link import DEVICE_TOOLS
 from edge_agent.tools import ToolMemory, builtin_specs
 
@@ -25,6 +28,7 @@ class _NoMemory:
         raise RuntimeError("device tools run on the device, not in the cloud")
 
     add_note = search = add_timer = set_device_state = get_device_state = _refuse
+    add_fact = get_record = _refuse
 
 
 def cloud_registry(device_tools: Iterable[str] = ()) -> Any:
@@ -36,7 +40,7 @@ def cloud_registry(device_tools: Iterable[str] = ()) -> Any:
 
     wanted = {name for name in device_tools if name in DEVICE_TOOLS}
     registry = ToolRegistry()
-    for spec in builtin_specs(_NoMemory()):
+    for spec in builtin_specs(_NoMemory(), forecast_provider=configured_provider()):
         if spec.name in CLOUD_TOOLS:
             # Pure, bounded functions (the calculator caps length and exponents): run them
             # inline instead of on a watchdog thread, which would cost more than the tool.
@@ -51,6 +55,6 @@ def local_registry(memory: ToolMemory) -> Any:
     from react_kernel.tools import ToolRegistry
 
     registry = ToolRegistry()
-    for spec in builtin_specs(memory):
+    for spec in builtin_specs(memory, forecast_provider=configured_provider()):
         registry.register(dataclasses.replace(spec, executor="cloud"))
     return registry

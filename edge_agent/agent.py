@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Iterator
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -91,7 +91,8 @@ class RouterReasoner:
             (s for s in reversed(turn) if s.step_type == pb.STEP_TYPE_OBSERVATION), None
         )
         if observation is not None:
-            return [self._answer(turn, observation)]
+            home = self.router.home
+            return [self._answer(turn, observation, home.units if home else "metric")]
         decision = self._primed.pop(ctx.session_id, None) or self.router.decide(ctx.query)
         thought = decision_thought(decision)
         if decision.route != "edge":
@@ -117,7 +118,9 @@ class RouterReasoner:
         return [thought, action]
 
     @staticmethod
-    def _answer(turn: list[pb.ReactStep], observation: pb.ReactStep) -> pb.ReactStep:
+    def _answer(
+        turn: list[pb.ReactStep], observation: pb.ReactStep, units: str = "metric"
+    ) -> pb.ReactStep:
         action = next(
             (
                 s
@@ -131,7 +134,7 @@ class RouterReasoner:
         if observation.status == pb.OBSERVATION_STATUS_OK:
             output = from_struct(observation.observation) or from_struct(observation.arguments)
             try:
-                content = tool_answer(tool, args, output)
+                content = tool_answer(tool, args, output, units)
             except (KeyError, TypeError, ValueError):
                 content = observation.content
         else:
@@ -166,6 +169,7 @@ class EdgeAgent:
         self.memory = memory
         self.router = router
         self.cloud = cloud
+        self._now = now or (lambda: datetime.now(UTC))
         self.tools = builtin_tools(memory, now=now)
         for spec in router.tools.values():  # the user's own tools, for their intents
             self.tools.register(spec)
@@ -188,12 +192,40 @@ class EdgeAgent:
             raise ValueError("the query is empty")
         self.router.home = load_settings(self.memory)  # set here or synced from elsewhere
         decision = self.router.decide(text)
-        if decision.route == "edge":
+        if self.cloud is not None and (stale := self._stale_forecast(decision)) is not None:
+            # No fresh forecast kept here: the cloud's provider answers (and the device
+            # keeps the week); unreachable, the device answers from what it has.
+            # The cloud gets the forecast asked in full words: the city may be the home's.
+            args = decision.arguments or {}
+            day = str(args.get("day") or "today")
+            when = day if day in ("today", "tomorrow") else f"on {day}"
+            asked = f"what's the weather in {args.get('city')} {when}"
+            yield from self._cloud(asked, stale, session_id or uuid.uuid4().hex, decision)
+        elif decision.route == "edge":
             session = self.loop.start(text, session_id=session_id)
             self.reasoner.prime(session.session_id, decision)
             yield from self._run(session)
         else:
             yield from self._cloud(text, decision, session_id or uuid.uuid4().hex)
+
+    def _stale_forecast(self, decision: RouteDecision) -> RouteDecision | None:
+        """For a weather decision with no fresh forecast in the cache, the decision to ask
+        the cloud instead; None otherwise."""
+        from edge_agent.forecast import needs_fetch
+
+        if decision.route != "edge" or decision.tool != "get_weather":
+            return None
+        if not needs_fetch(self.memory, decision.arguments or {}, self._now()):
+            return None
+        city = (decision.arguments or {}).get("city")
+        return RouteDecision(
+            "cloud",
+            None,
+            None,
+            decision.confidence,
+            f"no fresh forecast for {city} on the device",
+            decision.intent,
+        )
 
     def approve(
         self, session_id: str, act_id: str, approved: bool, reason: str = ""
@@ -230,7 +262,11 @@ class EdgeAgent:
     # -- the cloud -------------------------------------------------------------------------
 
     def _cloud(
-        self, query: str, decision: RouteDecision, session_id: str
+        self,
+        query: str,
+        decision: RouteDecision,
+        session_id: str,
+        fallback: RouteDecision | None = None,
     ) -> Iterator[pb.ReactStep]:
         trace_id = uuid.uuid4().hex
         stamp = _Stamper(session_id, trace_id)
@@ -255,10 +291,18 @@ class EdgeAgent:
                     run_device_tool=lambda action: self.run_device_tool(action, session_id),
                 ):
                     yield emit(step, local=False)
+                    self._keep_forecast(step)
                     if step.step_type == pb.STEP_TYPE_FINAL_ANSWER:
                         final = step
             except CloudUnavailableError:
                 final = None
+        if final is None and fallback is not None:
+            # The cloud was only asked for a fresher forecast: the device answers itself.
+            self.memory.save_steps(session_id, steps)
+            session = self.loop.start(query)
+            self.reasoner.prime(session.session_id, fallback)
+            yield from self._run(session)
+            return
         if final is None:
             pending_id = self.memory.add_pending(query, session_id)
             answer = pb.ReactStep(
@@ -280,6 +324,17 @@ class EdgeAgent:
                 success=final.metadata.get("offline") != "true",
                 state="completed",
             )
+
+    def _keep_forecast(self, step: pb.ReactStep) -> None:
+        """Keep the week a cloud forecast observation carries in the forecast cache."""
+        if (
+            step.step_type == pb.STEP_TYPE_OBSERVATION
+            and step.tool == "get_weather"
+            and step.status == pb.OBSERVATION_STATUS_OK
+        ):
+            from edge_agent.forecast import remember_observation
+
+            remember_observation(self.memory, from_struct(step.observation))
 
     def resolve_pending(self) -> list[tuple[dict[str, Any], list[pb.ReactStep]]]:
         """On reconnect: ask the cloud each pending query again and record its answer.

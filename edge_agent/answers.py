@@ -122,7 +122,21 @@ def smalltalk_answer(query: str) -> str:
     return "Okay! " + _SMALLTALK_CAPABILITIES
 
 
-def tool_answer(tool: str, args: dict[str, Any], output: dict[str, Any]) -> str:
+def _forecast_note(output: dict[str, Any]) -> str:
+    """Where a reading came from, when the user should know: synthetic, or old."""
+    if output.get("source") == "synthetic":
+        return " (synthetic forecast: no forecast service is set up)"
+    age = int(output.get("age_s") or 0)
+    if age >= 3 * 3600:
+        hours = age // 3600
+        when = f"{hours} hours" if hours < 48 else f"{hours // 24} days"
+        return f" (forecast from {when} ago; no newer one could be fetched)"
+    return ""
+
+
+def tool_answer(
+    tool: str, args: dict[str, Any], output: dict[str, Any], units: str = "metric"
+) -> str:
     """One natural sentence for a tool's successful observation."""
     if tool == "calculator":
         expression = " ".join(str(args.get("expression", "")).split())
@@ -134,9 +148,12 @@ def tool_answer(tool: str, args: dict[str, Any], output: dict[str, Any]) -> str:
         return f"{source} is {target}."
     if tool == "get_weather":
         city, day = city_name(str(output.get("city", args.get("city", "")))), output.get("day")
-        reading = f"{output['temperature']}°C and {output['condition']}"
-        note = " (synthetic forecast: no forecast service is set up)"
-        note = note if output.get("source") == "synthetic" else ""
+        temperature = int(output["temperature"])
+        if units == "imperial":
+            reading = f"{round(temperature * 9 / 5 + 32)}°F and {output['condition']}"
+        else:
+            reading = f"{temperature}°C and {output['condition']}"
+        note = _forecast_note(output)
         if day == "tomorrow":
             return f"Tomorrow it'll be {reading} in {city}{note}."
         if day and day != "today":

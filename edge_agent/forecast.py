@@ -1,4 +1,4 @@
-"""Forecast days and the built-in synthetic forecast provider.
+"""Forecast days, the device's forecast cache and the built-in synthetic provider.
 
 ``get_weather`` takes a day within the next 7 days: ``today``, ``tomorrow`` or a weekday
 name, meaning the next such day (today's own weekday is today). :func:`day_date` turns
@@ -10,7 +10,14 @@ season and a hash of city and date, deterministic (the same city and date always
 the same reading) and labelled ``source = "synthetic"`` in every observation, so nobody
 takes it for a real forecast.
 
->>> from datetime import date
+The device keeps a cache of forecasts in memory: one fact per city (entity
+``forecast``, attribute the city, value ``{"source", "fetched_at", "days": {date:
+reading}}``), so it syncs to the user's other replicas like any fact. The cloud's
+``get_weather`` observation carries the city's whole week; the device keeps it
+(:func:`remember_observation`), answers from an entry younger than :data:`FRESH_S`
+without asking, asks the cloud for an older one, and offline answers from the old entry
+saying how old it is (:func:`recall`).
+
 >>> day_date("friday", date(2026, 12, 1))   # a Tuesday
 datetime.date(2026, 12, 4)
 >>> day_date("next month", date(2026, 12, 1)) is None
@@ -22,8 +29,10 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-from datetime import date, timedelta
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from typing import Any, Protocol
 
 WEEKDAYS: tuple[str, ...] = (
     "monday",
@@ -90,3 +99,96 @@ def unserved_day(text: str) -> str | None:
     """
     match = _UNSERVED_DAY.search(text)
     return match.group(0) if match else None
+
+
+# -- the device's forecast cache ----------------------------------------------------------
+
+FORECAST_ENTITY = "forecast"
+FRESH_S = 3 * 3600
+"""A cached forecast younger than this is answered on the device without asking."""
+
+
+class ForecastMemory(Protocol):
+    """The memory store methods the cache uses (``sync.store.MemoryStore``)."""
+
+    def add_fact(self, entity: str, attribute: str, value: Any) -> str: ...
+
+    def get_record(self, kind: str, record_id: str) -> dict[str, Any] | None: ...
+
+
+@dataclass(frozen=True)
+class CachedReading:
+    """A day's reading from the cache, where it came from and how old it is."""
+
+    reading: dict[str, Any]
+    source: str
+    age_s: int
+
+    @property
+    def fresh(self) -> bool:
+        """Young enough to answer without asking the cloud."""
+        return self.age_s < FRESH_S
+
+
+def remember_week(
+    memory: ForecastMemory, city: str, source: str, fetched_at: str, week: Mapping[str, Any]
+) -> None:
+    """Keep a city's week in the cache (a fact ``forecast``/``city``: it syncs like any)."""
+    days = {
+        day: {"temperature": int(r["temperature"]), "condition": str(r["condition"])}
+        for day, r in week.items()
+        if isinstance(r, Mapping) and isinstance(r.get("temperature"), int)
+    }
+    if days:
+        value = {"source": source, "fetched_at": fetched_at, "days": days}
+        memory.add_fact(FORECAST_ENTITY, city, value)
+
+
+def remember_observation(memory: ForecastMemory, observation: Mapping[str, Any]) -> bool:
+    """Keep the week a cloud ``get_weather`` observation carries; False when it has none
+    (a synthetic reading is no forecast worth keeping)."""
+    week, city = observation.get("week"), observation.get("city")
+    source, fetched = observation.get("source"), observation.get("fetched_at")
+    if not isinstance(week, Mapping) or not isinstance(city, str) or source == SYNTHETIC:
+        return False
+    if not isinstance(source, str) or not isinstance(fetched, str):
+        return False
+    remember_week(memory, city, source, fetched, week)
+    return True
+
+
+def recall(memory: ForecastMemory, city: str, when: date, now: datetime) -> CachedReading | None:
+    """The cached reading of ``city`` on ``when``, with its age at ``now``; None if the
+    cache holds none (or a record it cannot read)."""
+    record = memory.get_record("facts", f"{FORECAST_ENTITY}/{city}")
+    value = record.get("value") if record else None
+    if not isinstance(value, Mapping):
+        return None
+    reading = (value.get("days") or {}).get(when.isoformat())
+    try:
+        fetched = datetime.fromisoformat(str(value.get("fetched_at")))
+    except ValueError:
+        return None
+    if not isinstance(reading, Mapping) or fetched.tzinfo is None:
+        return None
+    age = max(0, int((now - fetched).total_seconds()))
+    return CachedReading(dict(reading), str(value.get("source") or "cache"), age)
+
+
+def needs_fetch(memory: ForecastMemory, arguments: Mapping[str, Any], now: datetime) -> bool:
+    """Whether a ``get_weather`` call's day has no fresh entry in the cache."""
+    from zoneinfo import ZoneInfo
+
+    from edge_agent.cities import place
+
+    city = str(arguments.get("city") or "")
+    found = place(city)
+    if found is None:
+        return False  # the tool will say it does not know the city
+    when = day_date(
+        str(arguments.get("day") or "today"), now.astimezone(ZoneInfo(found.timezone)).date()
+    )
+    if when is None:
+        return False
+    cached = recall(memory, city, when, now)
+    return cached is None or not cached.fresh

@@ -7,6 +7,7 @@ from typing import Any
 
 from cloud_agent.planner import interpret as it
 from cloud_agent.planner.calls import Plan, PlannedCall
+from edge_agent.forecast import SYNTHETIC
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel.steps import from_struct
 
@@ -94,6 +95,8 @@ def compose_answer(plan: Plan, done: Done, *, gave_up: bool = False) -> str:
         lines.append(comparison)
     if gave_up:
         lines.append("I stopped: several steps failed.")
+    if any(a.tool == it.WEATHER and _values(o).get("source") == SYNTHETIC for a, o in done):
+        lines.append("Synthetic forecasts: no forecast service is set up")
     return ". ".join(line.rstrip(".") for line in lines) + "." if lines else "Nothing to do."
 
 

@@ -79,9 +79,13 @@ def idempotency_key(tool: str) -> Callable[[str, dict[str, Any]], str]:
 
 
 def builtin_specs(
-    memory: ToolMemory, *, now: Callable[[], datetime] | None = None
+    memory: ToolMemory,
+    *,
+    now: Callable[[], datetime] | None = None,
+    forecast_provider: Any = None,
 ) -> list[ToolSpec]:
-    """The ToolSpecs of the built-in tools, bound to ``memory``."""
+    """The ToolSpecs of the built-in tools, bound to ``memory``; ``get_weather`` asks
+    ``forecast_provider`` (the cloud's) when given, else reads the forecast cache."""
     from react_kernel import ToolSpec
 
     schemas = input_schemas()
@@ -134,7 +138,7 @@ def builtin_specs(
             "The forecast for a city, today, tomorrow or a weekday within 7 days (temperature "
             "in °C, condition, the forecast's source and age).",
             weather.OUTPUT_SCHEMA,
-            weather.make_run(now),
+            weather.make_run(None if forecast_provider else memory, now, forecast_provider),
             weather.validate,
             0.95,
         ),

@@ -13,6 +13,8 @@ from edge_agent.tools.memory import ToolMemory
 
 MAX_NOTE = 2000
 RESULT_KINDS = frozenset({"note", "answer", "fact"})
+# Facts the device keeps for itself (settings, the forecast cache), not things the user said.
+_MACHINE_FACTS = ("device/", "forecast/")
 
 ADD_INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -84,6 +86,7 @@ def make_search(memory: ToolMemory) -> Callable[[dict[str, Any]], dict[str, Any]
             hit
             for hit in memory.search(query, limit=limit * 4)
             if str(getattr(hit, "kind", "note")) in RESULT_KINDS
+            and not str(getattr(hit, "record_id", "")).startswith(_MACHINE_FACTS)
         ][:limit]
         results = [
             {

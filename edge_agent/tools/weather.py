@@ -2,20 +2,28 @@
 
 The day is ``today``, ``tomorrow`` or a weekday name (the next such day, in the city's
 own time zone). A day beyond the horizon is declined by name, never answered with
-today's. The reading comes from the built-in synthetic provider
-(``edge_agent.forecast``), and the observation says so (``source``), with the age of the
-reading in seconds.
+today's. Where the reading comes from depends on where the tool runs:
+
+- in the cloud, from the configured forecast provider (``cloud_agent.forecast_provider``:
+  Open-Meteo, or the synthetic one); the observation carries the city's whole ``week`` and
+  when it was fetched, so that the device can keep it;
+- on the device, from its forecast cache (``edge_agent.forecast``), with the entry's
+  ``source`` and ``age_s``; with nothing cached, from the built-in synthetic provider,
+  which says so (``source = "synthetic"``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from edge_agent.cities import place
-from edge_agent.forecast import DAYS, SYNTHETIC, day_date, synthetic_reading
+from edge_agent.forecast import DAYS, SYNTHETIC, day_date, recall, synthetic_reading
+
+if TYPE_CHECKING:
+    from edge_agent.forecast import ForecastMemory
 
 CONDITIONS = ("sunny", "cloudy", "rainy", "snowy", "windy", "foggy", "unknown")
 
@@ -43,15 +51,20 @@ OUTPUT_SCHEMA: dict[str, Any] = {
         "condition": {"type": "string", "enum": list(CONDITIONS)},
         "source": {"type": "string"},
         "age_s": {"type": "integer", "minimum": 0},
+        "fetched_at": {"type": "string"},
+        "week": {"type": "object"},
     },
-    "required": ["temperature", "condition"],
+    "required": ["temperature", "condition", "source", "age_s"],
 }
 
 
 def make_run(
+    memory: ForecastMemory | None = None,
     now: Callable[[], datetime] | None = None,
+    provider: Any = None,
 ) -> Callable[[dict[str, Any]], dict[str, Any]]:
-    """The tool function; ``now`` (UTC) is injectable so that tests get a fixed clock."""
+    """The tool function: from ``provider`` (the cloud's) when given, else from
+    ``memory``'s forecast cache, else synthetic; ``now`` (UTC) is injectable for tests."""
     clock = now or (lambda: datetime.now(UTC))
 
     def run(args: dict[str, Any]) -> dict[str, Any]:
@@ -60,18 +73,34 @@ def make_run(
         found = place(city)
         if found is None:
             raise ValueError(f"unknown city {city!r}")
-        when = day_date(day, clock().astimezone(ZoneInfo(found.timezone)).date())
+        moment = clock()
+        today = moment.astimezone(ZoneInfo(found.timezone)).date()
+        when = day_date(day, today)
         if when is None:
             raise ValueError(f"no forecast for {day!r}: today, tomorrow or a weekday only")
+        head = {"city": city, "day": day, "date": when.isoformat()}
+        if provider is not None:
+            try:
+                week = provider.week(found, today)
+            except RuntimeError as exc:  # ForecastError: the service's reason, one line
+                raise ValueError(str(exc)) from None
+            reading = week.get(when.isoformat())
+            if reading is None:
+                raise ValueError(f"the forecast has no {day} ({when.isoformat()}) for {city}")
+            fetched = moment.astimezone(UTC).isoformat(timespec="seconds")
+            return {
+                **head,
+                **reading,
+                "source": str(provider.source),
+                "age_s": 0,
+                "fetched_at": fetched,
+                "week": week,
+            }
+        cached = recall(memory, city, when, moment) if memory is not None else None
+        if cached is not None:
+            return {**head, **cached.reading, "source": cached.source, "age_s": cached.age_s}
         reading = synthetic_reading(city, found.latitude, when)
-        return {
-            "city": city,
-            "day": day,
-            "date": when.isoformat(),
-            **reading,
-            "source": SYNTHETIC,
-            "age_s": 0,
-        }
+        return {**head, **reading, "source": SYNTHETIC, "age_s": 0}
 
     return run
 

@@ -139,7 +139,7 @@ def test_unit_schema_rejects_unknown_codes() -> None:
 
 
 def test_forecast_serves_any_known_city_within_seven_days(fixed_now: datetime) -> None:
-    run = weather.make_run(lambda: fixed_now)  # Monday 2026-06-01
+    run = weather.make_run(now=lambda: fixed_now)  # Monday 2026-06-01
     for city in ("oslo", "sao paulo", "reykjavik", "new york", "nice"):
         for day in forecast.DAYS:
             result = run({"city": city, "day": day})
@@ -158,7 +158,7 @@ def test_forecast_serves_any_known_city_within_seven_days(fixed_now: datetime) -
 
 def test_forecast_day_is_in_the_citys_own_zone() -> None:
     late = datetime(2026, 6, 1, 23, 0, tzinfo=UTC)  # already Tuesday in Tokyo
-    run = weather.make_run(lambda: late)
+    run = weather.make_run(now=lambda: late)
     assert run({"city": "tokyo"})["date"] == "2026-06-02"
     assert run({"city": "new york"})["date"] == "2026-06-01"
 
