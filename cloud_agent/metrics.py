@@ -11,6 +11,8 @@ Exposed with ``cloud-agent serve --metrics-port N`` at ``http://127.0.0.1:N/metr
 - ``edgeloop_breaker_state{name}``: 0 closed, 1 half-open, 2 open
 - ``edgeloop_rate_limited_total``: calls refused by the per-device rate limit
 - ``edgeloop_sessions_total{rpc,outcome}``: sessions by RPC and how they ended
+- ``edgeloop_errors_total{rpc,code}``: reasoner calls that ended with an error status, by
+  gRPC code (calls refused by the token check before any servicer runs are not counted)
 """
 
 from __future__ import annotations
@@ -100,6 +102,12 @@ class CloudMetrics:
             "edgeloop_sessions",
             "Sessions by RPC and outcome.",
             ["rpc", "outcome"],
+            registry=self.registry,
+        )
+        self.errors = Counter(
+            "edgeloop_errors",
+            "Reasoner calls that ended with an error status, by RPC and gRPC status code.",
+            ["rpc", "code"],
             registry=self.registry,
         )
         self.parser_fallbacks = Counter(

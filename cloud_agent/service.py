@@ -73,6 +73,16 @@ class CloudReasonerServicer(pb_grpc.CloudReasonerServiceServicer):
         self._handler = handler
         self._authorize = authorize
 
+    async def _fail(
+        self, context: grpc.aio.ServicerContext[Any, Any], error: BaseException, rpc: str
+    ) -> None:
+        """Count the error by its status code (``edgeloop_errors_total``), then abort."""
+        metrics = self._handler.metrics
+        if metrics is not None:
+            code = status.status_for(error, internal_message=INTERNAL_MESSAGE).code
+            metrics.errors.labels(rpc, code.name).inc()
+        await abort_with(context, error)
+
     async def Reason(
         self, request: pb.ReasonRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> AsyncIterator[pb.ReasonResponse]:
@@ -85,7 +95,7 @@ class CloudReasonerServicer(pb_grpc.CloudReasonerServiceServicer):
                 if event.kind == "step" and event.step is not None:
                     yield pb.ReasonResponse(step=event.step)
         except Exception as error:
-            await abort_with(context, error)
+            await self._fail(context, error, "Reason")
 
     async def Converse(
         self,
@@ -119,7 +129,7 @@ class CloudReasonerServicer(pb_grpc.CloudReasonerServiceServicer):
             async for event in events:
                 yield _converse_response(event)
         except Exception as error:
-            await abort_with(context, error)
+            await self._fail(context, error, "Converse")
 
     async def ListTools(
         self, request: pb.ListToolsRequest, context: grpc.aio.ServicerContext[Any, Any]

@@ -43,7 +43,11 @@ def render_cloud_panel(console: CloudConsole, name: str) -> str:
     elif name == "backends":
         context = {"backends": console.backends()}
     elif name == "charts":
-        context = {"charts": list(console.charts.values()), "outcomes": console.outcomes}
+        context = {
+            "charts": list(console.charts.values()),
+            "outcomes": console.outcomes,
+            "error_codes": console.error_codes,
+        }
     elif name == "memory":
         stores = console.cloud.memory_stores
         context = {"memory": None if stores is None else console.memory}

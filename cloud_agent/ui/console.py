@@ -108,11 +108,12 @@ class CloudConsole:
         self.devices: dict[str, DeviceSummary] = {}
         self.users: set[str] = set()
         self.outcomes: dict[str, float] = {}
+        self.error_codes: dict[str, float] = {}
         self.charts = {
             "sessions": Chart("sessions/s", "/s"),
             "p50": Chart("step latency p50", "ms"),
             "p99": Chart("step latency p99", "ms"),
-            "errors": Chart("sessions not completed/s", "/s"),
+            "errors": Chart("errors/s", "/s"),
         }
         self._previous: tuple[float, dict[str, Any]] | None = None
         self._memory: dict[str, Any] = {}
@@ -198,17 +199,22 @@ class CloudConsole:
         """Read the registry once and add a point to every chart."""
         now = time.monotonic() if now is None else now
         totals: dict[str, float] = {}
+        codes: dict[str, float] = {}
         buckets: dict[float, float] = {}
         for metric in self.cloud.metrics.registry.collect():
             for sample in metric.samples:
                 if sample.name == "edgeloop_sessions_total":
                     outcome = sample.labels.get("outcome", "")
                     totals[outcome] = totals.get(outcome, 0.0) + sample.value
+                elif sample.name == "edgeloop_errors_total":
+                    code = sample.labels.get("code", "")
+                    codes[code] = codes.get(code, 0.0) + sample.value
                 elif sample.name == "edgeloop_step_latency_seconds_bucket":
                     le = float(sample.labels["le"])
                     buckets[le] = buckets.get(le, 0.0) + sample.value
-        current = {"totals": totals, "buckets": buckets}
+        current = {"totals": totals, "codes": codes, "buckets": buckets}
         self.outcomes = dict(sorted(totals.items()))
+        self.error_codes = dict(sorted(codes.items()))
         previous = self._previous
         self._previous = (now, current)
         if previous is None:
@@ -216,9 +222,7 @@ class CloudConsole:
         elapsed = max(now - previous[0], 1e-6)
         before = previous[1]
         done = sum(totals.values()) - sum(before["totals"].values())
-        failed = sum(v for k, v in totals.items() if k != "completed") - sum(
-            v for k, v in before["totals"].items() if k != "completed"
-        )
+        failed = sum(codes.values()) - sum(before["codes"].values())
         window = sorted(
             (le, count - before["buckets"].get(le, 0.0)) for le, count in buckets.items()
         )

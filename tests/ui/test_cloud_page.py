@@ -57,6 +57,15 @@ def test_the_console_sees_each_session_and_a_broken_watcher_breaks_nothing() -> 
             assert console.backends()[0]["state"] == "closed"
             html = render_cloud_panel(console, "charts")
             assert "<polyline" in html and "completed 1" in html
+            assert "errors by code:\nnone" in html
+            # A refused call is counted by its status code.
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                await _reason(port, "   ")
+            assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+            console.sample(now=4.0)
+            assert console.error_codes == {"INVALID_ARGUMENT": 1.0}
+            assert console.charts["errors"].last == pytest.approx(0.5)
+            assert "INVALID_ARGUMENT 1" in render_cloud_panel(console, "charts")
             memory = render_cloud_panel(console, "memory")
             assert "--memory-dir" in memory  # this cloud keeps none, and says so
         finally:
