@@ -13,6 +13,8 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
+from google.protobuf import json_format
+
 from edgeloop.v1 import agent_pb2 as pb
 
 RUNNING = "running"
@@ -39,10 +41,19 @@ class LiveSession:
 
     @property
     def route(self) -> dict[str, str]:
-        """The route decision: the metadata of the THOUGHT that carries a ``route``."""
-        for step in self.steps:
+        """The route decision: the metadata of the THOUGHT that carries a ``route``; for a
+        query kept on the device whose router names no slots, the arguments it filled."""
+        steps = list(self.steps)
+        for step in steps:
             if step.step_type == pb.STEP_TYPE_THOUGHT and "route" in step.metadata:
-                return dict(step.metadata)
+                route = dict(step.metadata)
+                if route.get("route") == "edge" and "slots" not in route:
+                    action = next((s for s in steps if s.step_type == pb.STEP_TYPE_ACTION), None)
+                    if action is not None and action.arguments.fields:
+                        route["slots"] = json_format.MessageToJson(
+                            action.arguments, indent=None, sort_keys=True
+                        )
+                return route
         return {}
 
     @property
