@@ -136,7 +136,7 @@ def _configure_logging() -> None:
     """Log lines on stderr, each with the trace id of the session it belongs to."""
     import logging
 
-    from cloud_agent.reasoning import TraceIdFilter
+    from cloud_agent.handler import TraceIdFilter
 
     handler = logging.StreamHandler()
     handler.addFilter(TraceIdFilter())

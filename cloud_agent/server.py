@@ -1,26 +1,24 @@
-"""The contract's way to start the cloud reasoner: ``await serve(config)``.
+"""The one way to start the cloud reasoner: ``cloud = await serve(config)``.
 
-The shared gRPC plumbing (options, health, reflection, credentials, auth) lives in
-``edgeloop.transport``; the cloud's server itself is :class:`cloud_agent.service.CloudServer`.
+It returns the :class:`~cloud_agent.service.CloudServer` handle, which stops everything it
+started: the gRPC server (health first, then calls in flight within the grace period), the
+handler's worker threads, the metrics endpoint and the memory stores. The shared gRPC
+plumbing (options, health, reflection, credentials, auth) is ``edgeloop.transport``'s.
+
+Example:
+    >>> cloud = await serve(CloudConfig(port=0))  # doctest: +SKIP
+    >>> cloud.port, ...; await cloud.stop()  # doctest: +SKIP
 """
 
 from __future__ import annotations
 
-import grpc
-
 from cloud_agent.config import CloudConfig
+from cloud_agent.service import CloudServer
 
 
-async def serve(config: CloudConfig | None = None) -> grpc.aio.Server:
+async def serve(config: CloudConfig | None = None) -> CloudServer:
     """Start the cloud reasoner for ``config`` (default: zero-config localhost) and return
-    the running ``grpc.aio.Server``.
-
-    ``cloud_agent.service.CloudServer`` is the richer handle (it also stops the worker
-    threads, the metrics endpoint and the memory stores); this is the contract's shape.
-    """
-    from cloud_agent.service import CloudServer
-
+    its handle (``.port``, ``.server``, ``await .stop()``, ``await .wait()``)."""
     cloud = CloudServer(config or CloudConfig())
     await cloud.start()
-    assert cloud.server is not None
-    return cloud.server
+    return cloud

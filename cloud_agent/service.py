@@ -1,4 +1,4 @@
-"""The cloud reasoner's gRPC service: a thin adapter over :class:`CloudReasoner`.
+"""The cloud reasoner's gRPC service: a thin adapter over :class:`RequestHandler`.
 
 The servicer decodes requests, authenticates the caller, hands the work to the
 transport-free handler and maps every error to a status code in one place
@@ -27,8 +27,8 @@ import grpc
 from cloud_agent.backends import build_reasoner
 from cloud_agent.config import CloudConfig
 from cloud_agent.errors import INTERNAL_MESSAGE, InvalidRequestError
+from cloud_agent.handler import Event, RequestHandler
 from cloud_agent.metrics import CloudMetrics
-from cloud_agent.reasoning import CloudReasoner, Event
 from edgeloop.transport import status
 from edgeloop.transport.auth import AuthInterceptor, Principal, TokenAuth
 from edgeloop.transport.channels import server_credentials
@@ -63,11 +63,11 @@ async def abort_with(context: grpc.aio.ServicerContext[Any, Any], error: BaseExc
 
 
 class CloudReasonerServicer(pb_grpc.CloudReasonerServiceServicer):
-    """Thin adapter from gRPC to :class:`CloudReasoner`."""
+    """Thin adapter from gRPC to :class:`RequestHandler`."""
 
     def __init__(
         self,
-        handler: CloudReasoner,
+        handler: RequestHandler,
         authorize: Callable[[grpc.aio.ServicerContext[Any, Any]], Principal],
     ) -> None:
         self._handler = handler
@@ -165,7 +165,7 @@ class CloudServer:
             on_route=lambda route, tool: self.metrics.route_decisions.labels(route, tool).inc(),
         )
         self.metrics_breakers(self.reasoner)
-        self.handler = CloudReasoner(self.config, self.reasoner, metrics=self.metrics)
+        self.handler = RequestHandler(self.config, self.reasoner, metrics=self.metrics)
         self.server: grpc.aio.Server | None = None
         self.port: int | None = None
         self.metrics_port: int | None = None
@@ -300,18 +300,4 @@ class CloudServer:
             await self.server.wait_for_termination()
 
 
-async def start_server(
-    host: str = "127.0.0.1", port: int = 50051, config: CloudConfig | None = None
-) -> tuple[grpc.aio.Server, int]:
-    """Start the cloud reasoner on ``host:port`` (port 0 picks a free one); return it and its port.
-
-    Kept for callers that want the bare ``grpc.aio.Server``; :class:`CloudServer` also
-    stops the handler's worker threads and the metrics endpoint.
-    """
-    cloud = CloudServer(config or CloudConfig(host=host, port=port))
-    bound = await cloud.start()
-    assert cloud.server is not None
-    return cloud.server, bound
-
-
-__all__ = ["CloudReasonerServicer", "CloudServer", "abort_with", "start_server"]
+__all__ = ["CloudReasonerServicer", "CloudServer", "abort_with"]

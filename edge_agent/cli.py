@@ -89,7 +89,7 @@ def _agent(
     tls_root: str | None = None,
 ) -> EdgeAgent:
     from edge_agent.agent import EdgeAgent
-    from edge_agent.home import memory_path
+    from edge_agent.paths import memory_path
     from sync.store import MemoryStore
 
     router = _router(model, tools)
@@ -197,7 +197,7 @@ def sync_command(
 ) -> None:
     """Merge this device's memory with the cloud's, both ways (state vectors, then only
     what each side lacks), until both hold the same."""
-    from edge_agent.home import memory_path
+    from edge_agent.paths import memory_path
     from sync.store import MemoryStore
 
     try:
@@ -343,7 +343,7 @@ app.add_typer(config_app, name="config")
 
 
 def _settings_store(memory: str | None) -> MemoryStore:
-    from edge_agent.home import memory_path
+    from edge_agent.paths import memory_path
     from sync.store import MemoryStore
 
     try:

@@ -27,9 +27,15 @@ class BackgroundServer:
 
 @pytest.fixture
 def cloud_server() -> Iterator[BackgroundServer]:
-    """The cloud reasoner service on 127.0.0.1 with a free port."""
-    from cloud_agent.service import start_server
+    """The cloud reasoner service on 127.0.0.1 with a free port (started the one way there
+    is, ``cloud_agent.server.serve``; stopping its handle stops everything it started)."""
+    from cloud_agent.config import CloudConfig
+    from cloud_agent.server import serve
 
-    server = BackgroundServer(lambda: start_server("127.0.0.1", 0))
+    async def start():  # type: ignore[no-untyped-def]
+        cloud = await serve(CloudConfig(port=0))
+        return cloud, cloud.port
+
+    server = BackgroundServer(start)
     yield server
     server.stop()

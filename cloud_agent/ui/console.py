@@ -1,7 +1,7 @@
 """What the cloud's page shows: sessions per device as they run, backends and their
 breakers, the Prometheus figures that matter as small charts, and each user's memory.
 
-:class:`CloudConsole` is a :class:`~cloud_agent.reasoning.SessionWatcher`: the reasoner
+:class:`CloudConsole` is a :class:`~cloud_agent.handler.SessionWatcher`: the reasoner
 tells it about every session (start, each step and device action, the device's
 observations, the receipt, the end) on the server's event loop. The figures are read from
 the server's own Prometheus registry (no scraping over HTTP) every ``SAMPLE_S`` seconds.
@@ -16,7 +16,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from cloud_agent.reasoning import Event
+from cloud_agent.handler import Event
 from edge_agent.ui import Broadcaster, LiveSession, SessionBook, Verification
 from edge_agent.ui.device import read_memory
 from edge_agent.ui.live import FAILED, FINISHED

@@ -1,6 +1,6 @@
 """The cloud reasoner's request handling, free of any gRPC type: admit, run, pause, resume.
 
-:class:`CloudReasoner` checks a request (limits, owner, rate), runs the kernel's session in
+:class:`RequestHandler` checks a request (limits, owner, rate), runs the kernel's session in
 a worker thread (backends may block on HTTP), streams each step as it happens, and, when
 the plan needs a device tool, hands the ACTION out and waits for the device's
 OBSERVATION (``provide_observation``) before it goes on. The servicer only adapts this to
@@ -78,7 +78,7 @@ class SessionWatcher(Protocol):
     def session_ended(self, session_id: str, outcome: str) -> None: ...
 
 
-class CloudReasoner:
+class RequestHandler:
     """Transport-free handler of ``Reason`` and ``Converse``."""
 
     def __init__(

@@ -1,4 +1,4 @@
-"""CloudReasoner.run computes a session in a task of its own, a bounded number of events
+"""RequestHandler.run computes a session in a task of its own, a bounded number of events
 ahead of the consumer: same events, errors and cancellation reach the consumer."""
 
 from __future__ import annotations
@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from cloud_agent import reasoning
+from cloud_agent import handler as handling
 from cloud_agent.backends import build_reasoner
 from cloud_agent.config import CloudConfig
 from cloud_agent.errors import ReasonerDeadlineError
+from cloud_agent.handler import Event, RequestHandler
 from cloud_agent.metrics import CloudMetrics
-from cloud_agent.reasoning import CloudReasoner, Event
 from edgeloop.transport.auth import Principal
 from edgeloop.v1 import agent_pb2 as pb
 
@@ -25,7 +25,7 @@ QUERY = "weather in London, Paris and Rome"
 @pytest.fixture
 def handler() -> Any:
     config = CloudConfig(port=0)
-    h = CloudReasoner(config, build_reasoner(config), metrics=CloudMetrics())
+    h = RequestHandler(config, build_reasoner(config), metrics=CloudMetrics())
     yield h
     h.close()
 
@@ -34,7 +34,7 @@ def request(session_id: str, query: str = QUERY) -> pb.ReasonRequest:
     return pb.ReasonRequest(session_id=session_id, query=query)
 
 
-def outcomes(h: CloudReasoner) -> dict[str, float]:
+def outcomes(h: RequestHandler) -> dict[str, float]:
     assert h.metrics is not None
     return {
         sample.labels["outcome"]: sample.value
@@ -44,7 +44,7 @@ def outcomes(h: CloudReasoner) -> dict[str, float]:
     }
 
 
-def test_events_are_the_sessions_steps_then_the_receipt(handler: CloudReasoner) -> None:
+def test_events_are_the_sessions_steps_then_the_receipt(handler: RequestHandler) -> None:
     async def collect() -> list[Event]:
         return [e async for e in handler.run(LOCAL, request("p1"), trace_id="t")]
 
@@ -61,9 +61,9 @@ def test_events_are_the_sessions_steps_then_the_receipt(handler: CloudReasoner) 
 
 
 def test_the_session_runs_at_most_the_pipeline_depth_ahead(
-    handler: CloudReasoner, monkeypatch: pytest.MonkeyPatch
+    handler: RequestHandler, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(reasoning, "PIPELINE_DEPTH", 2)
+    monkeypatch.setattr(handling, "PIPELINE_DEPTH", 2)
     sessions: list[Any] = []
     start = handler.loop_for(frozenset()).start
 
@@ -88,7 +88,7 @@ def test_the_session_runs_at_most_the_pipeline_depth_ahead(
     assert 2 <= max(ahead) <= 2 + 2
 
 
-def test_a_consumer_that_goes_away_cancels_the_session(handler: CloudReasoner) -> None:
+def test_a_consumer_that_goes_away_cancels_the_session(handler: RequestHandler) -> None:
     async def first_then_leave() -> Any:
         events = handler.run(LOCAL, request("p3"), trace_id="t")
         first = await anext(events)
@@ -101,7 +101,7 @@ def test_a_consumer_that_goes_away_cancels_the_session(handler: CloudReasoner) -
     assert outcomes(handler) == {"canceled": 1.0}
 
 
-def test_a_passed_deadline_reaches_the_consumer(handler: CloudReasoner) -> None:
+def test_a_passed_deadline_reaches_the_consumer(handler: RequestHandler) -> None:
     async def run() -> None:
         past = time.monotonic() - 1
         async for _ in handler.run(LOCAL, request("p4"), trace_id="t", deadline=past):
@@ -113,7 +113,7 @@ def test_a_passed_deadline_reaches_the_consumer(handler: CloudReasoner) -> None:
 
 
 def test_a_device_action_pauses_the_producer_until_the_observation(
-    handler: CloudReasoner,
+    handler: RequestHandler,
 ) -> None:
     async def converse() -> list[str]:
         kinds: list[str] = []
