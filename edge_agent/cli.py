@@ -94,7 +94,7 @@ def _agent(
 
     router = _router(model, tools)
     try:
-        store = MemoryStore(memory_path(memory))
+        store = MemoryStore.device(memory_path(memory))
     except Exception as exc:  # sqlite and the store's own errors: one line, not a trace
         raise fail(f"cannot open memory {memory_path(memory)}: {exc}") from None
     link = None
@@ -201,7 +201,7 @@ def sync_command(
     from sync.store import MemoryStore
 
     try:
-        store = MemoryStore(memory_path(memory))
+        store = MemoryStore.device(memory_path(memory))
     except Exception as exc:  # sqlite and the store's own errors: one line, not a trace
         raise fail(f"cannot open memory {memory_path(memory)}: {exc}") from None
     try:
@@ -347,7 +347,7 @@ def _settings_store(memory: str | None) -> MemoryStore:
     from sync.store import MemoryStore
 
     try:
-        return MemoryStore(memory_path(memory))
+        return MemoryStore.device(memory_path(memory))
     except Exception as exc:  # sqlite and the store's own errors: one line, not a trace
         raise fail(f"cannot open memory {memory_path(memory)}: {exc}") from None
 

@@ -371,6 +371,20 @@ class MemoryDocument:
             self._drop(removals)
         return result
 
+    def remove(self, kind: str, record_ids: Iterable[str]) -> int:
+        """Take records out of the document: every entry of each goes, with no tombstone
+        (retention: the replicas keep their rows; see ``sync.engine``). Returns how many
+        records had entries."""
+        nodes_of = self._nodes[kind]
+        removals = [(kind, r, node) for r in record_ids for node in nodes_of.get(r, ())]
+        if removals:
+            self._drop(removals)
+        gone = {record_id for _, record_id, _ in removals}
+        for record_id in gone:
+            if not nodes_of.get(record_id):
+                nodes_of.pop(record_id, None)
+        return len(gone)
+
     def _drop(self, removals: list[tuple[str, str, str]]) -> None:
         """Remove losing entries and bump this replica's ``_sys`` entry (one transaction)."""
         with self.doc.transaction():

@@ -14,6 +14,7 @@ import itertools
 import os
 import sqlite3
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -31,9 +32,19 @@ from sync.errors import InvalidRecordError, InvalidUpdateError, RecordNotFoundEr
 from sync.hlc import HybridLogicalClock, decode_hlc
 from sync.ids import json_safe
 from sync.recall import RecallHit
+from sync.retention import HISTORY_TIME, RETIRE_EVERY_S
 from sync.schema.migrations import migrate
 from sync.updatelog import UpdateLog
-from sync.views import COLUMNS, DATA_BUILDERS, Embedder, build_row, materialise, merged_rows
+from sync.views import (
+    COLUMNS,
+    DATA_BUILDERS,
+    Embedder,
+    build_row,
+    epoch_s,
+    iso_ms,
+    materialise,
+    merged_rows,
+)
 
 
 @contextmanager
@@ -70,6 +81,9 @@ class StoreEngine:
             mmap_size``; SQLite caps it, at 2 GiB in common builds; 0 turns it off).
             Recall reads a few dozen rows at random per query; through the map that is
             a page-table hit instead of a ``read`` system call and a copy.
+        history_days: sessions, steps, receipts and transitions older than this leave
+            the synced document (their rows stay: ``sync.retention``); None keeps them.
+        tombstone_days: tombstones older than this are collected; None keeps them.
     """
 
     def __init__(
@@ -82,6 +96,8 @@ class StoreEngine:
         compact_every: int = 2_000,
         synchronous: str = "FULL",
         mmap_size: int = 2 << 30,
+        history_days: float | None = None,
+        tombstone_days: float | None = None,
     ) -> None:
         self.path = str(path)
         if self.path != ":memory:":
@@ -120,6 +136,8 @@ class StoreEngine:
         self._note_vectors = _recall.NoteVectors()
         self._term_stats = _recall.TermStats()
         self._compact_every = compact_every
+        self.history_days = history_days
+        self.tombstone_days = tombstone_days
         # The whole document is loaded on first need (a merge, an edit of a record this
         # replica already holds an entry of, a snapshot), never at open: reads go to the
         # SQLite views, and records new to this replica are written into ``_scratch``, a
@@ -192,12 +210,12 @@ class StoreEngine:
             if self._doc is None:
                 self._doc = self._load_document(list(self._captured))
                 self._drop_scratch()
-                if (
-                    not self._depth
-                    and not self.db.conn.in_transaction
-                    and len(self._log) > self._compact_every
-                ):
-                    self.compact()
+                if not self._depth and not self.db.conn.in_transaction:
+                    # Upkeep that needs the whole document, done now that it is loaded.
+                    if self._retire_due():
+                        self.retire()
+                    if len(self._log) > self._compact_every:
+                        self.compact()
             return self._doc
 
     @property
@@ -378,6 +396,54 @@ class StoreEngine:
                 self._log.compact(self.doc.full_update())
                 self.db.execute("INSERT INTO recall_fts (recall_fts) VALUES ('optimize')")
 
+    def _retire_due(self) -> bool:
+        if self.history_days is None and self.tombstone_days is None:
+            return False
+        last = self._meta("retired_at")
+        return last is None or time.time() - epoch_s(last) >= RETIRE_EVERY_S
+
+    def retire(
+        self, *, history_days: float | None = None, tombstone_days: float | None = None
+    ) -> dict[str, int]:
+        """Take old history and old tombstones out of the CRDT document (``sync.retention``);
+        return how many records of each kind left it.
+
+        History rows stay in the tables (archived: still found by recall); the removals
+        reach the other replicas at the next sync. Defaults: the store's horizons. Runs
+        by itself at most once a day, when the document is loaded anyway.
+        """
+        history = self.history_days if history_days is None else history_days
+        tombs = self.tombstone_days if tombstone_days is None else tombstone_days
+        counts: dict[str, int] = {}
+        now_ms = self.clock.physical_ms()
+        with self._lock:
+            if self._depth:
+                raise RuntimeError("cannot retire inside a transaction")
+            with self._transaction():
+                doc = self.doc
+                self._dirty = True
+                if history is not None:
+                    cutoff = iso_ms(now_ms - int(history * 86_400_000))
+                    for kind, column in HISTORY_TIME.items():
+                        rows = self.db.execute(
+                            f"SELECT id FROM {kind} WHERE {column} != '' AND {column} < ?",
+                            [cutoff],
+                        )
+                        ids = [r for (r,) in rows if doc.holds(kind, r)]
+                        if ids:
+                            counts[kind] = doc.remove(kind, ids)
+                if tombs is not None:
+                    oldest = f"{max(now_ms - int(tombs * 86_400_000), 0):012x}0000"
+                    dead = self.db.execute(
+                        "SELECT kind, id FROM tombstones WHERE hlc < ? ORDER BY kind", [oldest]
+                    ).fetchall()
+                    for kind, group in itertools.groupby(dead, key=lambda r: str(r[0])):
+                        ids = [str(r[1]) for r in group]
+                        counts[f"{kind} tombstones"] = doc.remove(kind, ids)
+                    self.db.execute("DELETE FROM tombstones WHERE hlc < ?", [oldest])
+                self._set_meta("retired_at", iso_ms(now_ms))
+        return counts
+
     def log_length(self) -> int:
         """Entries in the update log since the last snapshot."""
         with self._lock:
@@ -552,6 +618,11 @@ class StoreEngine:
             for kind, winners in touched.winners.items():
                 if winners:
                     self._index_tombstones(kind, winners)
+                    # A record with no entry left was taken out of the document by a
+                    # replica's retention: its row stays here too (archived).
+                    gone = [r for r, entry in winners.items() if entry is None]
+                    for record_id in gone:
+                        del winners[record_id]
             highest = ""
             for kind in KINDS:
                 created = touched.created.get(kind, [])

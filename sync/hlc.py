@@ -62,6 +62,10 @@ class HybridLogicalClock:
         self._wall = 0
         self._counter = 0
 
+    def physical_ms(self) -> int:
+        """The physical clock this HLC reads, in milliseconds (tests pass their own)."""
+        return min(self._now_ms(), _WALL_LIMIT)
+
     def now(self) -> str:
         """A new timestamp, greater than every one issued or observed before."""
         physical = min(self._now_ms(), _WALL_LIMIT)

@@ -4,6 +4,7 @@ idempotency keys (local to the replica)."""
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable
 from datetime import UTC
 from typing import Any
@@ -15,6 +16,7 @@ from sync.document import check_id
 from sync.errors import InvalidRecordError
 from sync.ids import check_text, json_safe, new_record_id
 from sync.records import RecordStore
+from sync.retention import DEVICE_HISTORY_DAYS, TOMBSTONE_DAYS
 from sync.views import epoch_s, iso, now_iso, receipt_from_data, step_from_data
 
 
@@ -39,6 +41,15 @@ class MemoryStore(RecordStore):
             Recall reads a few dozen rows at random per query; through the map that is
             a page-table hit instead of a ``read`` system call and a copy.
     """
+
+    @classmethod
+    def device(cls, path: str | os.PathLike[str], **options: Any) -> MemoryStore:
+        """A device's store: its synced document keeps history for
+        :data:`~sync.retention.DEVICE_HISTORY_DAYS` and tombstones for
+        :data:`~sync.retention.TOMBSTONE_DAYS` (its tables keep everything)."""
+        options.setdefault("history_days", DEVICE_HISTORY_DAYS)
+        options.setdefault("tombstone_days", TOMBSTONE_DAYS)
+        return cls(path, **options)
 
     # ---- sessions, steps, receipts, transitions ------------------------------------
 

@@ -58,6 +58,11 @@ def iso(moment: datetime) -> str:
     return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
 
 
+def iso_ms(ms: int) -> str:
+    """Milliseconds since the epoch, formatted the store's way."""
+    return iso(datetime.fromtimestamp(ms // 1000, UTC).replace(microsecond=ms % 1000 * 1000))
+
+
 def _parse_time(value: str) -> datetime:
     """An ISO-8601 timestamp; InvalidRecordError if it is not one."""
     try:
