@@ -20,12 +20,32 @@ from typing import Any
 import grpc
 from grpc.aio import EOF  # type: ignore[attr-defined]
 
-from edgeloop.transport.metadata import call_metadata
+from edgeloop.transport.metadata import call_metadata, metadata_value
 from edgeloop.v1 import agent_pb2 as pb
 from edgeloop.v1 import agent_pb2_grpc as pb_grpc
+from sync.document import SEPARATOR
 from sync.errors import InvalidUpdateError, ProtocolError
-from sync.exchange import CHUNK_BYTES, UpdateAssembler, chunk_update, same_state
+from sync.exchange import (
+    CHUNK_BYTES,
+    REJECTED_RECORD_KEY,
+    UpdateAssembler,
+    chunk_update,
+    same_state,
+)
 from sync.store import MemoryStore
+
+
+def rejected_record(error: grpc.RpcError) -> tuple[str, str, str] | None:
+    """The ``(kind, record id, node id)`` of the entry the server refused an update for
+    (its ``x-rejected-record`` trailer), or None. Its writer repairs it (writes the record
+    again, valid) or drops it (``store.forget``), then syncs again."""
+    trailers = getattr(error, "trailing_metadata", None)
+    value = metadata_value(trailers() if callable(trailers) else None, REJECTED_RECORD_KEY)
+    if not value or "/" not in value:
+        return None
+    kind, _, key = value.partition("/")
+    record_id, _, node = key.partition(SEPARATOR)
+    return kind, record_id, node
 
 
 @dataclass(frozen=True)
@@ -83,10 +103,14 @@ class _Round:
             self.update = self.assembler.add(message.update)
             return False
         if kind == "done":
-            if self.update is None:
-                raise InvalidUpdateError("round ended before the whole update arrived")
-            self.received += len(self.update)
-            self.store.apply_update(self.update)
+            if self.assembler.in_progress:
+                raise InvalidUpdateError(
+                    f"round ended inside an update: chunk {self.assembler.received} of "
+                    f"{self.assembler.total} was the last to arrive"
+                )
+            if self.update:  # a peer with nothing we lack may leave its update out
+                self.received += len(self.update)
+                self.store.apply_update(self.update)
             self.round += 1
             self.phase = "state"
             self.start()

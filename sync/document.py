@@ -114,6 +114,17 @@ def decode_entry(node: str, value: object) -> Entry:
     return _new_entry(Entry, (hlc, node, data))
 
 
+def _decode_entry_of(kind: str, record_id: str, node: str, value: object) -> Entry:
+    """:func:`decode_entry`, its error naming the record (the peer can repair or drop it)."""
+    try:
+        return decode_entry(node, value)
+    except InvalidUpdateError as exc:
+        raise InvalidUpdateError(
+            f"bad {kind} record {record_id!r} (the entry of node {node!r}): {exc}",
+            record=(kind, record_id, node),
+        ) from None
+
+
 def split_key(key: str) -> tuple[str, str]:
     """Split ``"<id>|<node>"``; InvalidUpdateError for any other key."""
     record_id, sep, node = key.partition(SEPARATOR)
@@ -353,10 +364,12 @@ class MemoryDocument:
                 if len(nodes) == 1 and len(values) == 1 and nodes.issuperset(values):
                     # The common case: a record only the peer has written.
                     [(node, value)] = values.items()
-                    winners[record_id] = decode_entry(node, value)
+                    winners[record_id] = _decode_entry_of(kind, record_id, node, value)
                     continue
                 entries = [
-                    decode_entry(
+                    _decode_entry_of(
+                        kind,
+                        record_id,
                         node,
                         values[node]
                         if node in values

@@ -46,7 +46,15 @@ class RecordNotFoundError(MemoryStoreError, KeyError):
 
 
 class InvalidUpdateError(MemoryStoreError, InvalidArgumentError, ValueError):
-    """A malformed, truncated or inconsistent CRDT update; the store is unchanged."""
+    """A malformed, truncated or inconsistent CRDT update; the store is unchanged.
+
+    ``record`` names the entry that made it fail, when one did: ``(kind, record id, node
+    id)``, so that the peer that wrote it can repair or drop it (docs/sync-protocol.md).
+    """
+
+    def __init__(self, message: str, *, record: tuple[str, str, str] | None = None) -> None:
+        super().__init__(message)
+        self.record = record
 
 
 class ProtocolError(MemoryStoreError, InvalidArgumentError):

@@ -28,6 +28,9 @@ CHUNK_BYTES = 1024 * 1024
 """Bytes of update per chunk: well under the 4 MiB message limit."""
 MAX_UPDATE_BYTES = 1024 * 1024 * 1024
 MAX_ROUNDS = 8
+REJECTED_RECORD_KEY = "x-rejected-record"
+"""Trailer of an INVALID_ARGUMENT status caused by one record: ``<kind>/<record id>|<node
+id>`` (the kind's map and the entry's key), so that the writer can repair or drop it."""
 
 
 def same_state(a: bytes, b: bytes) -> bool:
@@ -58,6 +61,16 @@ class UpdateAssembler:
         self._parts: list[bytes] = []
         self._first: pb.UpdateChunk | None = None
         self._size = 0
+
+    @property
+    def received(self) -> int:
+        """Chunks of the current update received so far."""
+        return len(self._parts)
+
+    @property
+    def total(self) -> int:
+        """Chunks the current update has (0 between updates)."""
+        return self._first.total if self._first is not None else 0
 
     @property
     def in_progress(self) -> bool:

@@ -8,7 +8,11 @@ One ``Sync`` call, the client speaking first::
               client: update chunks, done   server: update chunks, done (and applies
               client: applies, next round           the client's meanwhile)
 
-Each side only ever sends ``diff(peer's state vector)``. Errors map to status codes with
+Each side only ever sends ``diff(peer's state vector)``; a client with nothing the server
+lacks may leave its update out (``done`` alone). The full specification, for
+implementers in other languages, is docs/sync-protocol.md. An update refused because of
+one record names it (message and the ``x-rejected-record`` trailer), so that its writer
+can repair or drop it. Errors map to status codes with
 the transport's one table (``edgeloop.transport.status``; the kinds are listed in
 ``sync.errors``): a malformed or truncated update is INVALID_ARGUMENT and leaves the store
 unchanged; no or an unknown token is UNAUTHENTICATED; another user's memory (or another
@@ -29,6 +33,7 @@ from edgeloop.transport.services import service_full_name
 from edgeloop.transport.status import abort_with
 from edgeloop.v1 import agent_pb2 as pb
 from edgeloop.v1 import agent_pb2_grpc as pb_grpc
+from sync.document import SEPARATOR
 from sync.errors import (
     InvalidUpdateError,
     MemoryStoreError,
@@ -37,7 +42,14 @@ from sync.errors import (
     ProtocolError,
     UnauthenticatedError,
 )
-from sync.exchange import CHUNK_BYTES, MAX_ROUNDS, UpdateAssembler, chunk_update, same_state
+from sync.exchange import (
+    CHUNK_BYTES,
+    MAX_ROUNDS,
+    REJECTED_RECORD_KEY,
+    UpdateAssembler,
+    chunk_update,
+    same_state,
+)
 
 SERVICE_NAME = service_full_name("MemorySyncService")
 
@@ -88,6 +100,12 @@ class MemorySyncServicer(pb_grpc.MemorySyncServiceServicer):
             async for response in self._exchange(principal, request_iterator):
                 yield response
         except (MemoryStoreError, StatusError, ValueError) as exc:
+            record = getattr(exc, "record", None)
+            if record is not None:
+                kind, record_id, node = record
+                context.set_trailing_metadata(
+                    ((REJECTED_RECORD_KEY, f"{kind}/{record_id}{SEPARATOR}{node}"),)
+                )
             await abort_with(context, exc)
 
     def _principal(self, context: Any) -> PrincipalLike:
@@ -156,7 +174,8 @@ class MemorySyncServicer(pb_grpc.MemorySyncServiceServicer):
                 if not receiving.done():
                     receiving.cancel()
             received += len(update)
-            await asyncio.to_thread(store.apply_update, update)
+            if update:
+                await asyncio.to_thread(store.apply_update, update)
 
     @staticmethod
     async def _receive_update(incoming: AsyncIterator[pb.SyncRequest], round_no: int) -> bytes:
@@ -172,11 +191,16 @@ class MemorySyncServicer(pb_grpc.MemorySyncServiceServicer):
                     raise ProtocolError("one update per round")
                 update = assembler.add(message.update)
             elif kind == "done":
-                if update is None:
-                    raise InvalidUpdateError("round ended before the whole update arrived")
+                if assembler.in_progress:
+                    raise InvalidUpdateError(
+                        "round ended inside an update: chunk "
+                        f"{assembler.received} of {assembler.total} was the last to arrive"
+                    )
                 if message.done.round != round_no:
-                    raise ProtocolError("done for another round")
-                return update
+                    raise ProtocolError(
+                        f"done for round {message.done.round} inside round {round_no}"
+                    )
+                return update or b""  # no update: the client had nothing the server lacks
             else:
                 raise ProtocolError(f"unexpected {kind} inside a round")
 

@@ -430,7 +430,7 @@ def merged_rows(
     changes: list[tuple[str, Row | None]] = []
     change = changes.append
     highest = ""
-    record_id = ""
+    record_id = node = ""
     try:
         for record_id, node, value in created:
             hlc, data = decode_value(value)
@@ -448,8 +448,11 @@ def merged_rows(
             if hlc > highest:
                 highest = hlc
             change((record_id, None if data is None else (record_id, hlc, node, *builder(data))))
-    except InvalidRecordError as exc:
-        raise InvalidUpdateError(f"bad {kind} record {record_id!r}: {exc}") from exc
+    except (InvalidRecordError, InvalidUpdateError) as exc:
+        raise InvalidUpdateError(
+            f"bad {kind} record {record_id!r} (the entry of node {node!r}): {exc}",
+            record=(kind, record_id, node),
+        ) from exc
     return new_rows, changes, highest
 
 
