@@ -79,6 +79,7 @@ class RouterReasoner:
     def __init__(self, router: Router) -> None:
         self.router = router
         self._primed: dict[str, RouteDecision] = {}
+        self._plans: dict[str, RouteDecision] = {}  # compound requests still running
 
     def prime(self, session_id: str, decision: RouteDecision) -> None:
         """Use ``decision`` for the next turn of ``session_id``."""
@@ -92,7 +93,16 @@ class RouterReasoner:
         )
         if observation is not None:
             home = self.router.home
-            return [self._answer(turn, observation, home.units if home else "metric")]
+            units = home.units if home else "metric"
+            plan = self._plans.get(ctx.session_id)
+            if plan is None:
+                return [self._answer(turn, observation, units)]
+            done = sum(1 for s in turn if s.step_type == pb.STEP_TYPE_ACTION)
+            if done < len(plan.calls) and observation.status == pb.OBSERVATION_STATUS_OK:
+                call = plan.calls[done]
+                return [_action(call.tool, call.arguments)]
+            del self._plans[ctx.session_id]
+            return [self._answer_all(turn, units)]
         decision = self._primed.pop(ctx.session_id, None) or self.router.decide(ctx.query)
         thought = decision_thought(decision)
         if decision.route != "edge":
@@ -109,13 +119,21 @@ class RouterReasoner:
                 model=MODEL_NAME,
             )
             return [thought, final]
-        action = pb.ReactStep(
-            step_type=pb.STEP_TYPE_ACTION,
-            tool=decision.tool,
-            arguments=to_struct(decision.arguments or {}),
-            model=MODEL_NAME,
+        if len(decision.calls) > 1:
+            self._plans[ctx.session_id] = decision
+        return [thought, _action(decision.tool, decision.arguments or {})]
+
+    @classmethod
+    def _answer_all(cls, turn: list[pb.ReactStep], units: str = "metric") -> pb.ReactStep:
+        """One answer for the observations of a compound request, in order."""
+        parts = [
+            cls._answer(turn, s, units).content
+            for s in turn
+            if s.step_type == pb.STEP_TYPE_OBSERVATION
+        ]
+        return pb.ReactStep(
+            step_type=pb.STEP_TYPE_FINAL_ANSWER, content=" ".join(parts), model=MODEL_NAME
         )
-        return [thought, action]
 
     @staticmethod
     def _answer(
@@ -140,6 +158,12 @@ class RouterReasoner:
         else:
             content = failure_answer(tool, observation.content, args)
         return pb.ReactStep(step_type=pb.STEP_TYPE_FINAL_ANSWER, content=content, model=MODEL_NAME)
+
+
+def _action(tool: str, arguments: dict[str, Any]) -> pb.ReactStep:
+    return pb.ReactStep(
+        step_type=pb.STEP_TYPE_ACTION, tool=tool, arguments=to_struct(arguments), model=MODEL_NAME
+    )
 
 
 def _approval_policy(spec: ToolSpec, args: dict[str, Any]) -> bool:

@@ -14,7 +14,11 @@ So the device keeps a query only when all four agree, and guessing is never the
 fallback. A router trained on your own intents can carry your own tools
 (``Router.load(dir, tools=[...])``, see ``edge_agent.tools.user``): an intent named like
 one of them runs it, with arguments read by the schema-driven readers of
-``edge_agent.arguments.schema``. ``decide`` is pure (no I/O after loading) and fast, so
+``edge_agent.arguments.schema``. A joint intent + slot model (``edge_agent.slu``,
+trained on data with slots) replaces gates 3 and 4 for your tools: it finds every
+request of a compound query and each one's slots, and the arguments come from the slots
+(``edge_agent.arguments.slots``); the decision then lists every call in ``calls``.
+``decide`` is pure (no I/O after loading) and fast, so
 the cloud's planner can reuse it on each clause of a compound query.
 
 >>> router = Router.load()                                # doctest: +SKIP
@@ -57,8 +61,20 @@ class IntentPredictor(Protocol):
 
 
 @dataclass(frozen=True)
+class ToolCall:
+    """One tool call of a decision (a compound request has several)."""
+
+    tool: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True)
 class RouteDecision:
-    """Where a query goes and, for the edge, with which tool and arguments."""
+    """Where a query goes and, for the edge, with which tool and arguments.
+
+    ``calls`` lists every call when the query holds several requests (a joint intent +
+    slot model found them); ``tool`` and ``arguments`` are then the first one's.
+    """
 
     route: Route
     tool: str | None
@@ -67,6 +83,7 @@ class RouteDecision:
     reason: str
     intent: str = ""
     scores: dict[str, float] = field(default_factory=dict, compare=False)
+    calls: tuple[ToolCall, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (for ``--json`` output and step metadata)."""
@@ -136,13 +153,16 @@ class Router:
         if not folder.is_dir():
             raise RouterError(f"router model not found: {folder} (run scripts/build_router.py)")
         from edge_agent.intents import IntentModel
+        from edge_agent.slu.model import SluModel
 
+        model: IntentPredictor
         try:
-            model = (
-                IntentModel.load(folder, precision=precision, encoder=encoder)
-                if precision is not None
-                else IntentModel.load(folder, encoder=encoder)
-            )
+            if SluModel.is_model_dir(folder):
+                model = SluModel.load(folder)
+            elif precision is not None:
+                model = IntentModel.load(folder, precision=precision, encoder=encoder)
+            else:
+                model = IntentModel.load(folder, encoder=encoder)
         except Exception as exc:  # the trainer's own error types; translated here
             raise RouterError(f"cannot load router model from {folder}: {exc}") from exc
         threshold = DEFAULT_THRESHOLD
@@ -171,6 +191,9 @@ class Router:
             return cloud("out of the device's scope")
         if confidence < self.threshold:
             return cloud(f"low confidence {confidence:.2f} < {self.threshold:.2f}")
+        parts = getattr(prediction, "parts", None)
+        if parts is not None:
+            return self._from_parts(parts, query, plain, confidence, scores, intent)
         if intent == SMALLTALK:
             if smalltalk_kind(query) is None:
                 return cloud("small talk the device has no answer for")
@@ -224,6 +247,74 @@ class Router:
             f"one {spec.name} call (your tool)",
             spec.name,
             scores,
+        )
+
+    def _from_parts(
+        self,
+        parts: Any,
+        query: str,
+        plain: str,
+        confidence: float,
+        scores: dict[str, float],
+        intent: str,
+    ) -> RouteDecision:
+        """The decision of a joint intent + slot model: every request it found, each
+        with its tool and its arguments (from the slots for your tools, from the
+        readers on the request's own words for the built-in ones)."""
+        from edge_agent.arguments.slots import fill_from_slots
+
+        def cloud(reason: str) -> RouteDecision:
+            return RouteDecision("cloud", None, None, confidence, reason, intent, scores)
+
+        calls: list[ToolCall] = []
+        for part in parts:
+            name = str(part.intent)
+            if float(part.confidence) < self.threshold:
+                return cloud(f"low confidence {part.confidence:.2f} for {name}")
+            if name == SMALLTALK:
+                if len(parts) == 1 and smalltalk_kind(query) is not None:
+                    return RouteDecision(
+                        "edge", None, None, confidence, "small talk", intent, scores
+                    )
+                return cloud("small talk the device has no answer for")
+            spec = self.tools.get(name)
+            if spec is not None:
+                filled = fill_from_slots(spec.input_schema, part.slots, spec.validator)
+                if filled.arguments is None:
+                    return cloud(f"cannot fill {name} arguments: {filled.reason}")
+                calls.append(ToolCall(name, filled.arguments))
+                continue
+            if name not in TOOL_NAMES:
+                return cloud(f"intent {name!r} has no device tool")
+            text = str(part.text) if len(parts) > 1 else query
+            if name in PLACE_TOOLS and (place := _another_place(text, text)) is not None:
+                return cloud(f"{place} is not a city the device knows")
+            structural = compound_reason(strip_qualifiers(text), name)
+            if structural is not None:
+                return cloud(structural)
+            arguments = complete_arguments(self.home, name, text, extract_arguments(name, text))
+            if arguments is None:
+                return cloud(f"cannot fill {name} arguments")
+            calls.append(ToolCall(name, arguments))
+        if not calls:
+            return cloud("no request the device can run")
+        first = calls[0]
+        names = [c.tool for c in calls]
+        yours = "" if first.tool in TOOL_NAMES else " (your tool)"
+        reason = (
+            f"one {first.tool} call{yours}"
+            if len(calls) == 1
+            else f"{len(calls)} calls: " + ", ".join(names)
+        )
+        return RouteDecision(
+            "edge",
+            first.tool,
+            first.arguments,
+            confidence,
+            reason,
+            intent,
+            scores,
+            tuple(calls) if len(calls) > 1 else (),
         )
 
 

@@ -32,6 +32,7 @@ __all__ = [
     "load_clinc",
     "load_examples",
     "load_jsonl",
+    "make_example",
     "stratified_split",
 ]
 
@@ -51,7 +52,8 @@ def _bad(where: str, message: str) -> IntentDataError:
     return IntentDataError(f"{where}: {message}" if where else message)
 
 
-def _make(text: object, intent: object, where: str) -> Example:
+def make_example(text: object, intent: object, where: str) -> Example:
+    """A checked :class:`Example` (stripped), or an error naming ``where``."""
     if not isinstance(text, str):
         raise _bad(where, f"text must be a string, not {type(text).__name__}")
     if not isinstance(intent, str):
@@ -90,7 +92,7 @@ def load_jsonl(path: Path) -> list[Example]:
         for key in ("text", "intent"):
             if key not in obj:
                 raise _bad(where, f"missing {key!r}")
-        examples.append(_make(obj["text"], obj["intent"], where))
+        examples.append(make_example(obj["text"], obj["intent"], where))
     if not examples:
         raise IntentDataError(f"{path}: no examples")
     return examples
@@ -128,7 +130,7 @@ def load_clinc(path: Path, splits: Sequence[str]) -> dict[str, list[Example]]:
             where = f"{path}: {split}[{i}]"
             if not (isinstance(item, list) and len(item) == 2):
                 raise _bad(where, "expected [text, intent]")
-            rows.append(_make(item[0], item[1], where))
+            rows.append(make_example(item[0], item[1], where))
         out[split] = rows
     return out
 

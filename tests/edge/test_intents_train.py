@@ -208,8 +208,9 @@ def test_cli_train_then_eval_intents(tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     metrics = json.loads(result.stdout)
-    assert list(metrics) == list(METRIC_KEYS)
-    assert all(0.0 <= v <= 1.0 for v in metrics.values())
+    assert list(metrics) == ["intent_accuracy", "slot_f1", "exact_match", *METRIC_KEYS]
+    assert metrics["slot_f1"] is None and metrics["exact_match"] is None  # intents only
+    assert all(0.0 <= v <= 1.0 for v in metrics.values() if v is not None)
 
 
 def test_cli_errors_are_one_line_with_exit_code_2(tmp_path: Path) -> None:

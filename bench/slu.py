@@ -1,0 +1,138 @@
+"""Joint intent + slot benchmark (issue 11): SNIPS and MixSNIPS-clean.
+
+Trains the joint model with the trainer users run (``edge-agent train --format snips``:
+SNIPS train, SNIPS dev as validation), then prints, one utterance at a time as the
+device runs them:
+
+* intent accuracy, slot F1 (conlleval) and exact match on SNIPS dev and on
+  MixSNIPS-clean dev (utterances of one to three intents, never seen in training: the
+  trainer composes its own multi-intent examples from SNIPS train);
+* training seconds (wall clock, as the machine gave them);
+* the decision's p50 (``SluModel.predict``: tokenise, one ``session.run``, decoding)
+  beside the bare INT8 encoder's p50 (``Encoder.embed``) on the same utterances, one
+  thread each, alternating, and their ratio.
+
+SNIPS dev chose the training's stopping point, so its figures are validation figures;
+MixSNIPS-clean dev played no part in training. The held-out test splits are not read.
+
+The LAST line is one JSON object with ``snips_intent_accuracy``, ``snips_slot_f1``,
+``snips_exact_match``, ``mixsnips_intent_accuracy``, ``mixsnips_slot_f1``,
+``mixsnips_exact_match``, ``train_s``, ``decision_p50_ms``, ``encoder_p50_ms``,
+``decision_over_encoder``.
+
+Usage::
+
+    python bench/slu.py [--data-dir ../shared/data/snips] [--out DIR] [--epochs 2]
+                        [--max-minutes 14] [--model DIR  (reuse a trained model)]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+DEFAULT_DATA = ROOT.parent / "shared" / "data" / "snips"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--out", type=Path, default=None, help="where the model goes")
+    parser.add_argument("--model", type=Path, default=None, help="reuse this trained model")
+    parser.add_argument("--epochs", type=float, default=2.0)
+    parser.add_argument("--max-minutes", type=float, default=14.0)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--latency-n", type=int, default=300)
+    args = parser.parse_args(argv)
+
+    from edge_agent.encoder import Encoder
+    from edge_agent.slu.data import read_utterances
+    from edge_agent.slu.evaluate import evaluate_joint
+    from edge_agent.slu.model import SluModel
+
+    train_file = args.data_dir / "train.txt"
+    dev_file = args.data_dir / "dev.txt"
+    mix_file = args.data_dir / "mixsnips_clean_dev.txt"
+    dev = read_utterances(dev_file, "snips")
+    mix = read_utterances(mix_file, "snips")
+
+    tmp = tempfile.TemporaryDirectory()
+    if args.model is not None:
+        model_dir = args.model
+        manifest = json.loads((model_dir / "manifest.json").read_text("utf-8"))
+        train_s = float(manifest["timing_s"]["total"])
+    else:
+        from edge_agent.slu.train import train_slu
+
+        model_dir = args.out or Path(tmp.name) / "snips"
+        started = time.perf_counter()
+        train_slu(
+            read_utterances(train_file, "snips"),
+            dev,
+            model_dir,
+            epochs=args.epochs,
+            max_seconds=args.max_minutes * 60.0,
+            threads=args.threads,
+            source={"data_file": train_file.name, "val_file": dev_file.name},
+            log=lambda m: print(m, file=sys.stderr, flush=True),
+        )
+        train_s = time.perf_counter() - started
+
+    model = SluModel.load(model_dir)
+    snips = evaluate_joint(model, dev)
+    mixed = evaluate_joint(model, mix)
+
+    encoder = Encoder.load()
+    texts = [u.words for u in dev[: args.latency_n]]
+    for words in texts[:20]:  # warm both sessions
+        model.predict_words(words)
+        encoder.embed(" ".join(words))
+    decision_ms: list[float] = []
+    encoder_ms: list[float] = []
+    for words in texts:
+        t0 = time.perf_counter()
+        model.predict(" ".join(words))
+        t1 = time.perf_counter()
+        encoder.embed(" ".join(words))
+        t2 = time.perf_counter()
+        decision_ms.append((t1 - t0) * 1000)
+        encoder_ms.append((t2 - t1) * 1000)
+    decision_p50 = statistics.median(decision_ms)
+    encoder_p50 = statistics.median(encoder_ms)
+
+    print(f"{'split':<22}{'intent acc':>12}{'slot F1':>10}{'exact':>10}{'n':>7}")
+    for name, m, n in (("SNIPS dev", snips, len(dev)), ("MixSNIPS-clean dev", mixed, len(mix))):
+        print(
+            f"{name:<22}{m['intent_accuracy'] or 0:>12.4f}{m['slot_f1'] or 0:>10.4f}"
+            f"{m['exact_match'] or 0:>10.4f}{n:>7}"
+        )
+    print(
+        f"training: {train_s:.0f} s; decision p50 {decision_p50:.2f} ms, bare encoder p50 "
+        f"{encoder_p50:.2f} ms (x{decision_p50 / encoder_p50:.2f})"
+    )
+    result = {
+        "snips_intent_accuracy": snips["intent_accuracy"],
+        "snips_slot_f1": snips["slot_f1"],
+        "snips_exact_match": snips["exact_match"],
+        "mixsnips_intent_accuracy": mixed["intent_accuracy"],
+        "mixsnips_slot_f1": mixed["slot_f1"],
+        "mixsnips_exact_match": mixed["exact_match"],
+        "train_s": round(train_s, 1),
+        "decision_p50_ms": round(decision_p50, 3),
+        "encoder_p50_ms": round(encoder_p50, 3),
+        "decision_over_encoder": round(decision_p50 / encoder_p50, 3),
+    }
+    tmp.cleanup()
+    print(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

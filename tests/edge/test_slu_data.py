@@ -1,0 +1,244 @@
+"""The joint model's data, decoding, metrics and slot normalisers (no training here)."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from edge_agent.arguments.slots import clock_time, fill_from_slots
+from edge_agent.intents.errors import IntentDataError
+from edge_agent.slu.data import compose, parse_inline, read_utterances, spans, split_words
+from edge_agent.slu.decode import allowed_transitions, viterbi
+from edge_agent.slu.metrics import slu_metrics
+from edge_agent.slu.model import Slot, decode
+
+SNIPS = """\
+wake O
+me O
+at O
+five B-time
+thirty I-time
+SetAlarm
+
+turn O
+off O
+the O
+kitchen B-room
+lights O
+and O
+play O
+jazz B-genre
+Lights#PlayMusic
+
+"""
+
+
+def test_read_snips(tmp_path: Path) -> None:
+    path = tmp_path / "d.txt"
+    path.write_text(SNIPS, "utf-8")
+    first, second = read_utterances(path, None)  # .txt is snips
+    assert first.words == ("wake", "me", "at", "five", "thirty")
+    assert first.tags[3:] == ("B-time", "I-time") and first.intents == ("SetAlarm",)
+    assert second.intents == ("Lights", "PlayMusic")
+    assert spans(second.tags) == [("room", 3, 4), ("genre", 7, 8)]
+
+
+def test_snips_errors_name_the_line(tmp_path: Path) -> None:
+    path = tmp_path / "d.txt"
+    path.write_text("wake O\nme O\n\n", "utf-8")
+    with pytest.raises(IntentDataError, match=r"d.txt:3: utterance without an intent line"):
+        read_utterances(path, "snips")
+    path.write_text("wake O X\nSetAlarm\n", "utf-8")
+    with pytest.raises(IntentDataError, match=r"d.txt:1: expected 'word TAG'"):
+        read_utterances(path, "snips")
+    path.write_text("wake Z-x\nSetAlarm\n", "utf-8")
+    with pytest.raises(IntentDataError, match="bad slot tag 'Z-x'"):
+        read_utterances(path, "snips")
+
+
+def test_read_jsonl_with_inline_slots(tmp_path: Path) -> None:
+    path = tmp_path / "d.jsonl"
+    rows = [
+        {"text": "wake me at [time : five thirty am]", "intent": "alarm_set"},
+        {"text": "what's 15% of 80?", "intent": "calculator"},
+        {"text": "tell me a story", "intent": "oos"},
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    alarm, calc, oos = read_utterances(path, "jsonl")
+    assert alarm.words == ("wake", "me", "at", "five", "thirty", "am")
+    assert alarm.tags == ("O", "O", "O", "B-time", "I-time", "I-time")
+    assert calc.words == ("what's", "15%", "of", "80", "?") and not calc.has_slots
+    assert oos.intents == ("oos",)
+    path.write_text(json.dumps({"text": "set [time : ]", "intent": "a"}) + "\n", "utf-8")
+    with pytest.raises(IntentDataError, match=r"d.jsonl:1: slot \[time : \] has no words"):
+        read_utterances(path, "jsonl")
+    path.write_text(json.dumps({"text": "set [time 5", "intent": "a"}) + "\n", "utf-8")
+    with pytest.raises(IntentDataError, match="unbalanced"):
+        read_utterances(path, "jsonl")
+
+
+def test_read_slurp(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    line = {
+        "sentence": "wake me up at five am",
+        "sentence_annotation": "wake me up at [time : five am]",
+        "intent": "alarm_set",
+    }
+    path.write_text(json.dumps(line) + "\n", "utf-8")
+    (u,) = read_utterances(path, "slurp")
+    assert spans(u.tags) == [("time", 4, 6)] and u.intents == ("alarm_set",)
+
+
+words_st = st.lists(st.from_regex(r"[a-z]{1,6}", fullmatch=True), min_size=1, max_size=4)
+
+
+@given(st.lists(st.tuples(words_st, st.one_of(st.none(), st.sampled_from(["time", "room"])))))
+def test_parse_inline_round_trips(chunks: list[tuple[list[str], str | None]]) -> None:
+    text = " ".join(
+        " ".join(w) if kind is None else f"[{kind} : {' '.join(w)}]" for w, kind in chunks
+    )
+    words, tags = parse_inline(text)
+    assert words == [w for ws, _ in chunks for w in ws]
+    expected = [
+        (kind, sum(len(w) for w, _ in chunks[:i]), sum(len(w) for w, _ in chunks[: i + 1]))
+        for i, (_, kind) in enumerate(chunks)
+        if kind is not None
+    ]
+    # adjacent slots of one type stay apart: B- starts each
+    assert spans(tags) == expected
+
+
+def test_compose_joins_different_intents(tmp_path: Path) -> None:
+    path = tmp_path / "d.txt"
+    path.write_text(SNIPS.split("\n\n")[0] + "\n\nplay O\njazz B-genre\nPlayMusic\n\n", "utf-8")
+    singles = read_utterances(path, "snips")
+    (joined,) = compose(singles, 1, random.Random(0))
+    assert set(joined.intents) == {"SetAlarm", "PlayMusic"}
+    assert len(joined.word_intents) == len(joined.words) == len(joined.tags)
+    joint = [w for w, o in zip(joined.words, joined.word_intents, strict=True) if o < 0]
+    assert joint in (["and"], ["and", "then"], [","])
+
+
+def test_split_words() -> None:
+    assert split_words("What's 15% of 80?") == ["What's", "15%", "of", "80", "?"]
+    assert split_words("at 7:30, please") == ["at", "7:30", ",", "please"]
+
+
+# -- decoding and metrics -----------------------------------------------------------------
+
+TAGS = ["O", "B-time", "I-time", "B-room", "I-room"]
+
+
+@given(st.lists(st.lists(st.floats(-5, 5), min_size=5, max_size=5), min_size=1, max_size=8))
+def test_viterbi_never_decodes_an_invalid_transition(rows: list[list[float]]) -> None:
+    path = [TAGS[i] for i in viterbi(np.asarray(rows), allowed_transitions(TAGS))]
+    for prev, tag in zip(["O", *path], path, strict=False):
+        if tag.startswith("I-"):
+            assert prev in (f"B-{tag[2:]}", tag)
+
+
+def test_decode_splits_words_between_intents() -> None:
+    n_words = 4
+    first = np.arange(1, n_words + 1)
+    slot_logits = np.zeros((n_words + 2, len(TAGS)))
+    slot_logits[[1, 2, 3, 4], [0, 1, 0, 3]] = 5.0
+    word_intent = np.zeros((n_words + 2, 3))
+    word_intent[[1, 2], 2] = 5.0
+    word_intent[[3, 4], 0] = 5.0
+    d = decode(np.array([3.0, -3.0, 2.0]), slot_logits, word_intent, first, TAGS,
+               allowed_transitions(TAGS))  # fmt: skip
+    assert d.intents == [2, 0]  # in the order of the words
+    assert d.owners == [0, 0, 1, 1]
+    assert d.tags == ["O", "B-time", "O", "B-room"]
+
+
+def test_slot_f1_is_conlleval() -> None:
+    gold = [["B-time", "I-time", "O", "B-room"]]
+    pred = [["B-time", "O", "O", "B-room"]]  # one span cut short: wrong
+    m = slu_metrics([["a"]], gold, [["a"]], pred)
+    assert m["slot_precision"] == 0.5 and m["slot_recall"] == 0.5 and m["slot_f1"] == 0.5
+    assert m["intent_accuracy"] == 1.0 and m["exact_match"] == 0.0
+    m = slu_metrics([["a", "b"]], gold, [["b", "a"]], gold)
+    assert m["exact_match"] == 1.0
+    assert spans(["I-time", "I-time", "B-time"]) == [("time", 0, 2), ("time", 2, 3)]
+
+
+# -- arguments from slots -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("said", "time"),
+    [
+        ("five thirty am", "05:30"),
+        ("seven pm", "19:00"),
+        ("half past seven", "07:30"),
+        ("quarter to eight pm", "19:45"),
+        ("noon", "12:00"),
+        ("17:45", "17:45"),
+        ("12 am", "00:00"),
+        ("banana", None),
+        ("25:00", None),
+    ],
+)
+def test_clock_time(said: str, time: str | None) -> None:
+    assert clock_time(said) == time
+
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "people": {"type": "integer", "minimum": 1},
+        "time": {"type": "string", "format": "time"},
+        "wait": {"type": "integer", "x-edgeloop-filler": "duration"},
+        "size": {"type": "string", "enum": ["small", "large"]},
+        "what": {"type": "string", "x-edgeloop-slots": ["dish", "drink"]},
+        "guests": {"type": "array", "items": {"type": "string"}, "x-edgeloop-slots": "guest"},
+    },
+    "required": ["people", "time"],
+}
+
+
+def test_fill_from_slots_normalises_by_schema() -> None:
+    slots = [
+        Slot("people", "four", 0, 1),
+        Slot("time", "half past", 1, 3),
+        Slot("time", "seven", 3, 4),  # a span split by the tagger reads as one
+        Slot("wait", "half an hour", 5, 8),
+        Slot("size", "a large one", 8, 11),
+        Slot("drink", "flat white", 11, 13),
+        Slot("guest", "ann", 13, 14),
+        Slot("guest", "bo", 15, 16),
+    ]
+    filled = fill_from_slots(SCHEMA, slots)
+    assert filled.arguments == {
+        "people": 4,
+        "time": "07:30",
+        "wait": 1800,
+        "size": "large",
+        "what": "flat white",
+        "guests": ["ann", "bo"],
+    }
+
+
+def test_fill_from_slots_never_guesses() -> None:
+    assert (
+        "required argument 'time'" in fill_from_slots(SCHEMA, [Slot("people", "two", 0, 1)]).reason
+    )
+    two = [Slot("people", "two", 0, 1), Slot("people", "three", 3, 4), Slot("time", "7pm", 5, 6)]
+    assert "several values for 'people'" in fill_from_slots(SCHEMA, two).reason
+    bad = [Slot("people", "lots", 0, 1), Slot("time", "7pm", 2, 3)]
+    assert "'lots' is not a number" in fill_from_slots(SCHEMA, bad).reason
+    zero = [Slot("people", "zero", 0, 1), Slot("time", "7pm", 2, 3)]
+    assert "do not fit the schema" in fill_from_slots(SCHEMA, zero).reason
+    rules = fill_from_slots(
+        SCHEMA,
+        [Slot("people", "2", 0, 1), Slot("time", "7pm", 2, 3)],
+        lambda args: "closed at 19:00" if args["time"] == "19:00" else None,
+    )
+    assert rules.arguments is None and "closed at 19:00" in rules.reason

@@ -1,0 +1,165 @@
+"""End to end: train a joint intent + slot model on a small annotated file of made-up
+intents, register tools for them, and let `edge-agent ask` fill their arguments from
+what the user said, including a compound request of two of them.
+
+The training is real (the train extra's torch, a few dozen steps), once per session.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from edge_agent.cli import app
+
+pytest.importorskip("torch", reason="the train extra (torch) trains the slot model")
+
+DATA = Path(__file__).parent / "data" / "slu_tools.jsonl"
+
+TOOLS_MODULE = textwrap.dedent(
+    """
+    from edge_agent.tools.user import device_tool
+
+    def _coffee(args):
+        return {"message": f"Ordered {args['count']} {args['size']} {args['drink']}."}
+
+    def _water(args):
+        return {"message": f"Watered the {args['plant']} with {args['amount']} ml."}
+
+    def _book(args):
+        return {"message": f"Table for {args['people']} at {args['time']}."}
+
+    TOOLS = [
+        device_tool(
+            "order_coffee",
+            "Order coffee.",
+            {
+                "type": "object",
+                "properties": {
+                    "count": {"type": "integer", "minimum": 1},
+                    "size": {"type": "string", "enum": ["small", "medium", "large"]},
+                    "drink": {"type": "string"},
+                },
+                "required": ["count", "size", "drink"],
+            },
+            _coffee,
+            side_effects=True,
+        ),
+        device_tool(
+            "water_plants",
+            "Water a plant.",
+            {
+                "type": "object",
+                "properties": {
+                    "plant": {"type": "string"},
+                    "amount": {"type": "integer", "x-edgeloop-slots": ["amount"]},
+                },
+                "required": ["plant", "amount"],
+            },
+            _water,
+        ),
+        device_tool(
+            "book_table",
+            "Book a table.",
+            {
+                "type": "object",
+                "properties": {
+                    "people": {"type": "integer"},
+                    "time": {"type": "string", "format": "time"},
+                    "restaurant": {"type": "string"},
+                },
+                "required": ["people", "time"],
+            },
+            _book,
+        ),
+    ]
+    """
+)
+
+
+@pytest.fixture(scope="module")
+def slot_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("slu") / "model"
+    result = CliRunner().invoke(
+        app, ["train", "--data", str(DATA), "--out", str(out), "--epochs", "15", "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output.splitlines()[-1])
+    assert report["model"] == "joint intent + slot"
+    assert report["int8_vs_fp32"]["intents_same"] >= 0.8
+    return out
+
+
+@pytest.fixture
+def tools_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    name = f"slu_tools_{tmp_path.name.replace('-', '_')}"
+    (tmp_path / f"{name}.py").write_text(TOOLS_MODULE, "utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return name
+
+
+def _ask(model: Path, tools: str, tmp_path: Path, query: str) -> list[dict[str, object]]:
+    result = CliRunner().invoke(
+        app,
+        [
+            "ask", "--model", str(model), "--memory", str(tmp_path / "m.db"),
+            "--tools", f"{tools}:TOOLS", "--json", query,
+        ],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    return [json.loads(line) for line in result.output.splitlines()]
+
+
+def _actions(steps: list[dict[str, object]]) -> list[tuple[object, object]]:
+    return [(s["tool"], s.get("arguments")) for s in steps if s["stepType"] == "STEP_TYPE_ACTION"]
+
+
+def test_ask_fills_a_user_tools_arguments_from_slots(
+    slot_model: Path, tools_module: str, tmp_path: Path
+) -> None:
+    steps = _ask(slot_model, tools_module, tmp_path, "can i get three large mochas please")
+    assert _actions(steps) == [("order_coffee", {"count": 3, "size": "large", "drink": "mochas"})]
+    assert steps[-1]["content"] == "Ordered 3 large mochas."
+    steps = _ask(slot_model, tools_module, tmp_path, "book a table for two at half past seven")
+    assert _actions(steps) == [("book_table", {"people": 2, "time": "07:30"})]
+
+
+def test_ask_runs_a_compound_request_of_two_tools(
+    slot_model: Path, tools_module: str, tmp_path: Path
+) -> None:
+    steps = _ask(
+        slot_model,
+        tools_module,
+        tmp_path,
+        "order two small lattes and then water the ficus with 300 ml",
+    )
+    assert _actions(steps) == [
+        ("order_coffee", {"count": 2, "size": "small", "drink": "lattes"}),
+        ("water_plants", {"plant": "ficus", "amount": 300}),
+    ]
+    assert steps[-1]["content"] == "Ordered 2 small lattes. Watered the ficus with 300 ml."
+
+
+def test_a_required_argument_without_a_slot_goes_to_the_cloud(
+    slot_model: Path, tools_module: str, tmp_path: Path
+) -> None:
+    steps = _ask(slot_model, tools_module, tmp_path, "water the basil")
+    assert not _actions(steps)
+    thought = steps[0]
+    assert thought["metadata"]["route"] == "cloud"  # type: ignore[index]
+    assert "amount" in str(thought["metadata"]["reason"])  # type: ignore[index]
+
+
+def test_eval_intents_reports_joint_metrics(slot_model: Path) -> None:
+    result = CliRunner().invoke(
+        app, ["eval-intents", "--model", str(slot_model), "--data", str(DATA), "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    metrics = json.loads(result.output)
+    for key in ("intent_accuracy", "slot_f1", "exact_match", "oos_recall", "in_scope_accuracy"):
+        assert 0.0 <= metrics[key] <= 1.0
+    assert metrics["slot_f1"] > 0.9  # training data: the model must have learnt it
