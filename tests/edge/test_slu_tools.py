@@ -8,84 +8,34 @@ The training is real (the train extra's torch, a few dozen steps), once per sess
 from __future__ import annotations
 
 import json
-import textwrap
 from pathlib import Path
 
 import pytest
+import typer
 from typer.testing import CliRunner
 
 from edge_agent.cli import app
+from edge_agent.intents.cli import eval_intents, train
 
 pytest.importorskip("torch", reason="the train extra (torch) trains the slot model")
 
-DATA = Path(__file__).parent / "data" / "slu_tools.jsonl"
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "examples" / "slots.jsonl"
 
-TOOLS_MODULE = textwrap.dedent(
-    """
-    from edge_agent.tools.user import device_tool
+# `edge-agent` adds its trainer commands only when the command line names them (a cold
+# `ask` skips importing them): the same functions, in an app of their own here.
+trainer = typer.Typer()
+trainer.command("train")(train)
+trainer.command("eval-intents")(eval_intents)
 
-    def _coffee(args):
-        return {"message": f"Ordered {args['count']} {args['size']} {args['drink']}."}
-
-    def _water(args):
-        return {"message": f"Watered the {args['plant']} with {args['amount']} ml."}
-
-    def _book(args):
-        return {"message": f"Table for {args['people']} at {args['time']}."}
-
-    TOOLS = [
-        device_tool(
-            "order_coffee",
-            "Order coffee.",
-            {
-                "type": "object",
-                "properties": {
-                    "count": {"type": "integer", "minimum": 1},
-                    "size": {"type": "string", "enum": ["small", "medium", "large"]},
-                    "drink": {"type": "string"},
-                },
-                "required": ["count", "size", "drink"],
-            },
-            _coffee,
-            side_effects=True,
-        ),
-        device_tool(
-            "water_plants",
-            "Water a plant.",
-            {
-                "type": "object",
-                "properties": {
-                    "plant": {"type": "string"},
-                    "amount": {"type": "integer", "x-edgeloop-slots": ["amount"]},
-                },
-                "required": ["plant", "amount"],
-            },
-            _water,
-        ),
-        device_tool(
-            "book_table",
-            "Book a table.",
-            {
-                "type": "object",
-                "properties": {
-                    "people": {"type": "integer"},
-                    "time": {"type": "string", "format": "time"},
-                    "restaurant": {"type": "string"},
-                },
-                "required": ["people", "time"],
-            },
-            _book,
-        ),
-    ]
-    """
-)
+TOOLS_MODULE = (ROOT / "examples" / "slot_tools.py").read_text("utf-8")
 
 
 @pytest.fixture(scope="module")
 def slot_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("slu") / "model"
     result = CliRunner().invoke(
-        app, ["train", "--data", str(DATA), "--out", str(out), "--epochs", "15", "--json"]
+        trainer, ["train", "--data", str(DATA), "--out", str(out), "--epochs", "15", "--json"]
     )
     assert result.exit_code == 0, result.output
     report = json.loads(result.output.splitlines()[-1])
@@ -156,10 +106,10 @@ def test_a_required_argument_without_a_slot_goes_to_the_cloud(
 
 def test_eval_intents_reports_joint_metrics(slot_model: Path) -> None:
     result = CliRunner().invoke(
-        app, ["eval-intents", "--model", str(slot_model), "--data", str(DATA), "--json"]
+        trainer, ["eval-intents", "--model", str(slot_model), "--data", str(DATA), "--json"]
     )
     assert result.exit_code == 0, result.output
     metrics = json.loads(result.output)
     for key in ("intent_accuracy", "slot_f1", "exact_match", "oos_recall", "in_scope_accuracy"):
         assert 0.0 <= metrics[key] <= 1.0
-    assert metrics["slot_f1"] > 0.9  # training data: the model must have learnt it
+    assert metrics["slot_f1"] > 0.8  # mostly its own training lines: it must have learnt them
