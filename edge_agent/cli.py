@@ -414,9 +414,9 @@ def serve(
             server = await start(agent, host, port)
         except OSError as exc:
             raise fail(str(exc)) from None
-        typer.echo(f"edge agent serving on {host}:{server.bound_port}", err=True)  # type: ignore[attr-defined]
+        typer.echo(f"edge agent serving on {host}:{server.port}", err=True)
         try:
-            await server.wait_for_termination()
+            await server.wait()
         finally:
             await server.stop(2)
 

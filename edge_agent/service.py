@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import grpc
@@ -131,14 +132,37 @@ async def _in_thread(func: Callable[..., T], *args: Any) -> T:
     return await asyncio.to_thread(func, *args)
 
 
-async def serve(agent: EdgeAgent, host: str = "127.0.0.1", port: int = 50052) -> grpc.aio.Server:
-    """Start the edge agent service (with health and reflection) and return the server."""
+@dataclass(frozen=True)
+class EdgeServer:
+    """A running edge agent service: where it listens, and how to stop it.
+
+    The agent (its memory, its cloud link) belongs to the caller, who made it; the handle
+    stops what :func:`serve` started.
+    """
+
+    server: grpc.aio.Server
+    port: int
+
+    async def stop(self, grace: float | None = None) -> None:
+        """Stop accepting calls; let calls in flight finish within ``grace`` seconds."""
+        await self.server.stop(grace)
+
+    async def wait(self) -> None:
+        """Wait until the server stops."""
+        await self.server.wait_for_termination()
+
+
+async def serve(agent: EdgeAgent, host: str = "127.0.0.1", port: int = 50052) -> EdgeServer:
+    """Start the edge agent service (with health and reflection); return its handle.
+
+    Raises:
+        OSError: ``host:port`` cannot be bound.
+    """
     server = grpc.aio.server(options=SERVER_OPTIONS)
     pb_grpc.add_EdgeAgentServiceServicer_to_server(EdgeAgentServicer(agent), server)
     add_common_services(server, [SERVICE_NAME])
     bound = server.add_insecure_port(f"{host}:{port}")
     if bound == 0:
         raise OSError(f"cannot bind {host}:{port}")
-    server.bound_port = bound  # type: ignore[attr-defined]
     await server.start()
-    return server
+    return EdgeServer(server, bound)

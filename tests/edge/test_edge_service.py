@@ -43,7 +43,7 @@ def test_service_end_to_end(memory: MemoryStore, stub_router: Router, fixed_now:
 
     async def scenario() -> None:
         server = await serve(agent, "127.0.0.1", 0)
-        port = server.bound_port  # type: ignore[attr-defined]
+        port = server.port
         try:
             async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
                 stub = pb_grpc.EdgeAgentServiceStub(channel)
