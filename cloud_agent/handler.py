@@ -33,7 +33,15 @@ from cloud_agent.tools import cloud_registry
 from edge_agent.cloud_link import DEVICE_TOOLS
 from edgeloop.transport.auth import Principal
 from edgeloop.v1 import agent_pb2 as pb
-from react_kernel import AgentLoop, GuardConfig, SafetyConfig, Session, SessionError, State
+from react_kernel import (
+    AgentLoop,
+    GuardConfig,
+    Reasoner,
+    SafetyConfig,
+    Session,
+    SessionError,
+    State,
+)
 
 log = logging.getLogger(__name__)
 trace_id_var: contextvars.ContextVar[str] = contextvars.ContextVar("trace_id", default="-")
@@ -84,7 +92,7 @@ class RequestHandler:
     def __init__(
         self,
         config: CloudConfig,
-        reasoner: Any,
+        reasoner: Reasoner,
         *,
         metrics: CloudMetrics | None = None,
         limiter: RateLimiter | None = None,

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+from grpc_health.v1.health import HealthServicer
 
 from cloud_agent.backends import build_reasoner
 from cloud_agent.config import CloudConfig
@@ -37,6 +38,7 @@ from edgeloop.transport.options import SERVER_OPTIONS
 from edgeloop.transport.services import add_common_services, service_full_name
 from edgeloop.v1 import agent_pb2 as pb
 from edgeloop.v1 import agent_pb2_grpc as pb_grpc
+from react_kernel import Reasoner
 from sync.cache import CacheBudget
 from sync.errors import MemoryUnavailableError
 from sync.service import add_sync_service
@@ -153,13 +155,15 @@ def _converse_response(event: Event) -> pb.ConverseResponse:
 class CloudServer:
     """The cloud's gRPC server: reasoner, health, reflection, security, metrics, sync."""
 
-    def __init__(self, config: CloudConfig | None = None, *, reasoner: Any = None) -> None:
+    def __init__(
+        self, config: CloudConfig | None = None, *, reasoner: Reasoner | None = None
+    ) -> None:
         self.config = config or CloudConfig()
         self.auth = (
             TokenAuth.from_file(self.config.tokens_file) if self.config.tokens_file else TokenAuth()
         )
         self.metrics = CloudMetrics()
-        self.reasoner = reasoner or build_reasoner(
+        self.reasoner: Reasoner = reasoner or build_reasoner(
             self.config,
             on_fallback=lambda a, b: self.metrics.cloud_fallbacks.labels(a, b).inc(),
             on_route=lambda route, tool: self.metrics.route_decisions.labels(route, tool).inc(),
@@ -170,7 +174,7 @@ class CloudServer:
         self.port: int | None = None
         self.metrics_port: int | None = None
         self._stores: Any = None
-        self._health: Any = None
+        self._health: HealthServicer | None = None
         self._memory_names: list[str] = []
         self._monitor: asyncio.Task[None] | None = None
         self.memory_check_s = 2.0
@@ -183,7 +187,7 @@ class CloudServer:
         The page reads it."""
         return self._stores
 
-    def metrics_breakers(self, reasoner: Any) -> None:
+    def metrics_breakers(self, reasoner: Reasoner) -> None:
         """Expose the backends' breaker states on the metrics endpoint."""
         states = getattr(reasoner, "breaker_states", None)
         if callable(states):

@@ -38,6 +38,7 @@ from edgeloop.transport.metadata import call_metadata, retry_after_s
 from edgeloop.transport.options import CLIENT_OPTIONS
 from edgeloop.v1 import agent_pb2 as pb
 from edgeloop.v1 import agent_pb2_grpc as pb_grpc
+from react_kernel import CircuitBreaker, redact_pii, redact_struct
 from react_kernel.steps import from_struct, to_struct
 
 log = logging.getLogger(__name__)
@@ -78,16 +79,8 @@ class CloudRequestError(CloudLinkError):
 DeviceToolRunner = Callable[[pb.ReactStep], pb.ReactStep]
 
 
-def _default_breaker(failure_threshold: int, reset_timeout_s: float) -> Any:
-    from react_kernel import CircuitBreaker
-
-    return CircuitBreaker(failure_threshold, reset_timeout_s)
-
-
 def _default_redactor(step: pb.ReactStep) -> pb.ReactStep:
     """Redact personal data from an observation before it leaves the device."""
-    from react_kernel import redact_pii, redact_struct
-
     clean = pb.ReactStep()
     clean.CopyFrom(step)
     clean.content = redact_pii(step.content)
@@ -146,7 +139,7 @@ class CloudLink:
         device_id: str = "edge",
         retries: int = 2,
         backoff_s: float = 0.2,
-        breaker: Any = None,
+        breaker: CircuitBreaker | None = None,
         redactor: Callable[[pb.ReactStep], pb.ReactStep] | None = None,
         use_tls: bool = False,
         health_timeout_s: float = 2.5,
@@ -156,7 +149,7 @@ class CloudLink:
         self.device_id = device_id
         self.retries = max(0, retries)
         self.backoff_s = backoff_s
-        self.breaker = breaker if breaker is not None else _default_breaker(3, 10.0)
+        self.breaker = breaker if breaker is not None else CircuitBreaker(3, 10.0)
         self.health_timeout_s = health_timeout_s
         self.last_receipt: pb.DecisionReceipt | None = None
         self._token = token
