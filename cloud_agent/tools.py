@@ -28,7 +28,7 @@ class _NoMemory:
         raise RuntimeError("device tools run on the device, not in the cloud")
 
     add_note = search = add_timer = set_device_state = get_device_state = _refuse
-    add_fact = get_record = _refuse
+    add_fact = get_record = notes = delete_note = _refuse
 
 
 def cloud_registry(device_tools: Iterable[str] = ()) -> Any:

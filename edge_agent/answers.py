@@ -166,15 +166,36 @@ def tool_answer(
         state = str(output.get("state", ""))
         if device == "blinds":
             return f"Done: the {room}blinds are {state}."
+        if state == "muted" or state == "unmuted":
+            return f"Done: the {room}{device} is {state}."
+        if state.startswith("volume "):
+            return f"Done: the {room}{device} volume is {state.removeprefix('volume ')}."
         if state.startswith("set to"):
             return f"Done: the {room}{device} is {state}."
         return f"Done: the {room}{device} is {state}."
     if tool == "set_timer":
         fires = str(output.get("fires_at", ""))
-        when = re.sub(r"^\d{4}-\d{2}-\d{2}T(\d{2}:\d{2}).*$", r"\1 UTC", fires)
-        return f"Timer set for {duration(int(args['seconds']))} (it goes off at {when})."
+        match = re.match(r"^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})", fires)
+        clock, day = (match.group(2), match.group(1)) if match else (fires, "")
+        zone = str(output.get("timezone") or "UTC")
+        if args.get("at"):
+            return f"Alarm set for {clock} on {day} ({zone})."
+        seconds = int(output.get("seconds") or args.get("seconds") or 0)
+        return f"Timer set for {duration(seconds)} (it goes off at {clock}, {zone})."
     if tool == "add_note":
+        if output.get("list"):
+            return f"Added “{output.get('text', '')}” to your {output['list']} list."
         return f"Noted: “{output.get('text', args.get('text', ''))}”."
+    if tool == "remove_note":
+        if output.get("list"):
+            return f"Removed “{output.get('text', '')}” from your {output['list']} list."
+        return f"Removed the note “{output.get('text', '')}”."
+    if tool == "search_notes" and output.get("list") is not None:
+        items = [str(hit["text"]) for hit in output.get("results", [])]
+        name = output["list"]
+        if not items:
+            return f"Your {name} list is empty."
+        return f"Your {name} list: {'; '.join(items)}."
     if tool == "search_notes":
         results = list(output.get("results", []))
         query = args.get("query", "")

@@ -338,6 +338,39 @@ def eval_command(
         _print_report(report)
 
 
+@app.command("timers")
+def timers_command(
+    cancel: str = typer.Option(None, "--cancel", help="Cancel the timer whose id starts so."),
+    everything: bool = typer.Option(False, "--all", help="Also the timers that have fired."),
+    memory: str = typer.Option(None, "--memory", help=MEMORY_HELP),
+    json_output: bool = typer.Option(False, "--json", help="One JSON object a timer."),
+) -> None:
+    """List the timers and alarms that have not gone off (in the home city's local time),
+    or cancel one with --cancel ID."""
+    from edge_agent.tools.timers import cancel_timer, list_timers
+
+    store = _settings_store(memory)
+    try:
+        if cancel:
+            try:
+                gone = cancel_timer(store, cancel)
+            except ValueError as exc:
+                raise fail(str(exc), 2) from None
+            typer.echo(f"cancelled {gone['timer_id'][:8]} (was due {gone['fires_at']})")
+            return
+        found = list_timers(store, everything=everything)
+    finally:
+        store.close()
+    for timer in found:
+        if json_output:
+            typer.echo(json.dumps(timer))
+        else:
+            label = f"  {timer['label']}" if timer["label"] else ""
+            typer.echo(f"{timer['timer_id'][:8]}  {timer['fires_at']}{label}")
+    if not found and not json_output:
+        typer.echo("no timers")
+
+
 config_app = typer.Typer(help="Device settings (kept in memory, so they sync).")
 app.add_typer(config_app, name="config")
 

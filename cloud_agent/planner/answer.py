@@ -36,12 +36,21 @@ def describe_call(call: PlannedCall) -> str:
         verb = f"switch {action}" if action in ("on", "off") else action
         device = str(a.get("device")).replace("door_lock", "door lock")
         return f"ask the device to {verb} the {device}{room}{value}"
+    if call.tool == it.TIMER and a.get("at"):
+        return f"ask the device to set an alarm for {a.get('at')}"
     if call.tool == it.TIMER:
         return f"ask the device to set a timer for {a.get('seconds')} s"
+    if call.tool == it.ADD_NOTE and a.get("list"):
+        return f"ask the device to add '{a.get('text')}' to the {a['list']} list"
     if call.tool == it.ADD_NOTE:
         return f"ask the device to note '{a.get('text')}'"
+    if call.tool == it.SEARCH_NOTES and a.get("list") and not a.get("query"):
+        return f"ask the device to read the {a['list']} list"
     if call.tool == it.SEARCH_NOTES:
         return f"ask the device to search its notes for '{a.get('query')}'"
+    if call.tool == it.REMOVE_NOTE:
+        where = f"the {a['list']} list" if a.get("list") else "its notes"
+        return f"ask the device to take '{a.get('text')}' off {where}"
     return f"call {call.tool}"
 
 
@@ -74,10 +83,22 @@ def render(action: pb.ReactStep, observation: pb.ReactStep | None) -> str:
     if tool == it.DEVICE:
         room = f" ({args['room']})" if args.get("room") else ""
         return f"{args.get('device')}{room}: {v.get('state', 'done')}"
+    if tool == it.TIMER and args.get("at"):
+        return f"alarm set for {v.get('fires_at', '?')} ({v.get('timezone', 'local time')})"
     if tool == it.TIMER:
         return f"timer set for {args.get('seconds')} s (fires at {v.get('fires_at', '?')})"
+    if tool == it.ADD_NOTE and args.get("list"):
+        return f"added '{args.get('text')}' to the {v.get('list') or args['list']} list"
     if tool == it.ADD_NOTE:
         return f"noted: '{args.get('text')}'"
+    if tool == it.REMOVE_NOTE:
+        where = f"the {v['list']} list" if v.get("list") else "your notes"
+        return f"took '{v.get('text', args.get('text'))}' off {where}"
+    if tool == it.SEARCH_NOTES and v.get("list") is not None:
+        items = [str(r.get("text", "")) for r in v.get("results") or []]
+        if not items:
+            return f"the {v['list']} list is empty"
+        return f"the {v['list']} list: {'; '.join(items)}"
     if tool == it.SEARCH_NOTES:
         results = v.get("results") or []
         if not results:

@@ -269,6 +269,8 @@ def _colon(match: re.Match[str]) -> str:
     """A colon ends a clause ("Tokyo, Seoul and Beijing: which is warmest"), except the
     one that opens a note's text ("add a note: router is in the closet")."""
     word = match.group(1)
+    if word.isdigit() and re.match(r"\s*\d", match.string[match.end() :]):
+        return match.group(0)  # a clock time ("6 : 30" once numbers are read): no cut
     return match.group(0) if word in _COLON_KEEPS else f"{word} ;"
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from edge_agent.arguments import extract_arguments
 from edge_agent.cities import find_cities
+from edge_agent.requests import alarm_time, list_request
 
 WEATHER = "get_weather"
 CLOCK = "world_clock"
@@ -25,6 +26,7 @@ DEVICE = "device_control"
 TIMER = "set_timer"
 ADD_NOTE = "add_note"
 SEARCH_NOTES = "search_notes"
+REMOVE_NOTE = "remove_note"
 
 _NOTE_SEARCH = re.compile(
     r"\b(?:search|find|look\s*up|look\s+for|check|anything|look\s+(?:in|through|at)|any|what(?:\s+is)?\s+in|read)"
@@ -58,10 +60,13 @@ _DEVICE_WORDS: tuple[tuple[str, str], ...] = (
     (r"\b(?:tv|television|telly)\b", "tv"),
     (r"\b(?:speakers?|music|stereo)\b", "speaker"),
     (r"\b(?:blinds|shades|curtains|shutters)\b", "blinds"),
+    (r"\b(?:smart\s+)?plugs?\b|\b(?:power\s+)?sockets?\b|\boutlets?\b", "plug"),
+    (r"\b(?:robot\s+)?vacuum(?:\s+cleaner)?\b|\broomba\b|\bhoover\b", "vacuum"),
+    (r"\bcoffee(?:\s+(?:machine|maker))?\b|\bespresso\s+machine\b", "coffee_machine"),
 )
 _DEVICE_VERB = re.compile(
     r"\b(?:turn|switch|lock|unlock|locked|unlocked|open|opened|close|closed|shut|dim|brighten|kill|"
-    r"set|put|start|stop|"
+    r"set|put|start|stop|mute|unmute|louder|quieter|brew|make|"
     r"power|raise|lower|bump|crank|adjust|change|make|up|down)\b|\b(?:on|off)\b|\b(?:to|at)\s+-?\d"
 )
 _WEATHER = re.compile(
@@ -164,8 +169,32 @@ def find_device(text: str) -> str | None:
     return best[1] if best else None
 
 
+_VOLUME_UP = re.compile(
+    r"\b(?:volume\s+up|louder|up\s+the\s+volume|turn\s+(?:it\s+|the\s+\w+\s+)?up)\b"
+)
+_VOLUME_DOWN = re.compile(
+    r"\b(?:volume\s+down|quieter|softer|turn\s+(?:it\s+|the\s+\w+\s+)?down)\b"
+)
+
+
 def find_action(text: str, device: str | None) -> str | None:
-    """The device action a clause asks for (on, off, set, lock, unlock, open, close)."""
+    """The device action a clause asks for (on, off, set, lock, unlock, open, close; for
+    the speaker and the TV also volume_up, volume_down, mute, unmute)."""
+    if device in ("speaker", "tv"):
+        if re.search(r"\bunmute\b", text):
+            return "unmute"
+        if re.search(r"\bmute\b", text):
+            return "mute"
+        if not re.search(r"\d", text):
+            if re.search(
+                r"\b(?:volume\s+up|louder|up\s+the\s+volume|turn\s+(?:it\s+|the\s+\w+\s+)?up)\b",
+                text,
+            ):
+                return "volume_up"
+            if re.search(
+                r"\b(?:volume\s+down|quieter|softer|turn\s+(?:it\s+|the\s+\w+\s+)?down)\b", text
+            ):
+                return "volume_down"
     if re.search(r"\bunlock(?:ed)?\b", text):
         return "unlock"
     if re.search(r"\block(?:ed)?\b", text):
@@ -292,8 +321,23 @@ def read_clause(text: str, extractor: Extractor | None = None) -> Clause:
         clause.tool = DEVICE  # "lights out in the kids room": a device and what to do with it
     if clause.tool in (WEATHER, CLOCK) and clause.device and not clause.cities:
         clause.tool = DEVICE if clause.action else clause.tool
+    _read_list_or_alarm(clause)
     clause.own_tool = clause.tool
     return clause
+
+
+def _read_list_or_alarm(clause: Clause) -> None:
+    """A named list's request ("add milk to the shopping list") or an alarm at a clock time
+    ("wake me up at 5:30"), with its arguments (``edge_agent.requests``)."""
+    request = list_request(clause.text)
+    if request is not None:
+        kind, item, name = request
+        clause.tool = {"add": ADD_NOTE, "remove": REMOVE_NOTE, "read": SEARCH_NOTES}[kind]
+        clause.args = {"text": item, "list": name} if item else {"list": name}
+        return
+    at = alarm_time(clause.text)
+    if at is not None:
+        clause.tool, clause.args = TIMER, {"at": at}
 
 
 def edge_arguments(tool: str, text: str, extractor: Extractor | None) -> dict[str, Any] | None:

@@ -45,8 +45,11 @@ TOOL_NAMES: tuple[str, ...] = (
     "add_note",
     "search_notes",
     "world_clock",
+    "remove_note",
 )
-SIDE_EFFECT_TOOLS: frozenset[str] = frozenset({"device_control", "set_timer", "add_note"})
+SIDE_EFFECT_TOOLS: frozenset[str] = frozenset(
+    {"device_control", "set_timer", "add_note", "remove_note"}
+)
 
 
 def input_schemas() -> dict[str, dict[str, Any]]:
@@ -59,6 +62,7 @@ def input_schemas() -> dict[str, dict[str, Any]]:
         "set_timer": timers.INPUT_SCHEMA,
         "add_note": notes.ADD_INPUT_SCHEMA,
         "search_notes": notes.SEARCH_INPUT_SCHEMA,
+        "remove_note": notes.REMOVE_INPUT_SCHEMA,
         "world_clock": clock.input_schema(),
     }
 
@@ -145,7 +149,8 @@ def builtin_specs(
         spec(
             "device_control",
             "Switch, set, lock or open a home device (light, ac, heater, fan, tv, speaker, "
-            "door_lock, thermostat, blinds), optionally in a room.",
+            "door_lock, thermostat, blinds, plug, vacuum, coffee_machine; volume_up, "
+            "volume_down, mute, unmute for the tv and speaker), optionally in a room.",
             devices.OUTPUT_SCHEMA,
             devices.make_run(memory),
             devices.validate,
@@ -153,15 +158,16 @@ def builtin_specs(
         ),
         spec(
             "set_timer",
-            "Start a countdown timer of a number of seconds.",
+            "Start a countdown of a number of seconds, or set an alarm at a local date-time "
+            "('at', in the home city's zone).",
             timers.OUTPUT_SCHEMA,
-            timers.make_run(memory),
+            timers.make_run(memory, now),
             timers.validate,
             0.97,
         ),
         spec(
             "add_note",
-            "Save a note in the device's memory.",
+            "Save a note in the device's memory, or add an item to a named list ('list').",
             notes.ADD_OUTPUT_SCHEMA,
             notes.make_add(memory),
             notes.validate_add,
@@ -169,10 +175,19 @@ def builtin_specs(
         ),
         spec(
             "search_notes",
-            "Find saved notes and past answers in the device's memory.",
+            "Find saved notes and past answers in the device's memory, or read a named list "
+            "('list').",
             notes.SEARCH_OUTPUT_SCHEMA,
             notes.make_search(memory),
             notes.validate_search,
+            0.9,
+        ),
+        spec(
+            "remove_note",
+            "Take an item off a named list, or a note out of memory, by its words.",
+            notes.REMOVE_OUTPUT_SCHEMA,
+            notes.make_remove(memory),
+            notes.validate_remove,
             0.9,
         ),
         spec(

@@ -1,5 +1,9 @@
 """The device_control tool: switch, set, lock and open the home's devices.
 
+Devices: lights, AC, heater, fan, TV, speaker (volume up/down by 10 points or a given
+step, set 0-100, mute/unmute), door lock, thermostat, blinds, smart plug (on/off),
+robot vacuum (on = clean, off = back to the dock) and coffee machine (on = brew, off).
+
 Device state lives in the memory store (``set_device_state``), so it survives restarts and
 syncs with the user's other replicas. Which actions a device accepts, and the range of
 its value, are business rules checked before anything changes (``check_arguments``), and
@@ -14,8 +18,35 @@ from typing import Any
 
 from edge_agent.tools.memory import ToolMemory
 
-DEVICES = ("light", "ac", "heater", "fan", "tv", "speaker", "door_lock", "thermostat", "blinds")
-ACTIONS = ("on", "off", "set", "lock", "unlock", "open", "close")
+DEVICES = (
+    "light",
+    "ac",
+    "heater",
+    "fan",
+    "tv",
+    "speaker",
+    "door_lock",
+    "thermostat",
+    "blinds",
+    "plug",
+    "vacuum",
+    "coffee_machine",
+)
+ACTIONS = (
+    "on",
+    "off",
+    "set",
+    "lock",
+    "unlock",
+    "open",
+    "close",
+    "volume_up",
+    "volume_down",
+    "mute",
+    "unmute",
+)
+VOLUME_ACTIONS = frozenset({"volume_up", "volume_down", "mute", "unmute"})
+VOLUME_STEP = 10
 
 # Actions each device accepts.
 DEVICE_ACTIONS: dict[str, frozenset[str]] = {
@@ -23,11 +54,16 @@ DEVICE_ACTIONS: dict[str, frozenset[str]] = {
     "ac": frozenset({"on", "off", "set"}),
     "heater": frozenset({"on", "off", "set"}),
     "fan": frozenset({"on", "off", "set"}),
-    "tv": frozenset({"on", "off", "set"}),
-    "speaker": frozenset({"on", "off", "set"}),
+    "tv": frozenset({"on", "off", "set"}) | VOLUME_ACTIONS,
+    "speaker": frozenset({"on", "off", "set"}) | VOLUME_ACTIONS,
     "door_lock": frozenset({"lock", "unlock"}),
     "thermostat": frozenset({"on", "off", "set"}),
     "blinds": frozenset({"open", "close", "set"}),
+    # A smart plug switches what is plugged in; the vacuum "on" starts a clean and "off"
+    # sends it back to its dock; the coffee machine "on" brews.
+    "plug": frozenset({"on", "off"}),
+    "vacuum": frozenset({"on", "off"}),
+    "coffee_machine": frozenset({"on", "off"}),
 }
 # What ``set`` sets and its allowed range (inclusive).
 SET_RANGES: dict[str, tuple[str, float, float]] = {
@@ -74,6 +110,11 @@ def check_arguments(args: dict[str, Any]) -> str | None:
     if action not in DEVICE_ACTIONS[device]:
         return f"a {device} cannot {action}"
     value = args.get("value")
+    if action in ("volume_up", "volume_down") and value is not None:
+        if not 1 <= float(value) <= 100:
+            return "a volume step must be between 1 and 100"
+    elif action in ("mute", "unmute") and value is not None:
+        return f"{action} takes no value"
     if action == "set":
         if value is None:
             return f"setting the {device} needs a value"
@@ -88,7 +129,11 @@ def is_sensitive(args: dict[str, Any]) -> bool:
     return (args.get("device"), args.get("action")) in SENSITIVE
 
 
-def _state_word(action: str, value: float | None) -> str:
+def _state_word(device: str, action: str, value: float | None) -> str:
+    if device == "vacuum" and action in ("on", "off"):
+        return "cleaning" if action == "on" else "docked"
+    if device == "coffee_machine" and action == "on":
+        return "brewing"
     return {
         "on": "on",
         "off": "off",
@@ -96,7 +141,17 @@ def _state_word(action: str, value: float | None) -> str:
         "unlock": "unlocked",
         "open": "open",
         "close": "closed",
+        "mute": "muted",
+        "unmute": "unmuted",
     }.get(action, f"set to {value:g}" if value is not None else "set")
+
+
+def _volume(previous: dict[str, Any], action: str, step: float | None) -> float:
+    """The volume after a step up or down (default 10 points), within 0..100; a device
+    never set starts at 50."""
+    current = float(previous.get("volume", previous.get("value", 50)))
+    delta = float(step if step is not None else VOLUME_STEP)
+    return max(0.0, min(100.0, current + (delta if action == "volume_up" else -delta)))
 
 
 def make_run(memory: ToolMemory) -> Callable[[dict[str, Any]], dict[str, Any]]:
@@ -111,15 +166,24 @@ def make_run(memory: ToolMemory) -> Callable[[dict[str, Any]], dict[str, Any]]:
         value = float(args["value"]) if args.get("value") is not None else None
         previous = memory.get_device_state(device, room) or {}
         state = dict(previous)
-        state["state"] = _state_word(action, value)
+        state["state"] = _state_word(device, action, value)
+        result_value = value if action == "set" else None
         if action == "set":
             state["value"] = value
+            if device in ("tv", "speaker"):
+                state["volume"] = value
             if device != "blinds":
                 state["power"] = "on"
+        elif action in ("volume_up", "volume_down"):
+            result_value = _volume(previous, action, value)
+            state["volume"] = state["value"] = result_value
+            state["muted"] = False
+            state["state"] = f"volume {result_value:g}"
+        elif action in ("mute", "unmute"):
+            state["muted"] = action == "mute"
         elif action in ("on", "off"):
             state["power"] = action
         memory.set_device_state(device, room, state)
-        result_value = value if action == "set" else None
         if result_value is not None and result_value.is_integer():
             result_value = int(result_value)
         return {"device": device, "room": room, "state": state["state"], "value": result_value}

@@ -1,13 +1,19 @@
-"""The add_note and search_notes tools: notes kept, and found again, in local memory.
+"""The add_note, search_notes and remove_note tools: notes and named lists in memory.
 
 Search goes through the store's recall (``MemoryStore.search``), which finds notes and
 past answers by meaning when the store has an embedder and by words otherwise.
+
+A named list ("shopping", "to do") is notes too: ``add_note {text, list}`` keeps the item
+as the note "shopping list: milk", so it syncs, is found by any search, and reads well
+anywhere a note is shown; ``search_notes {list}`` reads the whole list, oldest item
+first; ``remove_note {text, list?}`` takes an item (or a note) off by its words.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol, cast
 
 from edge_agent.tools.memory import ToolMemory
 
@@ -16,11 +22,33 @@ RESULT_KINDS = frozenset({"note", "answer", "fact"})
 # Facts the device keeps for itself (settings, the forecast cache), not things the user said.
 _MACHINE_FACTS = ("device/", "forecast/")
 
+LIST_NAME: dict[str, Any] = {"type": "string", "minLength": 1, "maxLength": 40}
 ADD_INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {"text": {"type": "string", "minLength": 1, "maxLength": MAX_NOTE}},
+    "properties": {
+        "text": {"type": "string", "minLength": 1, "maxLength": MAX_NOTE},
+        "list": LIST_NAME,
+    },
     "required": ["text"],
     "additionalProperties": False,
+}
+REMOVE_INPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "text": {"type": "string", "minLength": 1, "maxLength": MAX_NOTE},
+        "list": LIST_NAME,
+    },
+    "required": ["text"],
+    "additionalProperties": False,
+}
+REMOVE_OUTPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "note_id": {"type": "string", "minLength": 1},
+        "text": {"type": "string"},
+        "list": {"type": ["string", "null"]},
+    },
+    "required": ["note_id"],
 }
 ADD_OUTPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -31,15 +59,19 @@ SEARCH_INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "query": {"type": "string", "minLength": 1, "maxLength": 200},
+        # The same as LIST_NAME, with its type as a list: a model's bare argument
+        # ("search_notes[passport]") is the query, the one plain string property.
+        "list": {**LIST_NAME, "type": ["string"]},
         "limit": {"type": "integer", "minimum": 1, "maximum": 20},
     },
-    "required": ["query"],
+    "anyOf": [{"required": ["query"]}, {"required": ["list"]}],
     "additionalProperties": False,
 }
 SEARCH_OUTPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "query": {"type": "string"},
+        "list": {"type": "string"},
         "count": {"type": "integer", "minimum": 0},
         "results": {
             "type": "array",
@@ -59,16 +91,98 @@ SEARCH_OUTPUT_SCHEMA: dict[str, Any] = {
 }
 
 
+class ListMemory(Protocol):
+    """The memory store methods that lists use (``sync.store.MemoryStore``)."""
+
+    def add_note(self, text: str, *, source_act_id: str | None = None) -> str: ...
+
+    def notes(self) -> list[dict[str, Any]]: ...
+
+    def delete_note(self, note_id: str) -> None: ...
+
+
+def list_name(name: str) -> str:
+    """A list's name as kept: lower case, without "list" ("To-Do List" -> "to do").
+
+    >>> list_name("Shopping List")
+    'shopping'
+    >>> list_name("todo")
+    'to do'
+    """
+    words = " ".join(str(name).lower().replace("-", " ").replace("_", " ").split())
+    words = re.sub(r"^(?:my|the|our)\s+|\s+list$", "", words).strip()
+    return {"todo": "to do", "todos": "to do", "to dos": "to do"}.get(words, words)
+
+
+def _item_of(note_text: str, name: str) -> str | None:
+    prefix = f"{name} list: "
+    return note_text[len(prefix) :] if note_text.lower().startswith(prefix) else None
+
+
+def list_items(memory: ListMemory, name: str) -> list[dict[str, Any]]:
+    """The items of a list, oldest first: ``{"id", "text"}``."""
+    key = list_name(name)
+    items = []
+    for note in memory.notes():
+        item = _item_of(str(note["text"]), key)
+        if item is not None:
+            items.append({"id": str(note["note_id"]), "text": item})
+    return items
+
+
+def _clean(text: str) -> str:
+    text = " ".join(str(text).split())
+    if not text:
+        raise ValueError("a note needs some text")
+    if len(text) > MAX_NOTE:
+        raise ValueError(f"a note is at most {MAX_NOTE} characters")
+    return text
+
+
 def make_add(memory: ToolMemory) -> Callable[[dict[str, Any]], dict[str, Any]]:
     """The add_note function, writing to ``memory``."""
 
     def run(args: dict[str, Any]) -> dict[str, Any]:
-        text = " ".join(str(args["text"]).split())
-        if not text:
-            raise ValueError("a note needs some text")
-        if len(text) > MAX_NOTE:
-            raise ValueError(f"a note is at most {MAX_NOTE} characters")
+        text = _clean(args["text"])
+        if args.get("list"):
+            name = list_name(str(args["list"]))
+            if not name:
+                raise ValueError("a list needs a name")
+            return {"note_id": memory.add_note(f"{name} list: {text}"), "text": text, "list": name}
         return {"note_id": memory.add_note(text), "text": text}
+
+    return run
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", text.lower())
+
+
+def make_remove(memory: ListMemory) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """The remove_note function: the one note (or list item) whose words are the text's.
+
+    Words match exactly, then as a whole-word part ("milk" takes "oat milk" off when it is
+    the only such item); several candidates remove nothing (the user says which)."""
+
+    def run(args: dict[str, Any]) -> dict[str, Any]:
+        wanted = _words(_clean(args["text"]))
+        name = list_name(str(args["list"])) if args.get("list") else None
+        if name is not None:
+            pool = [(item["id"], item["text"]) for item in list_items(memory, name)]
+        else:
+            pool = [(str(n["note_id"]), str(n["text"])) for n in memory.notes()]
+        exact = [(i, t) for i, t in pool if _words(t) == wanted]
+        near = [(i, t) for i, t in pool if set(wanted) <= set(_words(t))]
+        found = exact or near
+        where = f"the {name} list" if name else "your notes"
+        if not found:
+            raise ValueError(f"{' '.join(wanted)!r} is not on {where}")
+        if len(found) > 1:
+            listed = "; ".join(t for _i, t in found[:5])
+            raise ValueError(f"several items of {where} match: {listed}")
+        note_id, text = found[0]
+        memory.delete_note(note_id)
+        return {"note_id": note_id, "text": text, "list": name}
 
     return run
 
@@ -77,7 +191,14 @@ def make_search(memory: ToolMemory) -> Callable[[dict[str, Any]], dict[str, Any]
     """The search_notes function, reading ``memory``'s recall."""
 
     def run(args: dict[str, Any]) -> dict[str, Any]:
-        query = " ".join(str(args["query"]).split())
+        if args.get("list") and not args.get("query"):
+            name = list_name(str(args["list"]))
+            items = [
+                {"kind": "list_item", "id": i["id"], "text": i["text"], "score": 1.0}
+                for i in list_items(cast("ListMemory", memory), name)
+            ]
+            return {"list": name, "count": len(items), "results": items}
+        query = " ".join(str(args.get("query") or "").split())
         if not query:
             raise ValueError("a search needs a query")
         limit = int(args.get("limit") or 5)
@@ -100,6 +221,11 @@ def make_search(memory: ToolMemory) -> Callable[[dict[str, Any]], dict[str, Any]
         return {"query": query, "count": len(results), "results": results}
 
     return run
+
+
+def validate_remove(observation: dict[str, Any]) -> str | None:
+    """Business rule: the store named the note it removed."""
+    return None if observation.get("note_id") else "no note was removed"
 
 
 def validate_add(observation: dict[str, Any]) -> str | None:
