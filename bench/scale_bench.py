@@ -13,7 +13,9 @@ load-balancing policy, so consecutive calls land on different replicas. For each
 - **database size per user**: the memory tables' bytes (indexes and TOAST included)
   divided by the users;
 - **Converse sessions**: ``--sessions`` cloud-only compound queries over ``Converse``,
-  ``--clients`` at a time; sessions per second.
+  ``--clients`` at a time; sessions per second;
+- **the SQLite backend too**: one replica on ``--memory-dir`` takes the same syncs; its RSS
+  after every quarter (``sqlite_rss_mb_after_10k_users`` in "1").
 
 Everything runs on one machine (the clients, every replica and PostgreSQL share its
 cores), so the figures are a floor for each part, and 3 replicas can only show what the
@@ -25,7 +27,10 @@ token table (the table's scan per call is measured apart: docs/scaling.md).
 Without ``--url`` it starts a throw-away PostgreSQL (scripts/pg_cluster.py; fsync on).
 The last line is one JSON object mapping "1" and "3" (replicas) to ``syncs_per_s``,
 ``sessions_per_s``, ``p50_ms``, ``p99_ms`` (per sync), ``rss_mb_after_10k_users`` (the
-largest replica's) and ``db_bytes_per_user``.
+largest replica's) and ``db_bytes_per_user``; also ``replica_cpu_ms_per_sync`` and
+``db_cpu_ms_per_sync`` (CPU time the replicas and PostgreSQL spent per sync: the
+capacity figures that do not depend on how busy the shared machine was) and the SQLite
+replica's figures.
 """
 
 from __future__ import annotations
@@ -35,8 +40,10 @@ import asyncio
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -57,8 +64,9 @@ QUERIES = [
 # ---- the replica process ------------------------------------------------------------
 
 
-def serve(url: str) -> None:
-    """Run one cloud replica on ``url``; print its port; run until killed."""
+def serve(url: str | None, memory_dir: str | None = None) -> None:
+    """Run one cloud replica on ``url`` (or SQLite files in ``memory_dir``); print its
+    port; run until killed."""
     from cloud_agent.config import CloudConfig
     from cloud_agent.service import CloudServer
     from edgeloop.transport.auth import Principal, TokenAuth
@@ -74,7 +82,7 @@ def serve(url: str) -> None:
             return Principal(device, user) if user and device else None
 
     async def main() -> None:
-        cloud = CloudServer(CloudConfig(port=0, memory_url=url))
+        cloud = CloudServer(CloudConfig(port=0, memory_url=url, memory_dir=memory_dir))
         cloud.auth = BenchAuth()
         port = await cloud.start()
         print(port, flush=True)
@@ -131,6 +139,23 @@ def rss_mb(pid: int) -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return 0.0
+
+
+def cpu_s(pid: int, *, children: bool = False) -> float:
+    """CPU seconds (user + system) a process has used; with ``children``, also those of
+    its exited, reaped children (PostgreSQL's backends, for the postmaster)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    ticks = int(fields[11]) + int(fields[12])  # utime, stime
+    if children:
+        ticks += int(fields[13]) + int(fields[14])  # cutime, cstime
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def postmaster_pid(cluster: Any) -> int | None:
+    """The PostgreSQL server's pid (a cluster this bench started), else None."""
+    if cluster is None:
+        return None
+    return int((cluster.data / "postmaster.pid").read_text().split()[0])
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -205,12 +230,14 @@ async def converse_sessions(
         return time.perf_counter() - started, done
 
 
-def start_replicas(url: str, count: int) -> list[tuple[subprocess.Popen[str], int]]:
+def start_replicas(
+    url: str, count: int, flag: str = "--serve"
+) -> list[tuple[subprocess.Popen[str], int]]:
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     replicas = []
     for _ in range(count):
         proc = subprocess.Popen(
-            [sys.executable, __file__, "--serve", url],
+            [sys.executable, __file__, flag, url],
             stdout=subprocess.PIPE,
             text=True,
             env=env,
@@ -240,6 +267,9 @@ def run_setup(cluster: Any, url: str, count: int, args: argparse.Namespace) -> d
     pids = [proc.pid for proc, _ in replicas]
     target = "ipv4:" + ",".join(f"127.0.0.1:{port}" for _, port in replicas)
     rss_rows: list[tuple[int, list[float]]] = [(0, [rss_mb(pid) for pid in pids])]
+    postmaster = postmaster_pid(cluster)
+    db_cpu_before = cpu_s(postmaster, children=True) if postmaster else 0.0
+    replica_cpu_before = sum(cpu_s(pid) for pid in pids)
     try:
         run = f"r{count}x{uuid.uuid4().hex[:6]}"
         users = [f"{run}-user{i}" for i in range(args.users)]
@@ -252,6 +282,7 @@ def run_setup(cluster: Any, url: str, count: int, args: argparse.Namespace) -> d
                 lambda n: rss_rows.append((n, [rss_mb(pid) for pid in pids])),
             )
         )
+        replica_cpu = sum(cpu_s(pid) for pid in pids) - replica_cpu_before
         session_wall, sessions = asyncio.run(
             converse_sessions(target, args.sessions, args.clients, count)
         )
@@ -260,6 +291,10 @@ def run_setup(cluster: Any, url: str, count: int, args: argparse.Namespace) -> d
             stored_users = memory.user_count()
     finally:
         stop_replicas(replicas)
+    # The replicas' database sessions have ended: their CPU is now the postmaster's
+    # children's (the Converse sessions touch no database).
+    time.sleep(0.5)
+    db_cpu = cpu_s(postmaster, children=True) - db_cpu_before if postmaster else float("nan")
     print(f"\n{count} replica(s): RSS (MB) of each replica after N users synced")
     for synced, values in rss_rows:
         print(f"  {synced:>6}  " + "  ".join(f"{v:7.1f}" for v in values))
@@ -272,6 +307,38 @@ def run_setup(cluster: Any, url: str, count: int, args: argparse.Namespace) -> d
         "db_bytes_per_user": round(db_bytes / max(stored_users, 1)),
         "users": stored_users,
         "rss_mb_at_start": round(max(rss_rows[0][1]), 1),
+        "replica_cpu_ms_per_sync": round(replica_cpu * 1000 / len(latencies), 2),
+        "db_cpu_ms_per_sync": round(db_cpu * 1000 / len(latencies), 2),
+    }
+
+
+def run_sqlite(args: argparse.Namespace) -> dict[str, float]:
+    """One replica on per-user SQLite files (``--memory-dir``): the same syncs, RSS only
+    (the cache budget must hold the SQLite backend flat too)."""
+    folder = tempfile.mkdtemp(prefix="edgeloop-scale-sqlite-")
+    replicas = start_replicas(folder, 1, "--serve-dir")
+    pid = replicas[0][0].pid
+    rss_rows: list[tuple[int, list[float]]] = [(0, [rss_mb(pid)])]
+    try:
+        users = [f"sqlite-user{i}" for i in range(args.users)]
+        wall, latencies = asyncio.run(
+            sync_users(
+                f"ipv4:127.0.0.1:{replicas[0][1]}",
+                users,
+                args.notes,
+                args.clients,
+                lambda n: rss_rows.append((n, [rss_mb(pid)])),
+            )
+        )
+    finally:
+        stop_replicas(replicas)
+        shutil.rmtree(folder, ignore_errors=True)
+    print("\n1 replica on SQLite files (--memory-dir): RSS (MB) after N users synced")
+    for synced, values in rss_rows:
+        print(f"  {synced:>6}  {values[0]:7.1f}")
+    return {
+        "sqlite_syncs_per_s": round(len(latencies) / wall, 1),
+        "sqlite_rss_mb_after_10k_users": round(rss_rows[-1][1][0], 1),
     }
 
 
@@ -291,10 +358,12 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=32, help="concurrent clients")
     parser.add_argument("--replicas", default="1,3")
     parser.add_argument("--url", help="an existing PostgreSQL database (emptied tables)")
+    parser.add_argument("--no-sqlite", action="store_true", help="skip the SQLite replica")
     parser.add_argument("--serve", help=argparse.SUPPRESS)
+    parser.add_argument("--serve-dir", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.serve:
-        serve(args.serve)
+    if args.serve or args.serve_dir:
+        serve(args.serve, args.serve_dir)
         return
     cluster = None
     if args.url is None:
@@ -304,17 +373,20 @@ def main() -> None:
         for count in (int(c) for c in args.replicas.split(",")):
             url = args.url or cluster.create_database(f"scale_{count}")
             results[str(count)] = run_setup(cluster, url, count, args)
+        if not args.no_sqlite and "1" in results:
+            results["1"].update(run_sqlite(args))
     finally:
         if cluster is not None:
             cluster.stop()
     print(
         f"\n{'replicas':>8} {'syncs/s':>8} {'sessions/s':>10} {'p50 ms':>8} {'p99 ms':>8}"
-        f" {'RSS MB':>8} {'db B/user':>10}"
+        f" {'RSS MB':>8} {'db B/user':>10} {'replica CPU ms/sync':>20} {'db CPU ms/sync':>15}"
     )
     for count, r in results.items():
         print(
             f"{count:>8} {r['syncs_per_s']:>8} {r['sessions_per_s']:>10} {r['p50_ms']:>8}"
             f" {r['p99_ms']:>8} {r['rss_mb_after_10k_users']:>8} {r['db_bytes_per_user']:>10}"
+            f" {r['replica_cpu_ms_per_sync']:>20} {r['db_cpu_ms_per_sync']:>15}"
         )
     print(json.dumps(results))
 
