@@ -359,11 +359,19 @@ def main() -> None:
     parser.add_argument("--replicas", default="1,3")
     parser.add_argument("--url", help="an existing PostgreSQL database (emptied tables)")
     parser.add_argument("--no-sqlite", action="store_true", help="skip the SQLite replica")
+    parser.add_argument(
+        "--sqlite-only", action="store_true", help="only the SQLite replica (no PostgreSQL)"
+    )
     parser.add_argument("--serve", help=argparse.SUPPRESS)
     parser.add_argument("--serve-dir", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve or args.serve_dir:
         serve(args.serve, args.serve_dir)
+        return
+    if args.sqlite_only:
+        sqlite = run_sqlite(args)
+        print(f"\nSQLite replica: {sqlite}")
+        print(json.dumps({"sqlite": sqlite}))
         return
     cluster = None
     if args.url is None:
