@@ -236,7 +236,12 @@ class CloudServer:
             idle_s=self.config.memory_idle_s,
         )
         if self.config.memory_url:
-            from sync.pgmemory import PostgresMemory  # psycopg: the postgres extra
+            try:
+                from sync.pgmemory import PostgresMemory
+            except ImportError as exc:  # psycopg comes with the postgres extra
+                raise OSError(
+                    f"--memory-url needs psycopg ({exc}): pip install 'edgeloop[postgres]'"
+                ) from None
 
             memory = PostgresMemory(self.config.memory_url, node_id="cloud", budget=budget)
             try:
