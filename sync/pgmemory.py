@@ -518,7 +518,10 @@ def _recall_changes(
     deletes: list[tuple[str, str]] = []
     for kind in KINDS:
         kind_created = created.get(kind, [])
-        kind_winners = winners.get(kind, {})
+        # A record with no entry left was taken out of the document by a device's
+        # retention (sync.retention): its recall row stays, as the archive (as the SQLite
+        # store keeps its rows). A forgotten record has a tombstone entry instead.
+        kind_winners = {r: e for r, e in winners.get(kind, {}).items() if e is not None}
         if not kind_created and not kind_winners:
             continue
         new_rows, changes, _ = merged_rows(kind, kind_created, kind_winners)

@@ -193,3 +193,22 @@ def test_cloud_start_fails_with_one_line_when_the_database_is_down() -> None:
     cloud = CloudServer(CloudConfig(port=0, memory_url="postgresql://u@127.0.0.1:1/none"))
     with pytest.raises(OSError, match=r"cannot reach PostgreSQL at postgresql://u@127\.0\.0\.1:1/"):
         asyncio.run(cloud.start())
+
+
+def test_history_a_device_retires_stays_recallable_in_the_cloud(pg_url: str) -> None:
+    device = MemoryStore(":memory:", node_id="phone")
+    device.record_session(
+        "old", query="capital of Peru?", final_answer="Lima", created_at="2020-01-01T00:00:00Z"
+    )
+    with PostgresMemory(pg_url) as memory:
+        _push(memory, "alice", device)
+        with psycopg.connect(pg_url) as conn:
+            rows = conn.execute("SELECT record_id FROM edgeloop_recall").fetchall()
+        assert rows == [("old",)]
+        device.retire(history_days=30)  # the session leaves the synced document
+        _push(memory, "alice", device)
+        assert "old|phone" not in memory.memory("alice").document_json()["sessions"]
+        with psycopg.connect(pg_url) as conn:  # the cloud's archive keeps it
+            rows = conn.execute("SELECT record_id FROM edgeloop_recall").fetchall()
+        assert rows == [("old",)]
+    device.close()
