@@ -35,6 +35,14 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 COOKIE = "edgeloop_ui"
+#: On every response: no framing (a framed page could be clicked into "approve"), no
+#: sniffing, no referrer (a login link's token never leaves in one).
+SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
+    (b"x-frame-options", b"DENY"),
+    (b"content-security-policy", b"frame-ancestors 'none'"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+)
 TOKEN_HELP = "--ui-token or $EDGELOOP_UI_TOKEN"
 _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
@@ -114,6 +122,7 @@ class AccessGuard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        send = _with_security_headers(send)
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         host = headers.get("host", "")
         refusal = self._refusal(scope, headers, host)
@@ -154,6 +163,15 @@ class AccessGuard:
             if self.access.token_matches(query.get("token")):
                 return None
         return 401, "a bearer token is required: open /?token=<token> once, or send Authorization\n"
+
+
+def _with_security_headers(send: Send) -> Send:
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": [*message.get("headers", []), *SECURITY_HEADERS]}
+        await send(message)
+
+    return sending
 
 
 async def _plain(send: Send, status: int, text: str) -> None:

@@ -124,6 +124,10 @@ def test_open_mode_answers_loopback_names_and_same_origin_posts_only() -> None:
             assert same.status_code == 200
             cross = await client.post("/", headers={"Origin": "https://evil.example"})
             assert cross.status_code == 403
+            for response in (same, cross, rebound):  # never framed, never sniffed
+                assert response.headers["x-frame-options"] == "DENY"
+                assert "frame-ancestors 'none'" in response.headers["content-security-policy"]
+                assert response.headers["x-content-type-options"] == "nosniff"
 
     asyncio.run(_serving(UiAccess.checked("127.0.0.1", None), check))
 

@@ -139,9 +139,12 @@ def test_memory_written_by_another_process_shows_up(tmp_path: Path, router: Rout
         assert not await console.memory_changed()  # the first look sets the mark
         other = MemoryStore(tmp_path / "device.db")  # another writer of the same file
         other.add_note("from the other process")
+        other.add_note("<img src=x onerror=alert(1)>")
         other.close()
         assert await console.memory_changed()
-        assert "from the other process" in (await client.get("/")).text
+        page = (await client.get("/")).text
+        assert "from the other process" in page
+        assert "&lt;img src=x onerror=alert(1)&gt;" in page and "<img src=x" not in page
 
     run(tmp_path, router, check)
 
