@@ -147,6 +147,25 @@ _OTHER_DATE = re.compile(
 _NOW_WORDS = frozenset({"month", "north", "both", "with", "worth", "south", "fourth", "length"})
 
 
+# "What time is it", "the date", "what day is it": the clock's own questions. "What time
+# is the meeting", "what time does the train leave" ask about something else, which the
+# home city's clock does not answer.
+_ASKS_NOW = re.compile(
+    r"\b(?:time\s+is\s+it|(?:the|current|local|exact)\s+time\b(?!\s+(?:of|for|to)\b)|"
+    r"time\s+(?:right\s+)?now|what\s+time\s*\??$|^time\b|(?:the|today'?s?|current)\s+date\b|"
+    r"date\s+(?:is\s+it|today)|(?:what|which)\s+day\s+(?:is\s+it|is\s+today|today)|"
+    r"what\s+is\s+today|what'?s\s+today)",
+    re.IGNORECASE,
+)
+# A weather question names the weather ("what does my morning look like" does not).
+_ASKS_WEATHER = re.compile(
+    r"\b(?:weather|forecast|rain\w*|snow\w*|sun\w*|cloud\w*|wind\w*|fog\w*|storm\w*|"
+    r"temperature|degrees|hot|cold|warm|chilly|freezing|umbrella|jacket|coat|humid\w*|"
+    r"drizzl\w*|hail|thunder\w*|outside|overcast)\b",
+    re.IGNORECASE,
+)
+
+
 def _names_other_date(query: str) -> bool:
     return any(m.group(0).lower() not in _NOW_WORDS for m in _OTHER_DATE.finditer(query))
 
@@ -182,7 +201,11 @@ def complete_arguments(
     if tool not in ("get_weather", "world_clock") or _names_a_place(query):
         return None
     if tool == "world_clock":
-        return None if _names_other_date(query) else {"city": settings.home_city}
+        if _names_other_date(query) or not _ASKS_NOW.search(query):
+            return None
+        return {"city": settings.home_city}
+    if not _ASKS_WEATHER.search(query):
+        return None
     from edge_agent.arguments.places import weather_day
 
     day = weather_day(query)

@@ -75,6 +75,19 @@ def test_home_defaults_fill_only_what_the_query_leaves_out() -> None:
     assert complete_arguments(home, "world_clock", "what time is it in Texas", None) is None
     # Another date is no question about now.
     assert complete_arguments(home, "world_clock", "what day is december 13th", None) is None
+    # The clock answers the clock's own questions, not when something else happens.
+    assert complete_arguments(home, "world_clock", "what's the date today", None) == {
+        "city": "oslo"
+    }
+    for other in ("what time is the meeting with john", "what time does the train leave"):
+        assert complete_arguments(home, "world_clock", other, None) is None
+    # Weather needs a weather word: "what does my morning look like" is the calendar's.
+    assert complete_arguments(home, "get_weather", "do i need an umbrella", None) == {
+        "city": "oslo",
+        "day": "today",
+    }
+    assert complete_arguments(home, "get_weather", "what does my day look like", None) is None
+    assert complete_arguments(home, "get_weather", "weather next week", None) is None
     lights = {"device": "light", "action": "on"}
     assert complete_arguments(home, "device_control", "lights on", lights) == {
         **lights,
