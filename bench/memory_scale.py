@@ -12,6 +12,8 @@ receipts, about one note in ten, written over three years), prints:
   memory (a long-running server, or the same sync a moment later: how the issue measured
   12 ms at 100k), and ``cold``, on stores just opened (``edge-agent sync``: the time
   includes loading the documents the merge needs);
+- the same cold sync after the device's retention pass (history older than 90 days out
+  of the document, as a device keeps it: ``MemoryStore.device``), and
 - the database's size on disk.
 
 Memories are built with the store's bulk path (``put_records`` in large transactions)
@@ -44,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from sync import MemoryStore, sync_stores
+from sync.retention import DEVICE_HISTORY_DAYS
 from sync.views import iso
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -147,6 +150,23 @@ def build(n: int, rebuild: bool) -> Path:
     done.write_text(f"{time.perf_counter() - started:.1f} s\n")
     print(f"  built {n:,} records in {time.perf_counter() - started:.1f} s", file=sys.stderr)
     return folder / "device.db"
+
+
+def retained(n: int, source: Path) -> Path:
+    """The same memory after a device's retention pass (history older than
+    DEVICE_HISTORY_DAYS out of the document, rows kept) and a snapshot: its steady state."""
+    target = source.with_name("retained.db")
+    done = source.with_name("retained-complete")
+    if done.exists() and done.stat().st_mtime >= source.stat().st_mtime:
+        return target
+    copy_store(source, target)
+    started = time.perf_counter()
+    with MemoryStore(target, synchronous="OFF", history_days=DEVICE_HISTORY_DAYS) as store:
+        store.retire()
+        store.compact()
+        store.checkpoint()
+    done.write_text(f"{time.perf_counter() - started:.1f} s\n")
+    return target
 
 
 def copy_store(source: Path, target: Path, node_id: str | None = None) -> None:
@@ -275,6 +295,7 @@ def measure(n: int, repeat: int, rebuild: bool, work: Path) -> dict[str, Any]:
     ask_s, ask_rss, ask_line = asks(memory, CALCULATOR, repeat)
     search_s, search_rss, search_line = asks(memory, SEARCH, repeat)
     sync = incremental_sync(source, work, seed=7 + n)
+    kept = incremental_sync(retained(n, source), work, seed=11 + n)
     result = {
         "cold_ask_s": round(ask_s, 3),
         "cold_ask_rss_mb": round(ask_rss, 1),
@@ -286,6 +307,8 @@ def measure(n: int, repeat: int, rebuild: bool, work: Path) -> dict[str, Any]:
         "incremental_sync_json_bytes": int(sync["json_bytes"]),
         "cold_incremental_sync_s": round(sync["cold_s"], 3),
         "cold_incremental_sync_bytes": int(sync["cold_bytes"]),
+        "retained_cold_sync_s": round(kept["cold_s"], 3),
+        "retained_warm_sync_s": round(kept["warm_s"], 4),
         "db_mb": round(db_mb(source), 1),
         "answers": [ask_line, search_line],
     }
@@ -320,7 +343,8 @@ def main() -> None:
     base = results.get("0")
     print(
         f"{'records':>9} | {'ask s':>6} | {'ask MB':>6} | {'search s':>8} | {'open ms':>7} |"
-        f" {'sync ms warm':>12} | {'bytes / JSON':>12} | {'sync s cold':>11} | {'db MB':>7}"
+        f" {'sync ms warm':>12} | {'bytes / JSON':>12} | {'sync s cold':>11} |"
+        f" {'cold, 90 days':>13} | {'db MB':>7}"
     )
     for n, r in results.items():
         ratio = r["incremental_sync_bytes"] / r["incremental_sync_json_bytes"]
@@ -328,7 +352,8 @@ def main() -> None:
             f"{int(n):>9,} | {r['cold_ask_s']:>6.2f} | {r['cold_ask_rss_mb']:>6.0f} |"
             f" {r['search_s']:>8.2f} | {r['open_s'] * 1000:>7.1f} |"
             f" {r['incremental_sync_s'] * 1000:>12.1f} | {ratio:>11.2f}x |"
-            f" {r['cold_incremental_sync_s']:>11.2f} | {r['db_mb']:>7.1f}"
+            f" {r['cold_incremental_sync_s']:>11.2f} | {r['retained_cold_sync_s']:>13.2f} |"
+            f" {r['db_mb']:>7.1f}"
         )
     if base:
         for n, r in results.items():
