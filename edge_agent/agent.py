@@ -339,8 +339,11 @@ class EdgeAgent:
             answer.metadata["offline"] = "true"
             final = emit(answer)
             yield final
+        receipt = getattr(self.cloud, "last_receipt", None)  # CloudLink keeps the last one
         with self.memory.batch():
             self.memory.save_steps(session_id, steps)
+            if receipt is not None and receipt.receipt_id == final.receipt_id:
+                self.memory.save_receipt(receipt)  # the cloud's receipt, kept on the device
             self.memory.record_session(
                 session_id,
                 query=query,
@@ -399,8 +402,11 @@ class EdgeAgent:
             )
             if final is None:
                 break
+            receipt = getattr(self.cloud, "last_receipt", None)
             with self.memory.batch():
                 self.memory.save_steps(session_id, steps)
+                if receipt is not None and receipt.receipt_id == final.receipt_id:
+                    self.memory.save_receipt(receipt)
                 self.memory.record_session(
                     session_id,
                     query=pending["query"],

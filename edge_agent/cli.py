@@ -375,6 +375,59 @@ config_app = typer.Typer(help="Device settings (kept in memory, so they sync).")
 app.add_typer(config_app, name="config")
 
 
+@app.command("receipt")
+def receipt_command(
+    session_id: str = typer.Argument(None, help="The session (default: the latest one)."),
+    verify: bool = typer.Option(False, "--verify", help="Check it against the stored steps."),
+    json_output: bool = typer.Option(False, "--json", help="The receipt as one JSON object."),
+    memory: str = typer.Option(None, "--memory", help=MEMORY_HELP),
+) -> None:
+    """Show a session's decision receipt (the device's, or the cloud's it kept); --verify
+    checks that it vouches for the answer and the evidence in memory (exit 1 if not)."""
+    from google.protobuf import json_format
+
+    from edge_agent.receipts import ReceiptNotFoundError, session_receipt
+
+    store = _settings_store(memory)
+    try:
+        if not session_id:
+            sessions = store.records("sessions")
+            if not sessions:
+                raise fail("no session in memory", 1)
+            session_id = max(sessions, key=lambda s: str(sessions[s].get("created_at") or ""))
+        try:
+            found = session_receipt(store, session_id)
+        except ReceiptNotFoundError as exc:
+            raise fail(str(exc), 1) from None
+        problems = found.problems() if verify else []
+    finally:
+        store.close()
+    receipt = found.receipt
+    if json_output:
+        out: dict[str, object] = {
+            "session_id": session_id,
+            "receipt": json_format.MessageToDict(receipt) if receipt is not None else None,
+        }
+        if verify:
+            out.update(verified=not problems, problems=problems)
+        typer.echo(json.dumps(out, ensure_ascii=False))
+    elif receipt is None:
+        typer.echo(f"session {session_id}: no receipt in memory")
+    else:
+        typer.echo(f"receipt {receipt.receipt_id}")
+        typer.echo(f"session {receipt.session_id}  model {receipt.model or '-'}")
+        typer.echo(f"query: {receipt.query}")
+        typer.echo(f"answer: {receipt.answer}")
+        for evidence in receipt.evidence:
+            args = json.dumps(json_format.MessageToDict(evidence.arguments), ensure_ascii=False)
+            typer.echo(f"evidence: {evidence.tool} {args} sha256 {evidence.output_sha256[:16]}")
+        if verify and not problems:
+            typer.echo("verified: it vouches for the stored answer and evidence")
+    if verify and problems:
+        typer.echo("receipt does not verify: " + "; ".join(problems), err=True)
+        raise typer.Exit(1)
+
+
 def _settings_store(memory: str | None) -> MemoryStore:
     from edge_agent.paths import memory_path
     from sync.store import MemoryStore
