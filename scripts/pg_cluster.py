@@ -20,6 +20,7 @@ import contextlib
 import glob
 import os
 import pwd
+import shlex
 import shutil
 import signal
 import socket
@@ -84,6 +85,7 @@ class TempCluster:
             os.chown(self.root, user.pw_uid, user.pw_gid)
             self._run_as = [runuser, "-u", "postgres", "--"]
         self._started = False
+        self._reaper: subprocess.Popen[bytes] | None = None
 
     def _run(self, *args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
@@ -132,10 +134,30 @@ class TempCluster:
             )
             if started.returncode == 0:
                 self._started = True
+                self._reap_when_gone(os.getpid())
                 return self
         log = (self.root / "server.log").read_text(errors="replace")[-800:]
         self.stop()
         raise ClusterUnavailable(f"pg_ctl start failed: {started.stderr.strip()} {log}")
+
+    def _reap_when_gone(self, owner: int) -> None:
+        """Stop the server and remove its folder once ``owner`` exits, even if killed
+        (a test run cut short must not leave a server behind on a shared machine)."""
+        stop = " ".join(
+            shlex.quote(part)
+            for part in [*self._run_as, str(self.bin / "pg_ctl"), "-D", str(self.data)]
+        )
+        script = (
+            f"while kill -0 {owner} 2>/dev/null; do sleep 2; done; "
+            f"{stop} -m immediate stop >/dev/null 2>&1; rm -rf {shlex.quote(str(self.root))}"
+        )
+        self._reaper = subprocess.Popen(
+            ["sh", "-c", script],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
 
     def url(self, database: str = "postgres") -> str:
         """The connection URL of one of the cluster's databases."""
@@ -156,6 +178,10 @@ class TempCluster:
             self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "stop")
             self._started = False
         shutil.rmtree(self.root, ignore_errors=True)
+        if self._reaper is not None:  # nothing left for it to do
+            self._reaper.terminate()
+            self._reaper.wait(10)
+            self._reaper = None
 
     def __enter__(self) -> TempCluster:
         return self.start()
