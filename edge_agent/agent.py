@@ -16,6 +16,7 @@ Example:
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from sync.store import MemoryStore
 
 MODEL_NAME = "edge-router"
+TOP_INTENTS = 3  # intents (with their scores) a routing THOUGHT records
 
 
 class CloudRunner(Protocol):
@@ -64,6 +66,12 @@ def decision_thought(decision: RouteDecision) -> pb.ReactStep:
     step.metadata["intent"] = decision.intent
     if decision.tool:
         step.metadata["tool"] = decision.tool
+    if decision.scores:  # the runners-up too: why this intent, and how close the others were
+        top = sorted(decision.scores.items(), key=lambda kv: -kv[1])[:TOP_INTENTS]
+        step.metadata["intents"] = json.dumps({k: round(v, 4) for k, v in top})
+    if len(decision.calls) > 1:  # a compound request the device runs call by call
+        calls = [{"tool": c.tool, "arguments": c.arguments} for c in decision.calls]
+        step.metadata["calls"] = json.dumps(calls, sort_keys=True, default=str)
     return step
 
 

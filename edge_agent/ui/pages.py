@@ -25,7 +25,7 @@ STEP_KINDS = {
     pb.STEP_TYPE_APPROVAL_REQUEST: "approval",
 }
 #: Route metadata shown first, in this order; any other key of the THOUGHT follows.
-ROUTE_KEYS = ("route", "intent", "intents", "confidence", "tool", "slots", "reason")
+ROUTE_KEYS = ("route", "intent", "intents", "confidence", "tool", "slots", "calls", "reason")
 
 
 def step_kind(step: pb.ReactStep) -> str:

@@ -49,6 +49,7 @@ def test_a_device_query_shows_its_route_and_steps_live(stack: Any, browser_conte
     assert card.locator("dd.route-route").inner_text() == "edge"
     assert card.locator("dd.route-intent").inner_text() == "calculator"
     assert "15 % of 80" in card.locator("dd.route-slots").inner_text()
+    assert '"calculator"' in card.locator("dd.route-intents").inner_text()  # with runners-up
     assert float(card.locator("dd.route-confidence").inner_text()) > 0.5
     assert card.locator(".ids").get_attribute("title").split("trace ")[1]  # a trace id
     # The receipt's digest, recomputed on the server.
