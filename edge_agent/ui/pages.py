@@ -53,9 +53,9 @@ def compact_json(value: Any) -> str:
         value = MessageToDict(value)
     if value in (None, {}, [], ""):
         return ""
-    if isinstance(value, str):
+    if isinstance(value, str):  # JSON text keeps its own order (intents by score)
         try:
-            value = json.loads(value)
+            return json.dumps(json.loads(value), ensure_ascii=False)
         except ValueError:
             return str(value)
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
