@@ -19,7 +19,6 @@ Example:
 from __future__ import annotations
 
 import hashlib
-import hmac
 import json
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
@@ -63,7 +62,7 @@ def _digest(token: str) -> bytes:
 
 
 class TokenAuth:
-    """Bearer tokens -> principals (only digests kept, compared in constant time);
+    """Bearer tokens -> principals (only SHA-256 digests kept, looked up by digest);
     no tokens at all means open mode."""
 
     def __init__(self, tokens: Mapping[str, Principal] | None = None) -> None:
@@ -109,12 +108,10 @@ class TokenAuth:
 
     def principal_for(self, token: str) -> Principal | None:
         """The principal a token belongs to, or None for an unknown token."""
-        wanted = _digest(token)
-        found = None
-        for digest, who in self._by_digest.items():  # every digest: constant time
-            if hmac.compare_digest(digest, wanted):
-                found = who
-        return found
+        # A dict lookup keyed by the SHA-256 digest: what a timing difference could tell
+        # is about the digest, which an attacker cannot steer towards a real token, so
+        # the lookup stays O(1) with 100,000 tokens instead of comparing against each.
+        return self._by_digest.get(_digest(token))
 
     def authorize(self, context: Any) -> Principal:
         """The ``authorize(context)`` callable servicers take."""
