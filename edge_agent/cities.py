@@ -21,10 +21,13 @@ import difflib
 import json
 import re
 import unicodedata
+from array import array
+from bisect import bisect_left
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from importlib import resources
+from importlib.resources.abc import Traversable
 
 # Everyday names and old names that are not spelling variants of the canonical name.
 ALIASES: dict[str, str] = {
@@ -91,40 +94,81 @@ class Place:
         return " ".join(w.capitalize() for w in self.name.split())
 
 
+@dataclass(frozen=True)
+class _Index:
+    """What lookups need in memory (a few MB): the names, sorted, with where each line
+    starts in the file; the everyday-word names, the big cities (for spelling tolerance)
+    and the words that are never a misspelt city ("turn" is no "Turin"). A city's record
+    is read from its line when asked for (:func:`place`)."""
+
+    names: list[str]
+    offsets: array[int]
+    everyday: frozenset[str]
+    big: tuple[str, ...]
+    near_misses: frozenset[str]
+
+    def __contains__(self, name: object) -> bool:
+        if not isinstance(name, str):
+            return False
+        i = bisect_left(self.names, name)
+        return i < len(self.names) and self.names[i] == name
+
+    def line(self, name: str) -> str | None:
+        i = bisect_left(self.names, name)
+        if i == len(self.names) or self.names[i] != name:
+            return None
+        with _gazetteer().open("rb") as file:
+            file.seek(self.offsets[i])
+            return file.readline().decode("utf-8").rstrip("\n")
+
+
+def _gazetteer() -> Traversable:
+    return resources.files("edge_agent.data").joinpath("gazetteer.tsv")
+
+
 @cache
-def _data() -> tuple[dict[str, str], frozenset[str]]:
-    """Canonical name -> the rest of its line, unparsed (a few MB, not one object per
-    field); and the everyday words that are never a misspelt city ("turn" is no "Turin")."""
-    text = resources.files("edge_agent.data").joinpath("gazetteer.tsv").read_text("utf-8")
-    rows: dict[str, str] = {}
+def _index() -> _Index:
+    """Read the gazetteer once, line by line (no copy of the whole file in memory)."""
+    names: list[str] = []
+    offsets = array("I")
+    everyday: list[str] = []
+    big: list[str] = []
     words: list[str] = []
-    for line in text.splitlines():
-        if line.startswith("~"):
-            words.append(line[1:])
-        elif line and not line.startswith("#"):
-            name, _, rest = line.partition("\t")
-            rows[name] = rest
-    return rows, frozenset(words)
-
-
-def _rows() -> dict[str, str]:
-    return _data()[0]
+    offset = 0
+    with _gazetteer().open("rb") as file:
+        for raw in file:
+            line = raw.decode("utf-8").rstrip("\n")
+            if line.startswith("~"):
+                words.append(line[1:])
+            elif line and not line.startswith("#"):
+                name, _country, _region, population, rest = line.split("\t", 4)
+                names.append(name)
+                offsets.append(offset)
+                if rest.endswith("w"):
+                    everyday.append(name)
+                if int(population) >= FUZZY_MIN_POPULATION:
+                    big.append(name)
+            offset += len(raw)
+    return _Index(names, offsets, frozenset(everyday), tuple(big), frozenset(words))
 
 
 class _Zones(Mapping[str, str]):
-    """Canonical city name -> IANA time zone, read from the rows as asked."""
+    """Canonical city name -> IANA time zone, read from the file as asked."""
 
     def __getitem__(self, name: str) -> str:
-        return _rows()[name].split("\t", 4)[3]
+        found = place(name)
+        if found is None:
+            raise KeyError(name)
+        return found.timezone
 
     def __contains__(self, name: object) -> bool:
-        return name in _rows()
+        return name in _index()
 
     def __iter__(self) -> Iterator[str]:
-        return iter(_rows())
+        return iter(_index().names)
 
     def __len__(self) -> int:
-        return len(_rows())
+        return len(_index().names)
 
 
 @cache
@@ -133,16 +177,17 @@ def cities() -> Mapping[str, str]:
     return _Zones()
 
 
+@lru_cache(maxsize=1024)
 def place(name: str) -> Place | None:
     """The gazetteer's record of a canonical city name, or None.
 
     >>> place("oslo").timezone
     'Europe/Oslo'
     """
-    rest = _rows().get(name)
-    if rest is None:
+    line = _index().line(name)
+    if line is None:
         return None
-    country, region, population, zone, lat, lon, flags = rest.split("\t")
+    _name, country, region, population, zone, lat, lon, flags = line.split("\t")
     return Place(name, country, region, int(population), zone, float(lat), float(lon), "w" in flags)
 
 
@@ -179,10 +224,7 @@ def normalise(name: str) -> str:
 def _fuzzy_pools() -> dict[tuple[bool, str], list[str]]:
     """The big cities by (several words?, a letter of their first two), for fuzzy lookup."""
     pools: dict[tuple[bool, str], list[str]] = {}
-    for name, rest in _rows().items():
-        population = int(rest.split("\t", 3)[2])
-        if population < FUZZY_MIN_POPULATION:
-            continue
+    for name in _index().big:
         several = " " in name
         for letter in {name[:1], "#" + name[1:2]}:
             pools.setdefault((several, letter), []).append(name)
@@ -190,7 +232,7 @@ def _fuzzy_pools() -> dict[tuple[bool, str], list[str]]:
 
 
 def _fuzzy(chunk: str, several: bool, cutoff: float) -> str | None:
-    if chunk in _data()[1]:
+    if chunk in _index().near_misses:
         return None
     # A typo rarely changes both of the first two letters: comparing only names that share
     # one of them keeps the fuzzy match cheap (difflib is the slow part of a decision).
@@ -209,7 +251,7 @@ def resolve_city(name: str, cutoff: float = CUTOFF) -> str | None:
     key = normalise(name)
     if not key:
         return None
-    known = _rows()
+    known = _index()
     if key in ALIASES:
         return ALIASES[key]
     if key in known:
@@ -266,8 +308,7 @@ def find_cities(text: str, cutoff: float = CUTOFF) -> list[tuple[int, str]]:
 
 
 def _is_everyday(city: str) -> bool:
-    rest = _rows().get(city)
-    return rest is not None and rest.endswith("w")
+    return city in _index().everyday
 
 
 @lru_cache(maxsize=8192)
@@ -280,7 +321,7 @@ def is_everyday_name(name: str) -> bool:
 
 @lru_cache(maxsize=8192)
 def _lookup_chunk(chunk: str, width: int, cutoff: float) -> str | None:
-    known = _rows()
+    known = _index()
     if chunk in ALIASES:
         return ALIASES[chunk]
     if chunk in known:
