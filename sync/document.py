@@ -169,6 +169,24 @@ def decode_state_vector(vector: bytes) -> dict[int, int]:
     return result
 
 
+def encode_state_vector(state: dict[int, int]) -> bytes:
+    """Encode ``{client id: clock}`` as a Yjs v1 state vector (clients in descending order,
+    as yrs writes them)."""
+    out = bytearray()
+
+    def varuint(value: int) -> None:
+        while value >= 0x80:
+            out.append((value & 0x7F) | 0x80)
+            value >>= 7
+        out.append(value)
+
+    varuint(len(state))
+    for client in sorted(state, reverse=True):
+        varuint(client)
+        varuint(state[client])
+    return bytes(out)
+
+
 class RemoteChanges(NamedTuple):
     """What a peer's update changed, per record kind."""
 

@@ -23,18 +23,25 @@ from types import TracebackType
 from typing import Any, Self
 
 import sqlite_utils
-from pycrdt import merge_updates
+from pycrdt import get_update, merge_updates
 
 from sync import recall as _recall
 from sync.checkpoint import WalCheckpointer, shared_checkpointer
-from sync.document import KINDS, Entry, MemoryDocument, check_id
+from sync.document import (
+    KINDS,
+    Entry,
+    MemoryDocument,
+    check_id,
+    decode_state_vector,
+    encode_state_vector,
+)
 from sync.errors import InvalidRecordError, InvalidUpdateError, RecordNotFoundError
 from sync.hlc import HybridLogicalClock, decode_hlc
 from sync.ids import json_safe
 from sync.recall import RecallHit
 from sync.retention import HISTORY_TIME, RETIRE_EVERY_S
 from sync.schema.migrations import migrate
-from sync.updatelog import UpdateLog
+from sync.updatelog import FORGETS, UpdateLog
 from sync.views import (
     COLUMNS,
     DATA_BUILDERS,
@@ -61,6 +68,12 @@ def _gc_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
+
+
+EMPTY_UPDATE = b"\x00\x00"
+"""A Yjs v1 update with no structs and no deletions."""
+MAX_LOG_DIFF_ENTRIES = 2_000
+"""Beyond this many log entries a diff comes from the whole document instead."""
 
 
 class StoreEngine:
@@ -130,6 +143,7 @@ class StoreEngine:
             self.clock.observe(high)
         self._log = UpdateLog(self.db)
         self._captured: list[bytes] = []
+        self._forgot = False  # the transaction wrote or merged a tombstone
         self._depth = 0
         self._dirty = False
         self._version = 0
@@ -146,6 +160,9 @@ class StoreEngine:
         self._doc: MemoryDocument | None = None
         self._scratch: MemoryDocument | None = None
         self._head = self._log.head()
+        if self._head < 0 and self._meta("state_vector") is None:
+            with self.db.atomic():  # a new store: its state vector is known, and empty
+                self._set_meta("state_vector", encode_state_vector({}).hex())
         self._data_version = self._read_data_version()
 
     # ---- lifecycle -----------------------------------------------------------------
@@ -307,11 +324,7 @@ class StoreEngine:
                     self._sync_with_log()
                     yield
                     if self._captured:
-                        if self._doc is None and len(self._captured) > 1:
-                            # Scratch writes of a batch: one log entry, as one document
-                            # transaction would have made.
-                            self._captured[:] = [merge_updates(*self._captured)]
-                        self._log.append(self._captured)
+                        self._log_captured()
                         self._set_meta("hlc_high", self.clock.last())
                         self._head = self._log.head()
             except BaseException:
@@ -323,6 +336,41 @@ class StoreEngine:
                 self._captured.clear()
                 self._depth = 0
                 self._dirty = False
+                self._forgot = False
+
+    def _log_captured(self) -> None:
+        """Append what this transaction changed as one log entry, with the Yjs clock
+        ranges it brought, and keep the state vector of snapshot + log in ``meta``."""
+        captured = self._captured
+        update = captured[0] if len(captured) == 1 else merge_updates(*captured)
+        before = self._stored_state()
+        if self._doc is not None:
+            after: dict[int, int] | None = decode_state_vector(self._doc.state_vector())
+        elif self._scratch is not None and before is not None:
+            after = dict(before)
+            for client, clock in decode_state_vector(self._scratch.state_vector()).items():
+                after[client] = max(after.get(client, 0), clock)
+        else:
+            after = None
+        clocks: dict[int, tuple[int, int]] = {}
+        if before is not None and after is not None:
+            clocks = {
+                client: (before.get(client, 0), end)
+                for client, end in after.items()
+                if end > before.get(client, 0)
+            }
+        if self._forgot:
+            clocks[FORGETS] = (0, 0)
+        self._log.append_one(update, clocks)
+        if after is None:
+            self.db.execute("DELETE FROM meta WHERE key = 'state_vector'")
+        else:
+            self._set_meta("state_vector", encode_state_vector(after).hex())
+
+    def _stored_state(self) -> dict[int, int] | None:
+        """The state vector of snapshot + log as last recorded (None: not known yet)."""
+        stored = self._meta("state_vector")
+        return None if stored is None else decode_state_vector(bytes.fromhex(stored))
 
     @contextmanager
     def batch(self) -> Iterator[Self]:
@@ -538,6 +586,7 @@ class StoreEngine:
             # The whole document: every entry of the record goes, with its content.
             doc = self.doc
             self._dirty = True
+            self._forgot = True
             hlc = self.clock.now()
             doc.put(kind, record_id, hlc, None)
             self._tomb(kind, record_id, hlc, self.node_id)
@@ -589,20 +638,63 @@ class StoreEngine:
     # ---- sync ----------------------------------------------------------------------
 
     def state_vector(self) -> bytes:
-        """The document's Yjs state vector."""
+        """The document's Yjs state vector (kept in ``meta``: no need to load it)."""
         with self._lock:
             self._catch_up()
-            return self.doc.state_vector()
+            if self._doc is None:
+                stored = self._stored_state()
+                if stored is not None:
+                    return encode_state_vector(stored)
+            vector = self.doc.state_vector()
+            if self._stored_state() is None and not self._depth:
+                with self._immediate():
+                    if self._log.head() == self._head:
+                        self._set_meta("state_vector", vector.hex())
+            return vector
 
     def diff(self, state_vector: bytes) -> bytes:
         """The update a peer with ``state_vector`` lacks.
 
+        Cut from the log entries that hold what the peer lacks when they are all in the
+        log (the usual incremental sync: no document to load, and no walk of all its
+        blocks, which yrs does for every diff of a whole document); from the whole
+        document otherwise. A peer that holds every struct of an entry also holds its
+        deletions (every transaction that deletes also writes: a put, or the ``_sys``
+        bump of a merge or a retention pass), so the entries it lacks are enough.
+
         Raises:
             InvalidUpdateError: the state vector is malformed.
         """
+        peer = decode_state_vector(state_vector)
         with self._lock:
             self._catch_up()
-            return self.doc.diff(state_vector)
+            update = self._diff_from_log(peer, state_vector)
+            return self.doc.diff(state_vector) if update is None else update
+
+    def _diff_from_log(self, peer: Mapping[int, int], state_vector: bytes) -> bytes | None:
+        if self._depth:
+            return None
+        ours = self._stored_state()
+        if ours is None:
+            return None
+        seqs: set[int] = set()
+        for client, end in ours.items():
+            have = peer.get(client, 0)
+            if end > have:
+                covering = self._log.covering(client, have, end)
+                if covering is None:
+                    return None
+                seqs.update(covering)
+        if not seqs:
+            return EMPTY_UPDATE
+        # Merged log entries keep the content of entries deleted later (yrs merges
+        # without collecting): a window with a tombstone goes through the document, so
+        # that a forgotten record's content is never shipped again.
+        if len(seqs) > MAX_LOG_DIFF_ENTRIES or self._log.forgets(seqs):
+            return None
+        entries = self._log.entries(seqs)
+        merged = entries[0] if len(entries) == 1 else merge_updates(*entries)
+        return bytes(get_update(merged, state_vector))
 
     def apply_update(self, update: bytes) -> bool:
         """Merge a peer's update into the document and the tables; True if anything changed.
@@ -633,6 +725,7 @@ class StoreEngine:
                 new_rows, changes, latest = merged_rows(kind, created, winners, tombs)
                 for record_id, hlc, node in tombs:
                     self._tomb(kind, record_id, hlc, node)
+                    self._forgot = True
                 highest = max(highest, latest)
                 materialise(
                     self.db.conn,
@@ -653,6 +746,7 @@ class StoreEngine:
         for record_id, entry in winners.items():
             if entry is not None and entry.deleted:
                 self._tomb(kind, record_id, entry.hlc, entry.node)
+                self._forgot = True
             else:
                 live.append(record_id)
         self._untomb(kind, live)

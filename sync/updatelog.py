@@ -9,11 +9,14 @@ transaction. (pycrdt-store is deliberately not used: its squash path loses data.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 
 import sqlite_utils
 
 from sync.views import now_iso
+
+FORGETS = -1
+"""The client id of the ``update_clocks`` row that marks an entry holding a tombstone."""
 
 
 class UpdateLog:
@@ -29,6 +32,62 @@ class UpdateLog:
         if rows:
             self._db.conn.executemany("INSERT INTO update_log (data, at) VALUES (?, ?)", rows)
         return len(rows)
+
+    def append_one(self, update: bytes, clocks: Mapping[int, tuple[int, int]]) -> int:
+        """Append one update with the clock ranges it brought (``client: (start, end)``);
+        return its sequence number."""
+        cursor = self._db.conn.execute(
+            "INSERT INTO update_log (data, at) VALUES (?, ?)", [update, now_iso()]
+        )
+        seq = int(cursor.lastrowid or 0)
+        self._db.conn.executemany(
+            "INSERT INTO update_clocks (seq, client, start, end) VALUES (?, ?, ?, ?)",
+            [(seq, client, start, end) for client, (start, end) in clocks.items()],
+        )
+        return seq
+
+    def forgets(self, seqs: Iterable[int]) -> bool:
+        """True if any of these entries wrote or merged a tombstone (marked by the
+        pseudo-client :data:`FORGETS`)."""
+        wanted = sorted(set(seqs))
+        for i in range(0, len(wanted), 500):
+            part = wanted[i : i + 500]
+            marks = ", ".join("?" for _ in part)
+            sql = f"SELECT 1 FROM update_clocks WHERE client = ? AND seq IN ({marks}) LIMIT 1"
+            if self._db.execute(sql, [FORGETS, *part]).fetchone():
+                return True
+        return False
+
+    def covering(self, client: int, have: int, want: int) -> list[int] | None:
+        """Sequence numbers of the logged entries that hold ``client``'s clocks from
+        ``have`` up to ``want``; None if some of them are not in the log (they are in the
+        snapshot, or in an entry logged before clocks were recorded)."""
+        rows = self._db.execute(
+            "SELECT seq, start, end FROM update_clocks WHERE client = ? AND end > ? ORDER BY end",
+            [client, have],
+        ).fetchall()
+        covered, seqs = have, []
+        for seq, start, end in rows:
+            if start > covered:
+                return None
+            covered = max(covered, int(end))
+            seqs.append(int(seq))
+        return seqs if covered >= want else None
+
+    def entries(self, seqs: Iterable[int]) -> list[bytes]:
+        """The logged updates with these sequence numbers, in log order."""
+        wanted = sorted(set(seqs))
+        out: list[bytes] = []
+        for i in range(0, len(wanted), 500):
+            part = wanted[i : i + 500]
+            marks = ", ".join("?" for _ in part)
+            out.extend(
+                bytes(row[0])
+                for row in self._db.execute(
+                    f"SELECT data FROM update_log WHERE seq IN ({marks}) ORDER BY seq", part
+                )
+            )
+        return out
 
     def head(self) -> int:
         """The sequence number of the newest entry (or of the snapshot), -1 if none."""
@@ -69,3 +128,4 @@ class UpdateLog:
             )
             self._db.execute("DELETE FROM snapshots WHERE id < (SELECT max(id) FROM snapshots)")
             self._db.execute("DELETE FROM update_log WHERE seq <= ?", [upto])
+            self._db.execute("DELETE FROM update_clocks WHERE seq <= ?", [upto])

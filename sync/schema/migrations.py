@@ -16,6 +16,7 @@ Tables (every synced table is a materialised view of the CRDT document, see
     update_log            every CRDT update, appended in the same transaction as the change
     snapshots             the latest compacted document state
     meta                  node id and other per-replica settings
+    update_clocks         the Yjs clock ranges each update_log entry brought (v6)
     tombstones            records whose winning entry is a tombstone, with its clock and
                           node (v5): what a write must know without loading the document
 """
@@ -208,12 +209,25 @@ def _v5_tombstones(db: sqlite_utils.Database) -> None:
     db.conn.executemany("INSERT INTO tombstones (kind, id, hlc, node) VALUES (?, ?, ?, ?)", rows)
 
 
+def _v6_update_clocks(db: sqlite_utils.Database) -> None:
+    """Record which Yjs clocks each log entry brought (client, [start, end)), so that a
+    peer's diff can be cut from the recent log entries instead of the whole document
+    (``sync.engine.StoreEngine.diff``). Entries logged before have none: a peer that
+    lacks what they hold gets its diff from the document, as before."""
+    db.execute(
+        "CREATE TABLE update_clocks (seq INTEGER NOT NULL, client INTEGER NOT NULL,"
+        " start INTEGER NOT NULL, end INTEGER NOT NULL)"
+    )
+    db.execute("CREATE INDEX update_clocks_client_end ON update_clocks (client, end)")
+
+
 MIGRATIONS: list[Migration] = [
     _v1_initial,
     _v2_fts_vocab,
     _v3_fts_external_content,
     _v4_no_notes_time_index,
     _v5_tombstones,
+    _v6_update_clocks,
 ]
 """Migration ``i`` takes the schema from version ``i`` to ``i + 1``."""
 

@@ -12,6 +12,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from edgeloop.v1 import agent_pb2 as pb
 from sync import MemoryStore, sync_stores
+from sync.document import decode_state_vector
 
 Factory = Callable[..., MemoryStore]
 
@@ -187,3 +188,48 @@ def test_another_connection_writing_drops_the_scratch(tmp_path: Path) -> None:
     finally:
         a.close()
         b.close()
+
+
+def test_an_incremental_diff_needs_no_document(make_store: Factory) -> None:
+    device, cloud = make_store("device"), make_store("cloud")
+    for i in range(30):
+        device.add_note(f"shared note {i}")
+    sync_stores(device, cloud)
+    device = reopen(device)
+    ask_like_writes(device, "s2")
+    fresh = device.add_note("written since the last sync")
+    # The cloud's state vector and the diff it lacks come from meta and the log.
+    cloud_state = cloud.state_vector()
+    update = device.diff(cloud_state)
+    assert device.state_vector() != cloud_state
+    assert not device.document_loaded
+    assert cloud.apply_update(update)
+    assert cloud.get_record("notes", fresh) is not None and cloud.get_session("s2") is not None
+    sync_stores(device, cloud)
+    assert device.document_json() == cloud.document_json()
+
+
+def test_a_diff_from_the_log_equals_the_documents(make_store: Factory, tmp_path: Path) -> None:
+    a, b = make_store("a"), make_store("b")
+    note = a.add_note("first")
+    b.add_note("from b")
+    sync_stores(a, b)
+    a.update_note(note, "first, edited")
+    with a.batch():
+        for i in range(5):
+            a.add_note(f"more {i}")
+    b.checkpoint()
+    copies = []
+    for name in ("via-log", "via-doc"):
+        path = tmp_path / f"{name}.db"
+        path.write_bytes(Path(b.path).read_bytes())
+        copies.append(MemoryStore(path))
+    state = b.state_vector()
+    assert a._diff_from_log(decode_state_vector(state), state) is not None  # the log path
+    from_log = a.diff(state)
+    from_doc = a.doc.diff(state)
+    assert copies[0].apply_update(from_log) and copies[1].apply_update(from_doc)
+    assert copies[0].document_json() == copies[1].document_json()
+    assert copies[0].table_rows("notes") == copies[1].table_rows("notes")
+    for copy in copies:
+        copy.close()
