@@ -677,6 +677,8 @@ class StoreEngine:
         ours = self._stored_state()
         if ours is None:
             return None
+        if self._doc is not None and decode_state_vector(self._doc.state_vector()) != ours:
+            return None  # the document holds what the log does not (written around the store)
         seqs: set[int] = set()
         for client, end in ours.items():
             have = peer.get(client, 0)
