@@ -74,6 +74,9 @@ def test_a_compound_query_streams_cloud_steps_and_device_actions(
     origins = set(card.locator("tr.step td:nth-child(3)").all_inner_texts())
     assert {"edge", "cloud"} <= origins
     assert "Tokyo" in card.locator(".final-answer").inner_text()
+    # The cloud's receipt, kept on the device: verified against the stored steps there.
+    card.locator(".verify button").click()
+    card.locator(".verify .ok", has_text="verified").wait_for()
     # The cloud's page saw the same session under this device, with its receipt.
     cloud_card = cloud_page.locator(
         "article.session", has=cloud_page.locator(".query", has_text="Tokyo warmer")
