@@ -17,6 +17,7 @@ Example:
 from __future__ import annotations
 
 import json
+import threading
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
@@ -30,6 +31,7 @@ from edge_agent.settings import load_settings
 from edge_agent.tools import builtin_tools, requires_approval
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel import AgentLoop, ReasoningContext, Session, ToolSpec
+from react_kernel.executor import canonical_json
 from react_kernel.steps import from_struct, new_act_id, to_struct
 
 if TYPE_CHECKING:
@@ -37,6 +39,13 @@ if TYPE_CHECKING:
 
 MODEL_NAME = "edge-router"
 TOP_INTENTS = 3  # intents (with their scores) a routing THOUGHT records
+#: How long a cloud session's device action waits for the person's decision; the cloud
+#: waits 30 s for the device's observation (``device_tool_timeout_s``), so less than that.
+APPROVAL_TIMEOUT_S = 25.0
+#: Cloud refusals that another try may get past: the query is kept pending.
+TRANSIENT_CODES = frozenset({"UNAVAILABLE", "RESOURCE_EXHAUSTED", "DEADLINE_EXCEEDED"})
+#: Longer queries are refused on the device (memory keeps texts up to 100,000 characters).
+MAX_QUERY_CHARS = 32_000
 
 
 class CloudRunner(Protocol):
@@ -178,6 +187,24 @@ def _approval_policy(spec: ToolSpec, args: dict[str, Any]) -> bool:
     return spec.needs_approval or requires_approval(spec.name, args)
 
 
+class _Decision:
+    """A person's answer to a cloud session's device action, awaited by the cloud link."""
+
+    def __init__(self) -> None:
+        self.event = threading.Event()
+        self.approved = False
+        self.reason = ""
+
+    def decide(self, approved: bool, reason: str) -> None:
+        self.approved, self.reason = approved, reason
+        self.event.set()
+
+
+def _code_name(error: Exception) -> str:
+    code = getattr(error, "code", None)
+    return str(getattr(code, "name", "UNKNOWN"))
+
+
 class EdgeAgent:
     """Runs queries on the device, or through the cloud, and keeps everything in memory.
 
@@ -206,6 +233,10 @@ class EdgeAgent:
         for spec in router.tools.values():  # the user's own tools, for their intents
             self.tools.register(spec)
         self.reasoner = RouterReasoner(router)
+        self.approval_timeout_s = APPROVAL_TIMEOUT_S
+        # (session id, act id) -> decision, for device actions the cloud asked for.
+        self._decisions: dict[tuple[str, str], _Decision] = {}
+        self._decisions_lock = threading.Lock()
         self.loop = AgentLoop(
             self.reasoner,
             self.tools,
@@ -222,6 +253,10 @@ class EdgeAgent:
         text = " ".join(query.split())
         if not text:
             raise ValueError("the query is empty")
+        if len(text) > MAX_QUERY_CHARS:
+            raise ValueError(f"the query is {len(text)} characters; the limit is {MAX_QUERY_CHARS}")
+        if "\x00" in text:
+            raise ValueError("the query contains a NUL character")
         self.router.home = load_settings(self.memory)  # set here or synced from elsewhere
         decision = self.router.decide(text)
         if self.cloud is not None and (stale := self._stale_forecast(decision)) is not None:
@@ -262,13 +297,28 @@ class EdgeAgent:
     def approve(
         self, session_id: str, act_id: str, approved: bool, reason: str = ""
     ) -> list[pb.ReactStep]:
-        """Approve or deny a paused action and return the steps that follow."""
+        """Approve or deny a paused action and return the steps that follow.
+
+        For a device action of a cloud session (the request's ``metadata["via"]`` is
+        ``cloud``) the decision goes to the stream that raised it, which goes on with the
+        cloud's session; nothing is returned here.
+        """
+        with self._decisions_lock:
+            decision = self._decisions.get((session_id, act_id))
+        if decision is not None:
+            decision.decide(approved, reason or ("approved" if approved else "denied"))
+            return []
         session = self.loop.resume(session_id)
         if approved:
             session.approve(act_id, reason)
         else:
             session.deny(act_id, reason or "denied by the user")
         return list(self._run(session))
+
+    def awaiting_cloud_approval(self, session_id: str, act_id: str) -> bool:
+        """True while a cloud session's device action waits for this decision."""
+        with self._decisions_lock:
+            return (session_id, act_id) in self._decisions
 
     def _run(self, session: Session) -> Iterator[pb.ReactStep]:
         # The kernel persists the session and its steps as it goes; the summary and the
@@ -311,8 +361,9 @@ class EdgeAgent:
 
         yield emit(decision_thought(decision))
         final: pb.ReactStep | None = None
+        retry_after: float | None = None
         if self.cloud is not None:
-            from edge_agent.cloud_link import CloudUnavailableError  # lazy: grpc
+            from edge_agent.cloud_link import CloudRequestError, CloudUnavailableError
 
             try:
                 for step in self.cloud.run(
@@ -320,6 +371,7 @@ class EdgeAgent:
                     session_id=session_id,
                     trace_id=trace_id,
                     history=list(steps),
+                    # Side effects are keyed on this session id: a pending query keeps it.
                     run_device_tool=lambda action: self.run_device_tool(action, session_id),
                 ):
                     yield emit(step, local=False)
@@ -328,6 +380,13 @@ class EdgeAgent:
                         final = step
             except CloudUnavailableError:
                 final = None
+            except CloudRequestError as error:
+                if _code_name(error) not in TRANSIENT_CODES and fallback is None:
+                    self._record_refusal(session_id, query, steps, error)
+                    raise
+                retry_after = error.retry_after_s
+            finally:
+                self._forget_decisions(session_id)
         if final is None and fallback is not None:
             # The cloud was only asked for a fresher forecast: the device answers itself.
             self.memory.save_steps(session_id, steps)
@@ -339,10 +398,12 @@ class EdgeAgent:
             pending_id = self.memory.add_pending(query, session_id)
             answer = pb.ReactStep(
                 step_type=pb.STEP_TYPE_FINAL_ANSWER,
-                content=offline_answer(pending_id),
+                content=offline_answer(pending_id, retry_after),
                 model=MODEL_NAME,
                 stop_reason=pb.STOP_REASON_ERROR,
             )
+            if retry_after is not None:
+                answer.metadata["retry_after_ms"] = str(round(retry_after * 1000))
             answer.metadata["pending_id"] = pending_id
             answer.metadata["offline"] = "true"
             final = emit(answer)
@@ -371,26 +432,57 @@ class EdgeAgent:
 
             remember_observation(self.memory, from_struct(step.observation))
 
-    def resolve_pending(self) -> list[tuple[dict[str, Any], list[pb.ReactStep]]]:
+    def _record_refusal(
+        self, session_id: str, query: str, steps: list[pb.ReactStep], error: Exception
+    ) -> None:
+        """Keep a refused cloud query's steps and its failed session (not pending: the
+        same request would be refused again)."""
+        with self.memory.batch():
+            self.memory.save_steps(session_id, steps)
+            self.memory.record_session(
+                session_id,
+                query=query,
+                final_answer=f"The cloud refused this query: {error}",
+                success=False,
+                state="failed",
+            )
+
+    def _forget_decisions(self, session_id: str) -> None:
+        with self._decisions_lock:
+            for key in [k for k in self._decisions if k[0] == session_id]:
+                del self._decisions[key]
+
+    def resolve_pending(
+        self, approve: Callable[[pb.ReactStep], bool] | None = None
+    ) -> list[tuple[dict[str, Any], list[pb.ReactStep]]]:
         """On reconnect: ask the cloud each pending query again and record its answer.
 
         Each answered query gets a session of its own (linked by ``metadata.pending_id``)
         and is marked resolved in memory, so the next sync carries query and answer to the
-        cloud's copy too. It stops at the first query the cloud cannot take: that one and
-        the rest stay pending. Returns the resolved pending records with their steps.
+        cloud's copy too. Its device actions keep the idempotency keys of the first try
+        (keyed on the pending query's original session id), so a note the device already
+        wrote before the cloud went away is not written twice. A query the cloud refuses
+        for good (INVALID_ARGUMENT: too long, bad text) is resolved with that refusal; a
+        transient failure stops here, that query and the rest stay pending; UNAUTHENTICATED
+        and PERMISSION_DENIED raise ``CloudRequestError`` (nothing changes). ``approve``
+        answers device actions that need a person's yes (None: denied). Returns the
+        resolved pending records with their steps.
         """
         if self.cloud is None:
             return []
-        from edge_agent.cloud_link import CloudUnavailableError  # lazy: grpc
+        from edge_agent.cloud_link import CloudRequestError, CloudUnavailableError
 
         resolved: list[tuple[dict[str, Any], list[pb.ReactStep]]] = []
         for pending in self.memory.pending():
             session_id, trace_id = uuid.uuid4().hex, uuid.uuid4().hex
+            scope = pending["session_id"] or pending["pending_id"]
             stamp = _Stamper(session_id, trace_id)
             steps: list[pb.ReactStep] = []
 
-            def run_tool(action: pb.ReactStep, sid: str = session_id) -> pb.ReactStep:
-                return self.run_device_tool(action, sid)
+            def run_tool(
+                action: pb.ReactStep, sid: str = session_id, key: str = scope
+            ) -> pb.ReactStep:
+                return self.run_device_tool(action, sid, idempotency_scope=key)
 
             try:
                 for step in self.cloud.run(
@@ -403,8 +495,19 @@ class EdgeAgent:
                     stamp(step, local=False)
                     step.metadata["pending_id"] = pending["pending_id"]
                     steps.append(step)
+                    if step.step_type == pb.STEP_TYPE_APPROVAL_REQUEST:
+                        approved = approve(step) if approve is not None else False
+                        self.approve(step.session_id, step.act_id, approved)
             except CloudUnavailableError:
                 break
+            except CloudRequestError as error:
+                if _code_name(error) in TRANSIENT_CODES:
+                    break
+                if _code_name(error) != "INVALID_ARGUMENT":
+                    raise
+                steps.append(self._refusal_step(session_id, trace_id, error))
+            finally:
+                self._forget_decisions(session_id)
             final = next(
                 (s for s in reversed(steps) if s.step_type == pb.STEP_TYPE_FINAL_ANSWER), None
             )
@@ -419,15 +522,38 @@ class EdgeAgent:
                     session_id,
                     query=pending["query"],
                     final_answer=final.content,
-                    success=True,
+                    success=final.stop_reason != pb.STOP_REASON_REFUSED,
                     state="completed",
                 )
                 self.memory.resolve_pending(pending["pending_id"], final.content)
             resolved.append((pending, steps))
         return resolved
 
-    def run_device_tool(self, action: pb.ReactStep, session_id: str = "") -> pb.ReactStep:
-        """Run a device ACTION the cloud asked for, through the kernel's checked executor."""
+    @staticmethod
+    def _refusal_step(session_id: str, trace_id: str, error: Exception) -> pb.ReactStep:
+        step = pb.ReactStep(
+            step_type=pb.STEP_TYPE_FINAL_ANSWER,
+            content=f"The cloud cannot answer this query: {error}",
+            model=MODEL_NAME,
+            stop_reason=pb.STOP_REASON_REFUSED,
+            session_id=session_id,
+            trace_id=trace_id,
+            origin=pb.ORIGIN_EDGE,
+        )
+        step.created_at.GetCurrentTime()
+        return step
+
+    def run_device_tool(
+        self, action: pb.ReactStep, session_id: str = "", *, idempotency_scope: str = ""
+    ) -> pb.ReactStep:
+        """Run a device ACTION the cloud asked for, through the kernel's checked executor.
+
+        Side effects are keyed on ``idempotency_scope`` (default: the session id), so a
+        query asked again keeps the keys of its first try. An action that needs the
+        user's approval first returns an APPROVAL_REQUEST (``metadata["via"] = "cloud"``);
+        the cloud link yields it and calls again, and that second call waits (at most
+        ``approval_timeout_s``) for :meth:`approve` before it runs or refuses the action.
+        """
         spec = self.tools.get(action.tool)
         observation = pb.ReactStep(
             step_type=pb.STEP_TYPE_OBSERVATION,
@@ -443,10 +569,12 @@ class EdgeAgent:
             return observation
         args = from_struct(action.arguments)
         if _approval_policy(spec, args):
-            observation.status = pb.OBSERVATION_STATUS_REJECTED
-            observation.content = f"{spec.name} needs the user's approval on the device"
-            return observation
-        outcome = self.loop.executor.call(spec, args, session_id=observation.session_id)
+            refusal = self._await_approval(action, spec, args, observation)
+            if refusal is not None:
+                return refusal
+        outcome = self.loop.executor.call(
+            spec, args, session_id=idempotency_scope or observation.session_id
+        )
         observation.status = outcome.status
         if outcome.status == pb.OBSERVATION_STATUS_OK:
             observation.observation.CopyFrom(to_struct(outcome.output))
@@ -454,6 +582,44 @@ class EdgeAgent:
         else:
             observation.content = f"error: {outcome.error}"
         observation.latency_ms = outcome.latency_ms
+        return observation
+
+    def _await_approval(
+        self,
+        action: pb.ReactStep,
+        spec: ToolSpec,
+        args: dict[str, Any],
+        observation: pb.ReactStep,
+    ) -> pb.ReactStep | None:
+        """None when the person approved; else the step to return instead of running."""
+        key = (observation.session_id, action.act_id)
+        with self._decisions_lock:
+            decision = self._decisions.get(key)
+            if decision is None:
+                self._decisions[key] = _Decision()
+        if decision is None:  # first call: ask the person
+            request = pb.ReactStep(
+                step_type=pb.STEP_TYPE_APPROVAL_REQUEST,
+                session_id=observation.session_id,
+                act_id=action.act_id,
+                tool=spec.name,
+                content=f"Approve {spec.name} with {canonical_json(args)}?",
+                requires_approval=True,
+                executor=pb.ORIGIN_EDGE,
+                origin=pb.ORIGIN_EDGE,
+                trace_id=action.trace_id,
+            )
+            request.arguments.CopyFrom(action.arguments)
+            request.metadata["via"] = "cloud"
+            return request
+        decided = decision.event.wait(self.approval_timeout_s)
+        with self._decisions_lock:
+            self._decisions.pop(key, None)
+        if decided and decision.approved:
+            return None
+        observation.status = pb.OBSERVATION_STATUS_REJECTED
+        why = decision.reason if decided else "no one approved it in time"
+        observation.content = f"{spec.name} was not approved on the device: {why}"
         return observation
 
     # -- reading back ----------------------------------------------------------------------

@@ -236,8 +236,15 @@ def failure_answer(tool: str, detail: str, args: dict[str, Any] | None = None) -
     return f"Sorry, I couldn't do that on the device: {detail}"
 
 
-def offline_answer(pending_id: str) -> str:
-    """What the user hears when a hard query cannot reach the cloud."""
+def offline_answer(pending_id: str, retry_after_s: float | None = None) -> str:
+    """What the user hears when a hard query cannot reach the cloud (or the cloud asks
+    to come back later: ``retry_after_s`` is its hint)."""
+    if retry_after_s is not None:
+        return (
+            "I can't answer that on the device and the cloud is busy right now (it asks to "
+            f"retry in {max(retry_after_s, 0.1):.1f} s). I've saved your question (pending "
+            f"{pending_id[:8]}) and will answer it with `edge-agent pending --cloud`."
+        )
     return (
         "I can't answer that on the device and the cloud isn't reachable right now. "
         f"I've saved your question (pending {pending_id[:8]}) and will answer it when "

@@ -47,6 +47,11 @@ TlsRootOption = Annotated[
 ]
 
 
+#: Exit code of `ask` when the query was kept pending (the cloud was unreachable or busy):
+#: EX_TEMPFAIL, "try again later" (`edge-agent pending --cloud` resolves it).
+EXIT_PENDING = 75
+
+
 def fail(message: str, code: int = 1) -> typer.Exit:
     """Print a one-line error to stderr and return the Exit to raise."""
     typer.echo(f"error: {message}", err=True)
@@ -101,7 +106,10 @@ def _agent(
     if cloud:
         from edge_agent.cloud_link import CloudLink
 
-        link = CloudLink(_cloud_target(cloud), token=token, tls_root=tls_root, deadline_s=30.0)
+        try:
+            link = CloudLink(_cloud_target(cloud), token=token, tls_root=tls_root, deadline_s=30.0)
+        except OSError as exc:  # the --tls-root file
+            raise fail(f"cannot read --tls-root {tls_root}: {exc.strerror or exc}", 2) from None
     return EdgeAgent(store, router, link)
 
 
@@ -145,24 +153,51 @@ def ask(
     """Answer one query on the device, or through the cloud."""
     if not query.strip():
         raise fail("the query is empty", 2)
+    from edge_agent.agent import MAX_QUERY_CHARS
+
+    if len(query) > MAX_QUERY_CHARS:
+        raise fail(f"the query is {len(query)} characters; the limit is {MAX_QUERY_CHARS}", 2)
+    if "\x00" in query:
+        raise fail("the query contains a NUL character", 2)
     from edgeloop.v1 import agent_pb2 as pb
     from react_kernel.steps import step_to_json
 
     agent = _agent(cloud, memory, model, tools, token, tls_root)
     interactive = sys.stdin.isatty() and not json_output
     steps: Iterable[pb.ReactStep] = agent.ask(query)
+    pending = False
     while True:
         waiting: pb.ReactStep | None = None
-        for step in steps:  # printed as each one is produced
-            if json_output:
-                typer.echo(step_to_json(step))
-            elif verbose or step.step_type in (pb.STEP_TYPE_FINAL_ANSWER, pb.STEP_TYPE_ERROR):
-                typer.echo(_line(step) if verbose else step.content)
-            if step.step_type == pb.STEP_TYPE_APPROVAL_REQUEST:
-                waiting = step
+        try:
+            for step in steps:  # printed as each one is produced
+                if json_output:
+                    typer.echo(step_to_json(step))
+                elif verbose or step.step_type in (pb.STEP_TYPE_FINAL_ANSWER, pb.STEP_TYPE_ERROR):
+                    typer.echo(_line(step) if verbose else step.content)
+                if step.step_type == pb.STEP_TYPE_FINAL_ANSWER and "pending_id" in step.metadata:
+                    pending = True
+                if step.step_type != pb.STEP_TYPE_APPROVAL_REQUEST:
+                    continue
+                if step.metadata.get("via") == "cloud":  # the cloud's session waits for it
+                    _approve_interactively(agent, step, interactive)
+                else:
+                    waiting = step
+        except Exception as exc:
+            raise _cloud_failure(exc, cloud) from None
         if waiting is None:
-            return
+            break
         steps = _approve_interactively(agent, waiting, interactive)
+    if pending:
+        raise typer.Exit(EXIT_PENDING)
+
+
+def _cloud_failure(error: Exception, cloud: str | None) -> Exception:
+    """A refusal by the cloud as one CLI line (exit 1); anything else unchanged."""
+    from edge_agent.cloud_link import CloudRequestError  # lazy: grpc
+
+    if isinstance(error, CloudRequestError):
+        return fail(f"the cloud at {cloud} refused the query: {error}")
+    return error
 
 
 @app.command("pending")
@@ -176,11 +211,20 @@ def pending_command(
     and sync memory, so the answers land on both sides."""
     agent = _agent(cloud, memory, token=token, tls_root=tls_root)
     if cloud:
-        for record, steps in agent.resolve_pending():
-            typer.echo(f"resolved: {record['query']} -> {steps[-1].content}")
+        interactive = sys.stdin.isatty()
+
+        def approve(step: pb.ReactStep) -> bool:
+            return interactive and typer.confirm(step.content, default=False, err=True)
+
+        try:
+            resolved = agent.resolve_pending(approve)
+        except Exception as exc:
+            raise _cloud_failure(exc, cloud) from None
+        for record, steps in resolved:
+            typer.echo(f"resolved: {_shorten(record['query'])} -> {steps[-1].content}")
     left = agent.memory.pending()
     for record in left:
-        typer.echo(f"pending {record['pending_id'][:8]}: {record['query']}")
+        typer.echo(f"pending {record['pending_id'][:8]}: {_shorten(record['query'])}")
     if cloud and left:
         raise fail(f"{len(left)} queries still pending: the cloud at {cloud} did not answer")
     if cloud:
@@ -212,6 +256,12 @@ def sync_command(
         typer.echo(json.dumps(result))
     else:
         typer.echo(_sync_line(result))
+
+
+def _shorten(text: str, limit: int = 120) -> str:
+    """A stored query for one line of output (a stored query may be 100 KB)."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else f"{flat[: limit - 1]}… ({len(text)} characters)"
 
 
 def _sync_memory(

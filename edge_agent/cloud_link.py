@@ -277,6 +277,18 @@ class CloudLink:
                     action = response.device_action
                     yield action
                     observation = self._run_device_tool(action, run_device_tool)
+                    if observation.step_type == pb.STEP_TYPE_APPROVAL_REQUEST:
+                        # A person decides first (EdgeAgent.approve) before the consumer
+                        # asks for the next step; the runner then runs or refuses it.
+                        yield observation
+                        observation = self._run_device_tool(action, run_device_tool)
+                        if observation.step_type == pb.STEP_TYPE_APPROVAL_REQUEST:
+                            rejected = pb.ReactStep(
+                                step_type=pb.STEP_TYPE_OBSERVATION,
+                                status=pb.OBSERVATION_STATUS_REJECTED,
+                                content=f"{action.tool} was not approved on the device",
+                            )
+                            observation = self._run_device_tool(action, _returning(rejected))
                     requests.send(pb.ConverseRequest(observation=self._redactor(observation)))
                     yield observation
                 elif kind == "receipt":
@@ -289,6 +301,8 @@ class CloudLink:
     def _run_device_tool(action: pb.ReactStep, run: DeviceToolRunner) -> pb.ReactStep:
         try:
             observation = run(action)
+            if observation.step_type == pb.STEP_TYPE_APPROVAL_REQUEST:
+                return observation
         except Exception as exc:  # the cloud must get an answer, never silence
             log.warning("device tool %s failed: %s", action.tool, exc)
             observation = pb.ReactStep(
@@ -306,3 +320,12 @@ class CloudLink:
         if observation.origin == pb.ORIGIN_UNSPECIFIED:
             observation.origin = pb.ORIGIN_EDGE
         return observation
+
+
+def _returning(step: pb.ReactStep) -> DeviceToolRunner:
+    """A runner that answers every action with ``step``."""
+
+    def run(_action: pb.ReactStep) -> pb.ReactStep:
+        return step
+
+    return run

@@ -58,6 +58,9 @@ class EdgeAgentServicer(pb_grpc.EdgeAgentServiceServicer):
         self._lock = asyncio.Lock()
 
     async def _abort(self, context: grpc.aio.ServicerContext[Any, Any], error: Exception) -> None:
+        passed_on = getattr(error, "code", None)  # the cloud's refusal (CloudRequestError)
+        if isinstance(passed_on, grpc.StatusCode):
+            await context.abort(passed_on, str(error))
         await abort_with(context, error, extra=KERNEL_STATUS)
 
     async def Ask(  # gRPC method name
@@ -89,6 +92,10 @@ class EdgeAgentServicer(pb_grpc.EdgeAgentServiceServicer):
             await context.abort(
                 grpc.StatusCode.INVALID_ARGUMENT, "session_id and act_id are required"
             )
+        if self.agent.awaiting_cloud_approval(request.session_id, request.act_id):
+            # The Ask stream of that cloud session holds the lock and waits for this.
+            self.agent.approve(request.session_id, request.act_id, request.approved, request.reason)
+            return pb.ApproveResponse()
         async with self._lock:
             try:
                 steps = await _in_thread(

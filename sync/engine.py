@@ -18,7 +18,6 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
@@ -38,6 +37,7 @@ from sync.document import (
 from sync.errors import InvalidRecordError, InvalidUpdateError, RecordNotFoundError
 from sync.hlc import HybridLogicalClock, decode_hlc
 from sync.ids import json_safe
+from sync.private import private_database
 from sync.recall import RecallHit
 from sync.retention import HISTORY_TIME, RETIRE_EVERY_S
 from sync.schema.migrations import migrate
@@ -114,7 +114,7 @@ class StoreEngine:
     ) -> None:
         self.path = str(path)
         if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            private_database(self.path)  # 0600 file, 0700 folder when created here
         if synchronous.upper() not in ("OFF", "NORMAL", "FULL", "EXTRA"):
             raise ValueError(f"bad synchronous mode: {synchronous!r}")
         self.embedder = embedder

@@ -18,6 +18,7 @@ from typing import Any
 
 from sync.cache import BudgetCache, CacheBudget
 from sync.errors import PermissionDeniedError
+from sync.private import private_folder
 from sync.recall import RecallHit
 from sync.store import MemoryStore
 from sync.views import Embedder
@@ -74,8 +75,7 @@ class UserStores:
         budget: CacheBudget | None = None,
         **store_options: Any,
     ) -> None:
-        self.root = Path(root)
-        self.root.mkdir(parents=True, exist_ok=True)
+        self.root = private_folder(root)  # every user's memory: 0700, files 0600
         self._node_id = node_id
         self._embedder = embedder
         self._options = store_options

@@ -158,8 +158,12 @@ def test_cloud_cannot_unlock_without_a_human(memory: MemoryStore, stub_router: R
         tool="device_control",
         arguments=to_struct({"device": "door_lock", "action": "unlock"}),
     )
+    request = agent.run_device_tool(action, "s1")  # the device asks its person first
+    assert request.step_type == pb.STEP_TYPE_APPROVAL_REQUEST and request.act_id == "a2"
+    agent.approval_timeout_s = 0.0  # and no one answers
     observation = agent.run_device_tool(action, "s1")
     assert observation.status == pb.OBSERVATION_STATUS_REJECTED
+    assert memory.get_device_state("door_lock") is None
     unknown = agent.run_device_tool(pb.ReactStep(step_type=A, act_id="a3", tool="nope"), "s1")
     assert unknown.status == pb.OBSERVATION_STATUS_ERROR
 

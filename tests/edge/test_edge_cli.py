@@ -80,3 +80,33 @@ def test_ask_json_ends_with_the_final_answer(tmp_path: Path) -> None:
     ]
     assert lines[-1]["content"] == "15% of 80 = 12."
     assert (tmp_path / "edge.db").is_file()
+
+
+def test_a_query_too_long_or_with_nul_is_one_line(tmp_path: Path) -> None:
+    for query in ["x" * 100_000, "Paris\0\0 and Berlin"]:
+        result = runner.invoke(app, ["ask", query, "--memory", str(tmp_path / "m.db")])
+        assert result.exit_code == 2
+        lines = result.output.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error: the query"), result.output
+
+
+def test_a_missing_tls_root_is_one_line(tmp_path: Path) -> None:
+    if not (DEFAULT_MODEL_DIR / "router.json").is_file():
+        pytest.skip("shipped router not built")
+    missing = str(tmp_path / "ca.pem")
+    result = runner.invoke(
+        app,
+        [
+            "ask",
+            "is Tokyo warmer than Seoul",
+            "--cloud",
+            "127.0.0.1:1",
+            "--tls-root",
+            missing,
+            "--memory",
+            str(tmp_path / "m.db"),
+        ],
+    )
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and "--tls-root" in lines[0] and missing in lines[0], result.output
