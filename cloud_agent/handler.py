@@ -46,6 +46,24 @@ from react_kernel import (
 log = logging.getLogger(__name__)
 trace_id_var: contextvars.ContextVar[str] = contextvars.ContextVar("trace_id", default="-")
 MAX_OWNERS = 100_000
+#: Kernel loops kept for request shapes (device tools x step budget); the shapes are
+#: bounded (known device tools only) and the least recently used loop goes first.
+MAX_LOOPS = 64
+#: A request naming more device tools than this, or a longer name, is refused.
+MAX_DEVICE_TOOL_NAMES = 64
+MAX_TOOL_NAME_CHARS = 64
+
+
+def known_device_tools(request: pb.ReasonRequest) -> frozenset[str]:
+    """The device tools a request offers that the cloud knows how to plan (all of them when
+    it names none); names it does not know are dropped, a list too long is refused."""
+    names = list(request.device_tools)
+    if len(names) > MAX_DEVICE_TOOL_NAMES or any(len(n) > MAX_TOOL_NAME_CHARS for n in names):
+        raise InvalidRequestError(
+            f"device_tools: at most {MAX_DEVICE_TOOL_NAMES} names of at most "
+            f"{MAX_TOOL_NAME_CHARS} characters"
+        )
+    return frozenset(names or DEVICE_TOOLS) & frozenset(DEVICE_TOOLS)
 
 
 class TraceIdFilter(logging.Filter):
@@ -102,7 +120,7 @@ class RequestHandler:
         self.reasoner = reasoner
         self.metrics = metrics
         self.limiter = limiter or RateLimiter(config.rate_per_s, config.rate_burst)
-        self._loops: dict[tuple[frozenset[str], int], AgentLoop] = {}
+        self._loops: OrderedDict[tuple[frozenset[str], int], AgentLoop] = OrderedDict()
         self._owners: OrderedDict[str, str] = OrderedDict()
         self._lock = threading.Lock()
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="reasoner")
@@ -133,7 +151,9 @@ class RequestHandler:
         key = (device_tools, steps)
         with self._lock:
             loop = self._loops.get(key)
-            if loop is None:
+            if loop is not None:
+                self._loops.move_to_end(key)
+            else:
                 loop = AgentLoop(
                     self.reasoner,
                     cloud_registry(device_tools),
@@ -146,6 +166,8 @@ class RequestHandler:
                     safety=SafetyConfig(injection_policy="refuse"),
                 )
                 self._loops[key] = loop
+                if len(self._loops) > MAX_LOOPS:
+                    self._loops.popitem(last=False)
             return loop
 
     def tool_schemas(self, device_tools: Iterable[str] = ()) -> list[pb.ToolSchema]:
@@ -218,9 +240,7 @@ class RequestHandler:
         """
         trace_id_var.set(trace_id)
         query = self.admit(principal, request)
-        device_tools = (
-            frozenset(request.device_tools or DEVICE_TOOLS) if next_observation else frozenset()
-        )
+        device_tools = known_device_tools(request) if next_observation else frozenset()
         session = self.loop_for(device_tools, request.max_steps).start(
             query, session_id=request.session_id, trace_id=trace_id
         )

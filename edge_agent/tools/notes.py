@@ -208,6 +208,7 @@ def make_search(memory: ToolMemory) -> Callable[[dict[str, Any]], dict[str, Any]
             for hit in memory.search(query, limit=limit * 4)
             if str(getattr(hit, "kind", "note")) in RESULT_KINDS
             and not str(getattr(hit, "record_id", "")).startswith(_MACHINE_FACTS)
+            and not _restates_notes(memory, hit)
         ][:limit]
         results = [
             {
@@ -226,6 +227,19 @@ def make_search(memory: ToolMemory) -> Callable[[dict[str, Any]], dict[str, Any]
 def validate_remove(observation: dict[str, Any]) -> str | None:
     """Business rule: the store named the note it removed."""
     return None if observation.get("note_id") else "no note was removed"
+
+
+# Tools whose sessions' answers only restate notes (one written, a search's findings): a
+# search that counted them would find its own earlier answers and snowball.
+_NOTE_TOOLS = frozenset({"add_note", "search_notes", "remove_note"})
+
+
+def _restates_notes(memory: ToolMemory, hit: Any) -> bool:
+    """True for the stored answer of a session that wrote or searched notes."""
+    steps = getattr(memory, "steps", None)
+    if str(getattr(hit, "kind", "")) != "answer" or not callable(steps):
+        return False
+    return any(step.tool in _NOTE_TOOLS for step in steps(str(hit.record_id)))
 
 
 def validate_add(observation: dict[str, Any]) -> str | None:
