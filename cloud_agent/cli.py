@@ -58,6 +58,14 @@ def serve(
         envvar="EDGELOOP_UI_TOKEN",
         help="Bearer token the page requires (required beyond loopback).",
     ),
+    metrics_host: str = typer.Option(
+        None, help="Address of the metrics endpoint [default: 127.0.0.1]."
+    ),
+    insecure: bool = typer.Option(
+        False,
+        "--insecure",
+        help="Serve beyond loopback without tokens, or metrics beyond loopback (loud warning).",
+    ),
 ) -> None:
     """Serve the cloud reasoner over gRPC (health checking and reflection included)."""
     from cloud_agent.config import CloudConfig
@@ -82,6 +90,8 @@ def serve(
             memory_cache_users=memory_cache_users,
             memory_cache_mb=memory_cache_mb,
             memory_idle_s=memory_idle_s,
+            metrics_host=metrics_host,
+            insecure=insecure or None,
         )
     except ValueError as exc:
         raise fail(str(exc), 2) from None
@@ -93,10 +103,14 @@ def serve(
         except UiAccessError as exc:
             raise fail(str(exc), 2) from None
 
+    try:
+        cloud = CloudServer(settings)
+        cloud.exposure_warnings()  # refused here in one line; start() logs the warnings
+    except (OSError, ValueError) as exc:
+        raise fail(str(exc)) from None
     _configure_logging()
 
     async def run() -> None:
-        cloud = CloudServer(settings)
         try:
             bound = await cloud.start()
         except (OSError, ValueError) as exc:
@@ -108,7 +122,9 @@ def serve(
             err=True,
         )
         if cloud.metrics_port is not None:
-            typer.echo(f"metrics on http://{settings.host}:{cloud.metrics_port}/metrics", err=True)
+            typer.echo(
+                f"metrics on http://{settings.metrics_host}:{cloud.metrics_port}/metrics", err=True
+            )
         page = None
         if ui_port is not None:
             from cloud_agent.ui import serve_page

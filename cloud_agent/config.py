@@ -91,6 +91,16 @@ class CloudConfig:
     breaker_failures: int = 3
     breaker_reset_s: float = 30.0
     grace_s: float = 5.0
+    #: Serve beyond loopback without tokens (and metrics beyond loopback): never by default.
+    insecure: bool = False
+    metrics_host: str = "127.0.0.1"
+    #: Calls one peer address may hold at once; seconds a stream may keep the server
+    #: waiting for its next message.
+    max_calls_per_peer: int = 128
+    stream_idle_s: float = 30.0
+    #: Megabytes one Sync update may carry, and all Sync streams may buffer together.
+    sync_update_mb: float = 256.0
+    sync_budget_mb: float = 512.0
 
     def __post_init__(self) -> None:
         unknown = [name for name in self.backends if name not in KNOWN_BACKENDS]
@@ -108,6 +118,10 @@ class CloudConfig:
             raise ValueError("--memory-url must be a postgresql:// URL")
         if self.memory_cache_users < 1 or self.memory_cache_mb <= 0 or self.memory_idle_s <= 0:
             raise ValueError("the memory cache budget must be positive")
+        if self.stream_idle_s <= 0 or self.sync_update_mb <= 0 or self.sync_budget_mb <= 0:
+            raise ValueError("stream_idle_s, sync_update_mb and sync_budget_mb must be positive")
+        if self.sync_update_mb > self.sync_budget_mb:
+            raise ValueError("sync_update_mb must not exceed sync_budget_mb")
 
     @classmethod
     def load(cls, path: str | Path | None = None, **overrides: Any) -> CloudConfig:

@@ -28,7 +28,7 @@ from cloud_agent.errors import (
     StreamClosedError,
 )
 from cloud_agent.metrics import CloudMetrics
-from cloud_agent.security import RateLimiter, check_query
+from cloud_agent.security import RateLimiter, check_query, rate_key
 from cloud_agent.tools import cloud_registry
 from edge_agent.cloud_link import DEVICE_TOOLS
 from edgeloop.transport.auth import Principal
@@ -189,7 +189,7 @@ class RequestHandler:
         schemas.sort(key=lambda s: (s.executor != pb.ORIGIN_CLOUD, s.name))
         return schemas
 
-    def admit(self, principal: Principal, request: pb.ReasonRequest) -> str:
+    def admit(self, principal: Principal, request: pb.ReasonRequest, peer: str = "") -> str:
         """Check a request; return the query. Raises the errors of cloud_agent.errors."""
         query = check_query(request.query, self.config.max_query_chars)
         if not request.session_id:
@@ -211,7 +211,7 @@ class RequestHandler:
             if len(self._owners) > MAX_OWNERS:
                 self._owners.popitem(last=False)
         try:
-            self.limiter.acquire(principal.device_id)
+            self.limiter.acquire(rate_key(principal, peer))
         except Exception:
             if self.metrics is not None:
                 self.metrics.rate_limited.inc()
@@ -227,6 +227,7 @@ class RequestHandler:
         deadline: float | None = None,
         next_observation: ObservationSource | None = None,
         rpc: str = "Reason",
+        peer: str = "",
     ) -> AsyncIterator[Event]:
         """Stream the events of one session; device ACTIONs need ``next_observation``.
 
@@ -239,7 +240,7 @@ class RequestHandler:
         started.
         """
         trace_id_var.set(trace_id)
-        query = self.admit(principal, request)
+        query = self.admit(principal, request, peer)
         device_tools = known_device_tools(request) if next_observation else frozenset()
         session = self.loop_for(device_tools, request.max_steps).start(
             query, session_id=request.session_id, trace_id=trace_id

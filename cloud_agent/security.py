@@ -12,17 +12,31 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 
 from cloud_agent.errors import InvalidRequestError, RateLimitedError
+from edgeloop.transport.auth import LOCAL_USER, PrincipalLike
+from edgeloop.transport.guards import peer_host
 
 DEFAULT_MAX_QUERY_CHARS = 4000
+#: Buckets kept; the least recently used goes first (a full bucket loses nothing).
+MAX_BUCKETS = 100_000
+
+
+def rate_key(principal: PrincipalLike, peer: str) -> str:
+    """Whose bucket a call takes from: the device its token names, or, in open mode
+    (no tokens), the caller's address; never a header the client chooses."""
+    if principal.user_id == LOCAL_USER:
+        return f"address {peer_host(peer) or 'unknown'}"
+    return f"device {principal.device_id}"
 
 
 class RateLimiter:
-    """A token bucket per device: ``rate_per_s`` sustained, ``burst`` at once.
+    """A token bucket per caller (:func:`rate_key`): ``rate_per_s`` sustained, ``burst``
+    at once, for Converse, Reason and Sync alike.
 
-    ``rate_per_s <= 0`` disables the limit. Thread-safe.
+    ``rate_per_s <= 0`` disables the limit. Thread-safe; at most ``MAX_BUCKETS`` kept.
     """
 
     def __init__(
@@ -31,25 +45,27 @@ class RateLimiter:
         self.rate_per_s = rate_per_s
         self.burst = max(1, burst)
         self._clock = clock
-        self._buckets: dict[str, tuple[float, float]] = {}
+        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def acquire(self, device_id: str) -> None:
-        """Take one token for ``device_id``; raise RateLimitedError with a retry hint if empty."""
+    def acquire(self, key: str) -> None:
+        """Take one token for ``key``; raise RateLimitedError with a retry hint if empty."""
         if self.rate_per_s <= 0:
             return
         now = self._clock()
         with self._lock:
-            tokens, last = self._buckets.get(device_id, (float(self.burst), now))
+            tokens, last = self._buckets.get(key, (float(self.burst), now))
             tokens = min(float(self.burst), tokens + (now - last) * self.rate_per_s)
+            self._buckets[key] = (tokens - 1.0 if tokens >= 1.0 else tokens, now)
+            self._buckets.move_to_end(key)
+            if len(self._buckets) > MAX_BUCKETS:
+                self._buckets.popitem(last=False)
             if tokens < 1.0:
-                self._buckets[device_id] = (tokens, now)
                 wait = (1.0 - tokens) / self.rate_per_s
                 raise RateLimitedError(
-                    f"device {device_id!r} is over its rate of {self.rate_per_s:g} requests/s",
+                    f"{key} is over its rate of {self.rate_per_s:g} requests/s",
                     retry_after_s=wait,
                 )
-            self._buckets[device_id] = (tokens - 1.0, now)
 
 
 def check_query(query: str, max_chars: int = DEFAULT_MAX_QUERY_CHARS) -> str:
@@ -59,4 +75,6 @@ def check_query(query: str, max_chars: int = DEFAULT_MAX_QUERY_CHARS) -> str:
         raise InvalidRequestError("query must not be empty")
     if len(query) > max_chars:
         raise InvalidRequestError(f"query is {len(query)} characters; the limit is {max_chars}")
+    if "\x00" in query:  # never dropped silently: "Paris\0\0 and Berlin" is no query
+        raise InvalidRequestError("query contains a NUL character")
     return text

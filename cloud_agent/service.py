@@ -27,18 +27,22 @@ from grpc_health.v1.health import HealthServicer
 
 from cloud_agent.backends import build_reasoner
 from cloud_agent.config import CloudConfig
-from cloud_agent.errors import INTERNAL_MESSAGE, InvalidRequestError
+from cloud_agent.errors import INTERNAL_MESSAGE, InvalidRequestError, RateLimitedError
 from cloud_agent.handler import Event, RequestHandler
 from cloud_agent.metrics import CloudMetrics
+from cloud_agent.security import rate_key
 from edgeloop.transport import status
-from edgeloop.transport.auth import AuthInterceptor, Principal, TokenAuth
+from edgeloop.transport.auth import AuthInterceptor, Principal, PrincipalLike, TokenAuth
+from edgeloop.transport.binding import check_exposure, ensure_port_free
 from edgeloop.transport.channels import server_credentials
+from edgeloop.transport.guards import CallGuard
 from edgeloop.transport.metadata import TRACE_ID_KEY, metadata_value
 from edgeloop.transport.options import SERVER_OPTIONS
 from edgeloop.transport.services import add_common_services, service_full_name
 from edgeloop.v1 import agent_pb2 as pb
 from edgeloop.v1 import agent_pb2_grpc as pb_grpc
 from react_kernel import Reasoner
+from sync.budget import MIB, ByteBudget, SyncLimits
 from sync.cache import CacheBudget
 from sync.errors import MemoryUnavailableError
 from sync.service import add_sync_service
@@ -91,7 +95,11 @@ class CloudReasonerServicer(pb_grpc.CloudReasonerServiceServicer):
         try:
             principal = self._authorize(context)
             events = self._handler.run(
-                principal, request, trace_id=trace_id_of(context), deadline=deadline_of(context)
+                principal,
+                request,
+                trace_id=trace_id_of(context),
+                deadline=deadline_of(context),
+                peer=context.peer() or "",
             )
             async for event in events:
                 if event.kind == "step" and event.step is not None:
@@ -127,6 +135,7 @@ class CloudReasonerServicer(pb_grpc.CloudReasonerServiceServicer):
                 deadline=deadline_of(context),
                 next_observation=next_observation,
                 rpc="Converse",
+                peer=context.peer() or "",
             )
             async for event in events:
                 yield _converse_response(event)
@@ -175,6 +184,8 @@ class CloudServer:
         self.metrics_port: int | None = None
         self._stores: Any = None
         self._health: HealthServicer | None = None
+        self.guard: CallGuard | None = None
+        self.sync: SyncLimits | None = None
         self._memory_names: list[str] = []
         self._monitor: asyncio.Task[None] | None = None
         self.memory_check_s = 2.0
@@ -193,9 +204,41 @@ class CloudServer:
         if callable(states):
             self.metrics.set_breakers(states)
 
+    def exposure_warnings(self) -> list[str]:
+        """Refuse (ExposureError) an exposure the config does not protect; the warnings
+        to print for the ones ``insecure`` allows."""
+        config = self.config
+        warnings = check_exposure(
+            config.host,
+            authenticated=not self.auth.open_mode,
+            insecure=config.insecure,
+            what="the cloud",
+            tls=bool(config.tls_cert),
+        )
+        if config.metrics_port is not None:
+            warnings += check_exposure(
+                config.metrics_host, authenticated=False, insecure=config.insecure, what="metrics"
+            )
+        return warnings
+
     async def start(self) -> int:
-        """Bind and start; return the bound port."""
-        interceptors = [] if self.auth.open_mode else [AuthInterceptor(self.auth)]
+        """Bind and start; return the bound port.
+
+        Raises:
+            ExposureError: beyond loopback without tokens (or metrics beyond loopback),
+                unless the config says ``insecure``.
+            OSError: the port is in use or cannot be bound.
+        """
+        for warning in self.exposure_warnings():
+            log.warning("%s", warning)
+        ensure_port_free(self.config.host, self.config.port)
+        self.guard = CallGuard(
+            max_calls_per_peer=self.config.max_calls_per_peer,
+            idle_timeout_s=self.config.stream_idle_s,
+        )
+        interceptors: list[Any] = [self.guard]
+        if not self.auth.open_mode:
+            interceptors.append(AuthInterceptor(self.auth))
         server = grpc.aio.server(options=SERVER_OPTIONS, interceptors=interceptors)
         servicer = CloudReasonerServicer(self.handler, self.auth.authorize)
         pb_grpc.add_CloudReasonerServiceServicer_to_server(servicer, server)
@@ -205,12 +248,19 @@ class CloudServer:
             self._memory_names = [service_full_name("MemorySyncService"), ""]
         self._health = add_common_services(server, names)
         address = f"{self.config.host}:{self.config.port}"
+        credentials = None
         if self.config.tls_cert and self.config.tls_key:
-            bound = server.add_secure_port(
-                address, server_credentials(self.config.tls_cert, self.config.tls_key)
-            )
-        else:
-            bound = server.add_insecure_port(address)
+            try:
+                credentials = server_credentials(self.config.tls_cert, self.config.tls_key)
+            except OSError as exc:
+                raise OSError(f"cannot read the TLS certificate or key: {exc}") from None
+        try:
+            if credentials is not None:
+                bound = server.add_secure_port(address, credentials)
+            else:
+                bound = server.add_insecure_port(address)
+        except RuntimeError:  # gRPC's own bind failure (it logged the detail)
+            bound = 0
         if bound == 0:
             raise OSError(f"cannot bind {address}")
         await server.start()
@@ -218,7 +268,9 @@ class CloudServer:
         if self._stores is not None:
             self._monitor = asyncio.create_task(self._watch_memory())
         if self.config.metrics_port is not None:
-            self.metrics_port = self.metrics.serve(self.config.metrics_port, self.config.host)
+            self.metrics_port = self.metrics.serve(
+                self.config.metrics_port, self.config.metrics_host
+            )
         return bound
 
     async def _add_memory_sync(self, server: grpc.aio.Server) -> bool:
@@ -252,8 +304,27 @@ class CloudServer:
             self._stores = UserStores(
                 Path(self.config.memory_dir or "."), node_id="cloud", budget=budget
             )
-        add_sync_service(server, self._stores.memory, self.auth.authorize)
+        self.sync = self.sync_limits()
+        add_sync_service(server, self._stores.memory, self.auth.authorize, limits=self.sync)
         return True
+
+    def sync_limits(self) -> SyncLimits:
+        """The Sync service's limits: update size, buffer budget, and the rate limit."""
+        handler = self.handler
+
+        def admit(principal: PrincipalLike, peer: str) -> None:
+            try:
+                handler.limiter.acquire(rate_key(principal, peer))
+            except RateLimitedError:
+                if self.metrics is not None:
+                    self.metrics.rate_limited.inc()
+                raise
+
+        return SyncLimits(
+            max_update_bytes=int(self.config.sync_update_mb * MIB),
+            budget=ByteBudget(int(self.config.sync_budget_mb * MIB)),
+            admit=admit,
+        )
 
     async def _watch_memory(self) -> None:
         """Every ``memory_check_s`` seconds: unload idle user memories, and report the

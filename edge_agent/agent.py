@@ -452,6 +452,12 @@ class EdgeAgent:
             for key in [k for k in self._decisions if k[0] == session_id]:
                 del self._decisions[key]
 
+    def own_pending(self) -> list[dict[str, Any]]:
+        """The pending queries this device kept. Another device of the same user may have
+        synced its own here: that device answers them (both would run their side effects)."""
+        own = self.memory.node_id
+        return [p for p in self.memory.pending() if p.get("node", own) == own]
+
     def resolve_pending(
         self, approve: Callable[[pb.ReactStep], bool] | None = None
     ) -> list[tuple[dict[str, Any], list[pb.ReactStep]]]:
@@ -473,7 +479,7 @@ class EdgeAgent:
         from edge_agent.cloud_link import CloudRequestError, CloudUnavailableError
 
         resolved: list[tuple[dict[str, Any], list[pb.ReactStep]]] = []
-        for pending in self.memory.pending():
+        for pending in self.own_pending():
             session_id, trace_id = uuid.uuid4().hex, uuid.uuid4().hex
             scope = pending["session_id"] or pending["pending_id"]
             stamp = _Stamper(session_id, trace_id)

@@ -222,7 +222,7 @@ def pending_command(
             raise _cloud_failure(exc, cloud) from None
         for record, steps in resolved:
             typer.echo(f"resolved: {_shorten(record['query'])} -> {steps[-1].content}")
-    left = agent.memory.pending()
+    left = agent.own_pending()
     for record in left:
         typer.echo(f"pending {record['pending_id'][:8]}: {_shorten(record['query'])}")
     if cloud and left:
@@ -537,18 +537,26 @@ def serve(
     tools: ToolsOption = None,
     token: TokenOption = None,
     tls_root: TlsRootOption = None,
+    insecure: bool = typer.Option(
+        False, "--insecure", help="Serve beyond loopback (the service has no tokens)."
+    ),
 ) -> None:
     """Serve the edge agent over gRPC for clients in any language."""
     import asyncio
 
     from edge_agent.service import serve as start
+    from edgeloop.transport.binding import check_exposure
 
+    try:  # refused before the model loads; the server logs the warning when it starts
+        check_exposure(host, authenticated=False, insecure=insecure, what="the edge agent")
+    except ValueError as exc:
+        raise fail(str(exc)) from None
     agent = _agent(cloud, memory, model, tools, token, tls_root)
 
     async def main() -> None:
         try:
-            server = await start(agent, host, port)
-        except OSError as exc:
+            server = await start(agent, host, port, insecure=insecure)
+        except (OSError, ValueError) as exc:
             raise fail(str(exc)) from None
         typer.echo(f"edge agent serving on {host}:{server.port}", err=True)
         try:

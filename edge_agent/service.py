@@ -9,6 +9,7 @@ kernel is transport-free, so its errors come as ``KERNEL_STATUS`` rows).
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -16,6 +17,8 @@ from typing import Any, TypeVar
 import grpc
 
 from edge_agent.agent import EdgeAgent
+from edgeloop.transport.binding import check_exposure, ensure_port_free
+from edgeloop.transport.guards import CallGuard
 from edgeloop.transport.options import SERVER_OPTIONS
 from edgeloop.transport.services import add_common_services, service_full_name
 from edgeloop.transport.status import StatusRows, abort_with
@@ -23,6 +26,7 @@ from edgeloop.v1 import agent_pb2 as pb
 from edgeloop.v1 import agent_pb2_grpc as pb_grpc
 from react_kernel import ResumeError, SessionError, State
 
+log = logging.getLogger(__name__)
 T = TypeVar("T")
 SERVICE_NAME = service_full_name("EdgeAgentService")
 
@@ -159,16 +163,29 @@ class EdgeServer:
         await self.server.wait_for_termination()
 
 
-async def serve(agent: EdgeAgent, host: str = "127.0.0.1", port: int = 50052) -> EdgeServer:
+async def serve(
+    agent: EdgeAgent, host: str = "127.0.0.1", port: int = 50052, *, insecure: bool = False
+) -> EdgeServer:
     """Start the edge agent service (with health and reflection); return its handle.
 
+    The service has no tokens: beyond loopback it is refused (ExposureError, a ValueError)
+    unless ``insecure``.
+
     Raises:
-        OSError: ``host:port`` cannot be bound.
+        OSError: ``host:port`` is in use or cannot be bound.
     """
-    server = grpc.aio.server(options=SERVER_OPTIONS)
+    for warning in check_exposure(
+        host, authenticated=False, insecure=insecure, what="the edge agent"
+    ):
+        log.warning("%s", warning)
+    ensure_port_free(host, port)
+    server = grpc.aio.server(options=SERVER_OPTIONS, interceptors=[CallGuard()])
     pb_grpc.add_EdgeAgentServiceServicer_to_server(EdgeAgentServicer(agent), server)
     add_common_services(server, [SERVICE_NAME])
-    bound = server.add_insecure_port(f"{host}:{port}")
+    try:
+        bound = server.add_insecure_port(f"{host}:{port}")
+    except RuntimeError:  # gRPC's own bind failure
+        bound = 0
     if bound == 0:
         raise OSError(f"cannot bind {host}:{port}")
     await server.start()

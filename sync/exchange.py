@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from edgeloop.v1 import agent_pb2 as pb
+from sync.budget import ByteBudget, SyncBusyError
 from sync.document import decode_state_vector
 from sync.errors import InvalidUpdateError, NotConvergedError
 
@@ -56,11 +57,25 @@ class UpdateAssembler:
         InvalidUpdateError: out-of-order or foreign chunk, too large, or digest mismatch.
     """
 
-    def __init__(self, max_bytes: int = MAX_UPDATE_BYTES) -> None:
+    def __init__(
+        self,
+        max_bytes: int = MAX_UPDATE_BYTES,
+        *,
+        max_chunks: int | None = None,
+        budget: ByteBudget | None = None,
+    ) -> None:
         self._max = max_bytes
+        self._max_chunks = max_chunks
+        self._budget = budget
         self._parts: list[bytes] = []
         self._first: pb.UpdateChunk | None = None
         self._size = 0
+
+    def release(self) -> None:
+        """Drop the chunks held so far and give their bytes back to the budget."""
+        if self._budget is not None and self._size:
+            self._budget.give(self._size)
+        self._first, self._parts, self._size = None, [], 0
 
     @property
     def received(self) -> int:
@@ -83,6 +98,10 @@ class UpdateAssembler:
         if first is None:
             if chunk.index != 0 or chunk.total < 1 or len(chunk.sha256) != 64:
                 raise InvalidUpdateError("an update must start with chunk 0 of a valid total")
+            if self._max_chunks is not None and chunk.total > self._max_chunks:
+                raise InvalidUpdateError(
+                    f"an update of {chunk.total} chunks is over the limit of {self._max} bytes"
+                )
             self._first = first = chunk
         elif (
             chunk.update_id != first.update_id
@@ -91,14 +110,20 @@ class UpdateAssembler:
             or chunk.index != len(self._parts)
         ):
             raise InvalidUpdateError("chunk out of order or from another update")
+        if self._size + len(chunk.data) > self._max:
+            self.release()
+            raise InvalidUpdateError(f"update too large (the limit is {self._max} bytes)")
+        if self._budget is not None and not self._budget.take(len(chunk.data)):
+            self.release()
+            raise SyncBusyError(
+                "the server holds as many buffered updates as it may; retry shortly", 1.0
+            )
         self._size += len(chunk.data)
-        if self._size > self._max:
-            raise InvalidUpdateError("update too large")
         self._parts.append(chunk.data)
         if len(self._parts) < first.total:
             return None
         update = b"".join(self._parts)
-        self._first, self._parts, self._size = None, [], 0
+        self.release()
         if hashlib.sha256(update).hexdigest() != first.sha256:
             raise InvalidUpdateError("update digest mismatch (truncated or corrupted)")
         return update

@@ -165,12 +165,12 @@ class RecordStore(StoreEngine):
 
     def pending(self) -> list[dict[str, Any]]:
         """Unresolved queries, oldest first: ``pending_id``, ``query``, ``session_id``,
-        ``created_at``."""
+        ``created_at``, ``node`` (the replica that kept it: only that device resolves it)."""
         rows = self._query(
-            "SELECT id, query, session_id, created_at FROM pending WHERE status = 'pending'"
-            " ORDER BY created_at, id"
+            "SELECT id, query, session_id, created_at, node FROM pending"
+            " WHERE status = 'pending' ORDER BY created_at, id"
         )
-        keys = ("pending_id", "query", "session_id", "created_at")
+        keys = ("pending_id", "query", "session_id", "created_at", "node")
         return [dict(zip(keys, r, strict=True)) for r in rows]
 
     def resolve_pending(self, pending_id: str, answer: str) -> None:

@@ -21,6 +21,8 @@ from typing import Any
 import grpc
 
 from edgeloop.transport.auth import Authorize, Principal, TokenAuth
+from edgeloop.transport.binding import check_exposure
+from edgeloop.transport.guards import CallGuard
 from edgeloop.transport.loop import EventLoopThread
 from edgeloop.transport.options import SERVER_OPTIONS
 from edgeloop.transport.services import add_common_services
@@ -66,9 +68,15 @@ async def start_sync_server(
     Raises:
         OSError: ``host:port`` cannot be bound.
     """
+    check_exposure(
+        host,
+        authenticated=bool(tokens) or authorize is not None,
+        insecure=False,
+        what="memory sync",
+    )
     owns = not isinstance(root, UserStores)
     stores = UserStores(root) if not isinstance(root, UserStores) else root
-    server = grpc.aio.server(options=SERVER_OPTIONS)
+    server = grpc.aio.server(options=SERVER_OPTIONS, interceptors=[CallGuard()])
     add_sync_service(server, stores.memory, authorize or TokenAuth(tokens).authorize)
     add_common_services(server, [SERVICE_NAME])
     bound = server.add_insecure_port(f"{host}:{port}")

@@ -33,6 +33,7 @@ from edgeloop.transport.services import service_full_name
 from edgeloop.transport.status import abort_with
 from edgeloop.v1 import agent_pb2 as pb
 from edgeloop.v1 import agent_pb2_grpc as pb_grpc
+from sync.budget import SyncLimits
 from sync.document import SEPARATOR
 from sync.errors import (
     InvalidUpdateError,
@@ -75,6 +76,8 @@ class MemorySyncServicer(pb_grpc.MemorySyncServiceServicer):
             exception it raises refuses the call as UNAUTHENTICATED (PermissionDeniedError:
             PERMISSION_DENIED).
         chunk_bytes: bytes per UpdateChunk (< 4 MiB).
+        limits: an update's largest size, the bytes all streams may buffer together, and
+            ``admit(principal, peer)`` (the cloud's rate limit) before each Sync.
     """
 
     def __init__(
@@ -84,7 +87,9 @@ class MemorySyncServicer(pb_grpc.MemorySyncServiceServicer):
         *,
         chunk_bytes: int = CHUNK_BYTES,
         max_rounds: int = MAX_ROUNDS,
+        limits: SyncLimits | None = None,
     ) -> None:
+        self.limits = limits or SyncLimits()
         self._store_for_user = store_for_user
         self._authorize: Authorize = authorize or TokenAuth().authorize
         self._chunk_bytes = chunk_bytes
@@ -97,6 +102,8 @@ class MemorySyncServicer(pb_grpc.MemorySyncServiceServicer):
     ) -> AsyncIterator[pb.SyncResponse]:
         try:
             principal = self._principal(context)
+            if self.limits.admit is not None:
+                self.limits.admit(principal, context.peer() or "")
             async for response in self._exchange(principal, request_iterator):
                 yield response
         except (MemoryStoreError, StatusError, ValueError) as exc:
@@ -177,9 +184,23 @@ class MemorySyncServicer(pb_grpc.MemorySyncServiceServicer):
             if update:
                 await asyncio.to_thread(store.apply_update, update)
 
+    async def _receive_update(
+        self, incoming: AsyncIterator[pb.SyncRequest], round_no: int
+    ) -> bytes:
+        assembler = UpdateAssembler(
+            self.limits.max_update_bytes,
+            max_chunks=self.limits.max_chunks,
+            budget=self.limits.budget,
+        )
+        try:
+            return await self._assemble(assembler, incoming, round_no)
+        finally:
+            assembler.release()  # on an error or a cancel: the chunks go at once
+
     @staticmethod
-    async def _receive_update(incoming: AsyncIterator[pb.SyncRequest], round_no: int) -> bytes:
-        assembler = UpdateAssembler()
+    async def _assemble(
+        assembler: UpdateAssembler, incoming: AsyncIterator[pb.SyncRequest], round_no: int
+    ) -> bytes:
         update: bytes | None = None
         while True:
             message = await anext(incoming, None)
@@ -209,8 +230,10 @@ def add_sync_service(
     server: grpc.aio.Server,
     store_for_user: Callable[[str], SyncableMemory],
     authorize: Authorize | None = None,
+    *,
+    limits: SyncLimits | None = None,
 ) -> MemorySyncServicer:
     """Mount a MemorySyncServicer on a server (the cloud's, or a stand-alone one)."""
-    servicer = MemorySyncServicer(store_for_user, authorize)
+    servicer = MemorySyncServicer(store_for_user, authorize, limits=limits)
     pb_grpc.add_MemorySyncServiceServicer_to_server(servicer, server)
     return servicer

@@ -53,8 +53,8 @@ _NOT_A_NEW_NOTE = re.compile(
     re.IGNORECASE,
 )
 _NOTE_TAIL = re.compile(
-    r"[\s,]*(?:(?:in|to|on) (?:my|the) (?:notes?|memos?|notebook)|as a note|for me|"
-    r"please|pls|thanks|thank you|thx|ok|okay|cheers)[\s.!?]*$",
+    r"[\s,]*\b(?:(?:in|to|on) (?:my|the) (?:notes?|memos?|notebook)|as a note|for me|"
+    r"please|pls|thanks|thank you|thx|ok|okay|cheers)[\s.!?]*$",  # \b: "book" keeps its "ok"
     re.IGNORECASE,
 )
 

@@ -18,6 +18,8 @@ SERVER_OPTIONS: list[tuple[str, int]] = [
     ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
     ("grpc.keepalive_permit_without_calls", 1),
     ("grpc.http2.max_pings_without_data", 0),
+    # A second server on a port in use must fail, not share it (gRPC's default is 1).
+    ("grpc.so_reuseport", 0),
 ]
 CLIENT_OPTIONS: list[tuple[str, int]] = [
     ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),

@@ -8,7 +8,7 @@ from typing import Any
 import grpc
 import pytest
 
-from cloud_agent.reasoning import MAX_LOOPS
+from cloud_agent.handler import MAX_LOOPS
 from edgeloop.v1 import agent_pb2 as pb
 from edgeloop.v1 import agent_pb2_grpc as pb_grpc
 

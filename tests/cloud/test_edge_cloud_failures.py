@@ -209,3 +209,24 @@ def test_the_approve_rpc_continues_the_cloud_session(
     steps = asyncio.run(scenario())
     assert steps[-1].step_type == pb.STEP_TYPE_FINAL_ANSWER and "unlocked" in steps[-1].content
     assert device_memory.get_device_state("door_lock", None)["state"] == "unlocked"
+
+
+def test_only_the_device_that_kept_a_query_resolves_it(
+    cloud: Any, tmp_path: Path, router: Any, links: list[CloudLink]
+) -> None:
+    from sync.exchange import sync_stores
+
+    with (
+        MemoryStore(tmp_path / "phone.db", node_id="phone") as phone,
+        MemoryStore(tmp_path / "tablet.db", node_id="tablet") as tablet,
+    ):
+        phone.add_pending(NOTE_AND_TIMER, "s-phone")
+        sync_stores(phone, tablet)  # the user's tablet now holds the phone's pending query
+        links.append(CloudLink(cloud.target, deadline_s=10))
+        on_tablet = EdgeAgent(tablet, router, cloud=links[-1])
+        assert on_tablet.own_pending() == [] and on_tablet.resolve_pending() == []
+        on_phone = EdgeAgent(phone, router, cloud=links[-1])
+        assert len(on_phone.resolve_pending()) == 1
+        sync_stores(phone, tablet)
+        assert [n["text"] for n in tablet.notes()] == ["buy milk"]
+        assert tablet.pending() == [] and phone.pending() == []

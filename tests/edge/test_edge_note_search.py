@@ -26,3 +26,19 @@ def test_repeated_searches_find_the_one_note(tmp_path: Path) -> None:
         ]
         hits = memory.search("dentist", limit=20)
         assert sum(1 for h in hits if h.kind == "answer") >= 4  # the answers are kept
+
+
+@pytest.mark.parametrize(
+    ("query", "text"),
+    [
+        ("add a note buy a book", "buy a book"),
+        ("add a note to check the wok", "check the wok"),
+        ("add a note call mom ok", "call mom"),
+        ("add a note buy milk thanks", "buy milk"),
+    ],
+)
+def test_a_note_keeps_words_that_end_like_a_courtesy(query: str, text: str) -> None:
+    """'book' ends in 'ok': the courtesy at a note's end is a word of its own."""
+    from edge_agent.arguments.free_text import _NOTE_TAIL
+
+    assert _NOTE_TAIL.sub("", query.removeprefix("add a note ").removeprefix("to ")) == text
