@@ -3,7 +3,8 @@
 It reads both forms that models produce:
 
 - the text protocol: ``Thought:`` / ``Action:`` / ``Action Input:`` / ``Observation:`` /
-  ``Final Answer:`` labels, in any case, in markdown bold or headings, numbered, with
+  ``Final Answer:`` labels at the start of a line (never inside a sentence), in any case,
+  in markdown bold or headings, numbered, with
   multi-line content, fences, leading chatter, ``<think>`` blocks and several blocks in
   one reply (the first action wins; anything after a hallucinated ``Observation:`` is
   dropped);

@@ -26,7 +26,6 @@ from react_kernel.parser.loose_json import (
 )
 from react_kernel.parser.text import (
     LINE_LABEL,
-    MID_LABEL,
     THINK,
     Segment,
     as_text,
@@ -162,10 +161,8 @@ class ReplyParser:
         marks: list[tuple[int, int, str, bool]] = []
         for m in LINE_LABEL.finditer(text):
             marks.append((m.start(), m.end(), label_kind(m.group("label")), True))
-        line_starts = {start for start, _, _, _ in marks}
-        for m in MID_LABEL.finditer(text):
-            if m.start() not in line_starts and not any(s <= m.start() < e for s, e, _, _ in marks):
-                marks.append((m.start(), m.end(), label_kind(m.group("label")), False))
+        # Markers count only at the start of a line: "Thought: the Final Answer: needs one
+        # more fact" is a thought, not a final answer.
         marks.sort()
         marks = drop_marks_inside_json(text, marks)
         segments: list[Segment] = []
@@ -322,7 +319,7 @@ class ReplyParser:
         text = text.strip()
         if len(text) >= 2 and text[0] == text[-1] and text[0] in "`":
             text = text.strip("`").strip()
-        if text[:1] in "{[":
+        if text.startswith(("{", "[")):
             value = loads_loose(text, self.fb, trailing_ok=True)
             if value is not None:
                 return value
@@ -422,7 +419,7 @@ class ReplyParser:
         spec = self._resolve_tool(str(name))
         if spec is None:
             raise self._unknown_tool(str(name))
-        if isinstance(raw_input, str) and raw_input.strip()[:1] in "{[":
+        if isinstance(raw_input, str) and raw_input.strip().startswith(("{", "[")):
             decoded = loads_loose(raw_input.strip(), self.fb, trailing_ok=True)
             if decoded is not None:
                 self.fb.append("arguments_as_string")

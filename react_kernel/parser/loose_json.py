@@ -43,7 +43,7 @@ def loads_loose(text: str, fb: list[str], *, trailing_ok: bool = False) -> Any:
             return value
     except ValueError:
         pass
-    span = balanced_end(text, 0) if text[:1] in "{[" else None
+    span = balanced_end(text, 0) if text.startswith(("{", "[")) else None
     candidate = text[:span] if span else text
     repaired = repair_json(candidate)
     if repaired is not None:

@@ -21,9 +21,6 @@ LINE_LABEL = re.compile(
     + r"(?:[ \t]*\d+)?[ \t]*[*_]*[ \t]*:[*_]*[ \t]*",
     re.IGNORECASE | re.MULTILINE,
 )
-MID_LABEL = re.compile(
-    r"(?<=\S)[ \t]+[*_]*(?P<label>Action Input|Action|Final Answer|Observation)[*_]*:[*_]*[ \t]*"
-)
 THINK = re.compile(r"<(think|thinking|reasoning)>(.*?)</\1>", re.IGNORECASE | re.DOTALL)
 FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n?(.*?)(?:```|\Z)", re.DOTALL)
 
@@ -77,8 +74,8 @@ def strip_fences(text: str) -> tuple[str, bool]:
     if "```" not in text:
         return text, False
     m = FENCE.search(text)
-    if not m:
-        return text.replace("```", ""), True
+    if not m or not m.group(2).strip():  # a bare or closing fence: drop the fence marks
+        return text.replace("```", "").strip(), True
     return m.group(2).strip(), True
 
 

@@ -178,7 +178,15 @@ def test_a_silent_stream_ends_with_deadline_exceeded(make_cloud: Any, tmp_path: 
             list(sync.Sync(iter(silent), timeout=20))
         silent.closed = True
         assert ended.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+    _wait_until(lambda: cloud.cloud.guard.calls.in_flight() == 0)
     assert cloud.cloud.guard.calls.in_flight() == 0
+
+
+def _wait_until(condition: Any, limit_s: float = 10.0) -> None:
+    """Wait for the server's side of a call to finish (it may end just after the client's)."""
+    deadline = time.monotonic() + limit_s
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.02)
 
 
 def test_one_peer_holds_a_bounded_number_of_streams(make_cloud: Any) -> None:
@@ -187,9 +195,7 @@ def test_one_peer_holds_a_bounded_number_of_streams(make_cloud: Any) -> None:
         stub = pb_grpc.CloudReasonerServiceStub(channel)
         silent = [_Silent([]) for _ in range(2)]
         held = [stub.Converse(iter(s), timeout=20) for s in silent]
-        deadline = time.monotonic() + 10
-        while cloud.cloud.guard.calls.in_flight() < 2 and time.monotonic() < deadline:
-            time.sleep(0.05)
+        _wait_until(lambda: cloud.cloud.guard.calls.in_flight() >= 2)
         with pytest.raises(grpc.RpcError) as refused:
             list(stub.Converse(iter([]), timeout=10))
         assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
@@ -259,6 +265,7 @@ def test_an_oversized_total_is_refused_at_its_first_chunk(make_cloud: Any, tmp_p
     error = _raw_call(cloud.target, SYNC, _sync_messages([chunk]))
     assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert "chunks" in error.details()
+    _wait_until(lambda: cloud.cloud.sync.budget.held == 0)
     assert cloud.cloud.sync.budget.held == 0
 
 
@@ -273,5 +280,6 @@ def test_streams_share_a_bounded_buffer_and_free_it(make_cloud: Any, tmp_path: P
     ]
     error = _raw_call(cloud.target, SYNC, _sync_messages(chunks))
     assert error.code() in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.RESOURCE_EXHAUSTED)
+    _wait_until(lambda: cloud.cloud.sync.budget.held == 0)
     assert cloud.cloud.sync.budget.held == 0
     assert cloud.cloud.sync.budget.peak <= 1024 * 1024
