@@ -61,7 +61,12 @@ def run_chat(agent: EdgeAgent, console: Console | None = None) -> None:
             waiting: pb.ReactStep | None = None
             for step in steps:  # rendered as each one is produced
                 render(out, step)
-                if step.step_type == pb.STEP_TYPE_APPROVAL_REQUEST:
+                if step.step_type != pb.STEP_TYPE_APPROVAL_REQUEST:
+                    continue
+                if step.metadata.get("via") == "cloud":  # the cloud's session waits for it
+                    approved = Confirm.ask("approve?", console=out, default=False)
+                    agent.approve(step.session_id, step.act_id, approved, "chat")
+                else:
                     waiting = step
             if waiting is None:
                 break

@@ -283,3 +283,13 @@ def test_streams_share_a_bounded_buffer_and_free_it(make_cloud: Any, tmp_path: P
     _wait_until(lambda: cloud.cloud.sync.budget.held == 0)
     assert cloud.cloud.sync.budget.held == 0
     assert cloud.cloud.sync.budget.peak <= 1024 * 1024
+
+
+def test_a_missing_tls_file_is_one_line(tmp_path: Path) -> None:
+    missing = str(tmp_path / "server.pem")
+    result = CliRunner().invoke(
+        cloud_app, ["serve", "--port", "0", "--tls-cert", missing, "--tls-key", missing]
+    )
+    assert result.exit_code == 1
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and "TLS" in lines[0] and missing in lines[0], result.output

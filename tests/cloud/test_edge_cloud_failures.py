@@ -230,3 +230,22 @@ def test_only_the_device_that_kept_a_query_resolves_it(
         sync_stores(phone, tablet)
         assert [n["text"] for n in tablet.notes()] == ["buy milk"]
         assert tablet.pending() == [] and phone.pending() == []
+
+
+def test_chat_asks_for_a_cloud_action_on_the_device(
+    cloud: Any, device_memory: Any, router: Any, links: list[CloudLink], monkeypatch: Any
+) -> None:
+    import io
+
+    from rich.console import Console
+
+    from edge_agent.chat import run_chat
+
+    links.append(CloudLink(cloud.target, deadline_s=10))
+    agent = EdgeAgent(device_memory, router, cloud=links[-1])
+    answers = iter([UNLOCK_AND_TIMER, "y", "exit"])
+    monkeypatch.setattr("rich.console.Console.input", lambda self, *a, **k: next(answers))
+    out = io.StringIO()
+    run_chat(agent, Console(file=out, width=200, color_system=None))
+    assert device_memory.get_device_state("door_lock", None)["state"] == "unlocked"
+    assert "door_lock: unlocked" in out.getvalue()
