@@ -106,6 +106,7 @@ def serve(
     try:
         cloud = CloudServer(settings)
         cloud.exposure_warnings()  # refused here in one line; start() logs the warnings
+        cloud.check_files_and_port()  # before logging starts: these are one line too
     except (OSError, ValueError) as exc:
         raise fail(str(exc)) from None
     _configure_logging()

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -220,6 +221,13 @@ class CloudServer:
                 config.metrics_host, authenticated=False, insecure=config.insecure, what="metrics"
             )
         return warnings
+
+    def check_files_and_port(self) -> None:
+        """Raise OSError (one line) for an unreadable TLS file or a port in use."""
+        for path in (self.config.tls_cert, self.config.tls_key):
+            if path and not os.access(path, os.R_OK):
+                raise OSError(f"cannot read the TLS certificate or key: {path}")
+        ensure_port_free(self.config.host, self.config.port)
 
     async def start(self) -> int:
         """Bind and start; return the bound port.

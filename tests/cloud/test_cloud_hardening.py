@@ -52,6 +52,15 @@ def _raw_call(target: str, method: str, messages: list[bytes], timeout: float = 
     return ended.value
 
 
+@pytest.fixture(autouse=True)
+def _root_log_handlers() -> Iterator[None]:
+    """`cloud-agent serve` adds a stderr handler to the root logger; CliRunner's stderr
+    closes when the call returns, so the handler goes with it."""
+    before = list(logging.getLogger().handlers)
+    yield
+    logging.getLogger().handlers[:] = before
+
+
 @pytest.fixture
 def tokens(tmp_path: Path) -> Path:
     path = tmp_path / "tokens.json"
