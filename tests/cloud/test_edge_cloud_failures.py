@@ -188,7 +188,7 @@ def test_the_approve_rpc_continues_the_cloud_session(
 
     async def scenario() -> list[pb.ReactStep]:
         server = await serve(agent, "127.0.0.1", 0)
-        port = server.bound_port  # type: ignore[attr-defined]
+        port = server.port
         steps: list[pb.ReactStep] = []
         try:
             async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
