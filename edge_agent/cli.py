@@ -187,7 +187,7 @@ def ask(
         if waiting is None:
             break
         steps = _approve_interactively(agent, waiting, interactive)
-    if pending:
+    if pending and cloud:  # the cloud failed (without --cloud the device is offline by choice)
         raise typer.Exit(EXIT_PENDING)
 
 

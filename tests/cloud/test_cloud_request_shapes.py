@@ -9,6 +9,7 @@ import grpc
 import pytest
 
 from cloud_agent.handler import MAX_LOOPS
+from edge_agent.cloud_link import DEVICE_TOOLS
 from edgeloop.v1 import agent_pb2 as pb
 from edgeloop.v1 import agent_pb2_grpc as pb_grpc
 
@@ -32,9 +33,7 @@ def test_made_up_device_tools_do_not_grow_the_loop_cache(cloud: Any) -> None:
         _converse(cloud.target, start)
     loops = cloud.cloud.handler._loops
     assert len(loops) <= MAX_LOOPS
-    assert all(
-        tools <= {"device_control", "set_timer", "add_note", "search_notes"} for tools, _ in loops
-    )
+    assert all(tools <= set(DEVICE_TOOLS) for tools, _ in loops)
 
 
 def test_an_oversized_device_tool_list_is_invalid(cloud: Any) -> None:
