@@ -77,6 +77,8 @@ the answer for the user in plain text. Never invent tool results."""
 CALLS_KEY = "openai_tool_calls"
 #: Metadata of each ACTION (or ERROR) made from a native call: the call's id.
 CALL_ID_KEY = "tool_call_id"
+#: The ``tool`` message of a call that never ran (another backend served the step).
+NOT_RUN = "error: not run: another backend served this step"
 #: HTTP statuses that, on a request with ``tools``, mean "this server cannot do tools".
 _NO_TOOLS_STATUS = frozenset({400, 404, 422, 501})
 
@@ -426,16 +428,20 @@ def _is_outcome(step: pb.ReactStep) -> bool:
 
 
 def _open_group(history: Sequence[pb.ReactStep], turn_id: int) -> tuple[list[Any], int] | None:
-    """The last native reply of the turn (its calls) and how many have become steps."""
-    done = 0
+    """The last native reply of the turn (its calls) and how many have become steps; None
+    once a step that is not one of its calls follows it (another backend took over)."""
+    outcomes: list[pb.ReactStep] = []
     for step in reversed(history):
         if step.turn_id != turn_id:
             return None
         if step.step_type == pb.STEP_TYPE_THOUGHT and CALLS_KEY in step.metadata:
             calls: list[Any] = json.loads(step.metadata[CALLS_KEY])["calls"]
-            return calls, done
+            made = [s.metadata.get(CALL_ID_KEY) for s in reversed(outcomes)]
+            if made != [call["id"] for call in calls[: len(made)]]:
+                return None
+            return calls, len(made)
         if _is_outcome(step):
-            done += 1
+            outcomes.append(step)
     return None
 
 
@@ -447,17 +453,32 @@ def _native_transcript(steps: Sequence[pb.ReactStep]) -> list[dict[str, Any]]:
     """Native mode: assistant messages with ``tool_calls``, one ``tool`` message per call.
 
     Steps another backend made (a fallback served some steps) are written as if they had
-    been native calls, with the act id as the call id.
+    been native calls, with the act id as the call id; calls of a reply that never ran
+    (another backend took over first) get a ``tool`` message saying so, as the API
+    requires an answer for every call.
     """
     messages: list[dict[str, Any]] = []
     calls: list[Any] = []
     position = 0
     call_of_act: dict[str, str] = {}
+
+    def close_group() -> None:
+        nonlocal calls, position
+        for call in calls[position:]:
+            messages.append({"role": "tool", "tool_call_id": call["id"], "content": NOT_RUN})
+        calls, position = [], 0
+
     for step in steps:
         kind = step.step_type
+        in_group = (
+            _is_outcome(step)
+            and position < len(calls)
+            and step.metadata.get(CALL_ID_KEY) == calls[position]["id"]
+        )
         if kind == pb.STEP_TYPE_THOUGHT and CALLS_KEY in step.metadata:
+            close_group()
             group = json.loads(step.metadata[CALLS_KEY])
-            calls, position = group["calls"], 0
+            calls = group["calls"]
             messages.append(
                 {
                     "role": "assistant",
@@ -475,17 +496,18 @@ def _native_transcript(steps: Sequence[pb.ReactStep]) -> list[dict[str, Any]]:
                     ],
                 }
             )
-        elif kind == pb.STEP_TYPE_THOUGHT:
-            messages.append({"role": "assistant", "content": step.content})
-        elif _is_outcome(step) and position < len(calls):
+        elif in_group:
             call_id = calls[position]["id"]
             position += 1
             if kind == pb.STEP_TYPE_ACTION:
                 call_of_act[step.act_id] = call_id
             else:
                 messages.append({"role": "tool", "tool_call_id": call_id, "content": step.content})
+        elif kind == pb.STEP_TYPE_THOUGHT:
+            close_group()
+            messages.append({"role": "assistant", "content": step.content})
         elif kind == pb.STEP_TYPE_ACTION:
-            calls, position = [], 0
+            close_group()
             call_of_act[step.act_id] = step.act_id
             arguments = json.dumps(from_struct(step.arguments))
             messages.append(
@@ -508,8 +530,9 @@ def _native_transcript(steps: Sequence[pb.ReactStep]) -> list[dict[str, Any]]:
         elif kind == pb.STEP_TYPE_OBSERVATION:
             messages.append({"role": "user", "content": f"Observation: {step.content}"})
         elif kind == pb.STEP_TYPE_ERROR:
-            calls, position = [], 0
+            close_group()
             messages.append({"role": "user", "content": f"Error: {step.content}"})
+    close_group()
     return messages
 
 

@@ -492,6 +492,41 @@ def test_tool_name_typo_is_matched(endpoint: ScriptedEndpoint) -> None:
     assert steps[-1].tool == "get_weather"
 
 
+def test_queued_calls_are_dropped_once_another_backend_acted(
+    endpoint: ScriptedEndpoint,
+) -> None:
+    from cloud_agent.tools import cloud_registry
+
+    endpoint.script = [
+        {
+            "content": None,
+            "tool_calls": [
+                call("get_weather", {"city": "paris"}, "c1"),
+                call("world_clock", {"city": "tokyo"}, "c2"),
+            ],
+        },
+        {"content": "Final Answer: done"},
+    ]
+    reasoner = backend(endpoint, tools="native")
+    history: list[pb.ReactStep] = []
+    try:
+        ctx = ReasoningContext(query="q", history=history, tools=cloud_registry(), session_id="s")
+        thought, first = reasoner.next_steps(ctx)
+        history += [thought, first]
+        # The planner served the next step (the openai breaker was open): a plain ACTION.
+        planner = pb.ReactStep(step_type=pb.STEP_TYPE_ACTION, tool="calculator", act_id="a9")
+        history.append(planner)
+        steps = reasoner.next_steps(ctx)
+    finally:
+        reasoner.close()
+    assert steps[-1].step_type == pb.STEP_TYPE_FINAL_ANSWER  # asked again, not "c2" replayed
+    assert len(endpoint.requests) == 2
+    roles = [(m["role"], m.get("tool_call_id")) for m in endpoint.requests[1]["messages"]]
+    # Every call of the reply is answered (c2: not run), then the planner's own call.
+    assert roles[2:] == [("assistant", None), ("tool", "c2"), ("assistant", None)]
+    assert endpoint.rejections == []
+
+
 def test_retry_after_header_forms() -> None:
     assert retry_after_s("3") == 3.0
     assert retry_after_s(None) is None
