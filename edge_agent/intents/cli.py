@@ -71,8 +71,12 @@ def train(
         int, typer.Option("--seed", help="Seed for the held-out split and the head.")
     ] = 0,
     epochs: Annotated[
-        float, typer.Option("--epochs", help="Slot model: most passes over the data.")
-    ] = 2.0,
+        float | None,
+        typer.Option(
+            "--epochs",
+            help="Slot model: most passes over the data (default 2, more for a small file).",
+        ),
+    ] = None,
     max_minutes: Annotated[
         float | None,
         typer.Option("--max-minutes", help="Slot model: stop training after this long."),
@@ -171,7 +175,7 @@ def _train_joint(
     oos_label: str,
     max_escalation: float,
     seed: int,
-    epochs: float,
+    epochs: float | None,
     max_minutes: float | None,
     json_output: bool,
     started: float,

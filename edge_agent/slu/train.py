@@ -53,6 +53,8 @@ from edge_agent.slu.pieces import WordPiecer
 __all__ = ["SluTrainReport", "encoder_tokenizer", "train_slu"]
 
 IGNORE = -100
+MIN_STEPS = 60
+MAX_EPOCHS = 30
 
 
 @dataclass
@@ -255,7 +257,7 @@ def train_slu(
     out_dir: Path,
     *,
     oos_label: str = OOS,
-    epochs: float = 2.0,
+    epochs: float | None = None,
     max_seconds: float | None = None,
     compose_ratio: float = 0.5,
     batch_size: int = 32,
@@ -275,6 +277,9 @@ def train_slu(
     Raises:
         IntentDataError: The data cannot train a model (the message names the line).
         RuntimeError: torch or the encoder weights are missing (the train extra).
+
+    ``epochs`` None: two, or as many as make 60 optimiser steps on a small file (at
+    most 30).
     """
     started = time.perf_counter()
     cpu_started = time.process_time()
@@ -319,6 +324,8 @@ def train_slu(
         [{"params": body, "lr": lr}, {"params": heads, "lr": head_lr}], weight_decay=0.01
     )
     steps_per_epoch = -(-(len(base) + n_compose) // batch_size)
+    if epochs is None:  # 2 epochs, but at least MIN_STEPS steps for a small file
+        epochs = float(min(MAX_EPOCHS, max(2, -(-MIN_STEPS // steps_per_epoch))))
     total_steps = max(1, int(steps_per_epoch * epochs))
     warmup = max(1, total_steps // 20)
     scheduler = torch.optim.lr_scheduler.LambdaLR(
