@@ -4,7 +4,7 @@ For memories of 0, 10k, 100k and 1M records (notes and sessions with their steps
 receipts, about one note in ten, written over three years), prints:
 
 - a cold ``edge-agent ask`` (a new process, as a user runs it) of a calculator query and
-  of a note search: wall time and peak RSS (median of ``--repeat`` runs each);
+  of a note search: wall time, CPU time and peak RSS (median of ``--repeat`` runs each);
 - the store's open time (``MemoryStore(path)``, in process, median of 5);
 - an incremental sync of 100 new records per side (device and cloud replicas that share
   the memory, each then writing 100 records): time and bytes both ways, against the JSON
@@ -202,17 +202,19 @@ def copy_store(source: Path, target: Path, node_id: str | None = None) -> None:
 _WRAPPER = """
 import atexit, os, runpy, sys
 def hwm():
+    cpu = sum(os.times()[:2])
     for line in open('/proc/self/status'):
         if line.startswith('VmHWM:'):
-            open(os.environ['HWM_FILE'], 'w').write(line.split()[1])
+            open(os.environ['HWM_FILE'], 'w').write(f"{line.split()[1]} {cpu}")
 atexit.register(hwm)
 sys.argv = ['edge-agent', *sys.argv[1:]]
 runpy.run_module('edge_agent', run_name='__main__')
 """
 
 
-def run_measured(arguments: list[str]) -> tuple[float, float, str]:
-    """Wall seconds, peak RSS (MB) and stdout's last line of one ``edge-agent`` run."""
+def run_measured(arguments: list[str]) -> tuple[float, float, str, float]:
+    """Wall seconds, peak RSS (MB), stdout's last line and CPU seconds (user + system:
+    what a busy machine's other jobs do not inflate) of one ``edge-agent`` run."""
     with tempfile.TemporaryDirectory() as folder:
         hwm = Path(folder) / "hwm"
         env = {**os.environ, "HWM_FILE": str(hwm)}
@@ -223,17 +225,18 @@ def run_measured(arguments: list[str]) -> tuple[float, float, str]:
         wall = time.perf_counter() - started
         if done.returncode:
             raise RuntimeError(f"edge-agent {arguments[0]} failed: {done.stderr.decode()[-400:]}")
-        peak = int(hwm.read_text()) / 1024
+        kb, cpu = hwm.read_text().split()
     lines = done.stdout.decode().strip().splitlines()
-    return wall, peak, lines[-1] if lines else ""
+    return wall, int(kb) / 1024, lines[-1] if lines else "", float(cpu)
 
 
-def asks(memory: Path, query: str, repeat: int) -> tuple[float, float, str]:
+def asks(memory: Path, query: str, repeat: int) -> tuple[float, float, str, float]:
     runs = [run_measured(["ask", query, "--memory", str(memory)]) for _ in range(repeat)]
     return (
         statistics.median(r[0] for r in runs),
         max(r[1] for r in runs),
         runs[-1][2],
+        statistics.median(r[3] for r in runs),
     )
 
 
@@ -277,13 +280,19 @@ def incremental_sync(source: Path, work: Path, seed: int) -> dict[str, float]:
         started = time.perf_counter()
         cold = sync_stores(a, b)
         cold_s = time.perf_counter() - started
-        # warm: documents in memory, 100 more records per side
-        mine2, theirs2 = new_records(seed + 2), new_records(seed + 3)
-        put_all(a, mine2)
-        put_all(b, theirs2)
-        started = time.perf_counter()
-        warm = sync_stores(a, b)
-        warm_s = time.perf_counter() - started
+        # warm: documents in memory, 100 more records per side (median of 3 rounds)
+        times = []
+        for round_no in range(3):
+            mine2, theirs2 = (
+                new_records(seed + 2 + 2 * round_no),
+                new_records(seed + 3 + 2 * round_no),
+            )
+            put_all(a, mine2)
+            put_all(b, theirs2)
+            started = time.perf_counter()
+            warm = sync_stores(a, b)
+            times.append(time.perf_counter() - started)
+        warm_s = statistics.median(times)
         assert a.state_vector() == b.state_vector() or a.document_json() == b.document_json()
     for path in (device, cloud):
         for suffix in ("", "-wal", "-shm"):
@@ -308,8 +317,8 @@ def measure(n: int, repeat: int, rebuild: bool, work: Path) -> dict[str, Any]:
     source = build(n, rebuild)
     memory = work / "edge.db"
     copy_store(source, memory)
-    ask_s, ask_rss, ask_line = asks(memory, CALCULATOR, repeat)
-    search_s, search_rss, search_line = asks(memory, SEARCH, repeat)
+    ask_s, ask_rss, ask_line, ask_cpu = asks(memory, CALCULATOR, repeat)
+    search_s, search_rss, search_line, search_cpu = asks(memory, SEARCH, repeat)
     sync = incremental_sync(source, work, seed=7 + n)
     kept = incremental_sync(retained(n, source), work, seed=11 + n)
     result = {
@@ -317,6 +326,8 @@ def measure(n: int, repeat: int, rebuild: bool, work: Path) -> dict[str, Any]:
         "cold_ask_rss_mb": round(ask_rss, 1),
         "search_s": round(search_s, 3),
         "search_rss_mb": round(search_rss, 1),
+        "cold_ask_cpu_s": round(ask_cpu, 3),
+        "search_cpu_s": round(search_cpu, 3),
         "open_s": round(open_time(memory), 4),
         "incremental_sync_s": round(sync["warm_s"], 4),
         "incremental_sync_bytes": int(sync["warm_bytes"]),
@@ -347,7 +358,7 @@ KEYS = (
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="0,10000,100000,1000000")
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--rebuild", action="store_true", help="rebuild the cached memories")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -374,8 +385,10 @@ def main() -> None:
     if base:
         for n, r in results.items():
             print(
-                f"{int(n):>9,}: ask {r['cold_ask_s'] / base['cold_ask_s']:.2f}x empty,"
+                f"{int(n):>9,}: ask {r['cold_ask_s'] / base['cold_ask_s']:.2f}x empty"
+                f" (CPU {r['cold_ask_cpu_s'] / base['cold_ask_cpu_s']:.2f}x),"
                 f" search {r['search_s'] / base['cold_ask_s']:.2f}x the empty ask"
+                f" (CPU {r['search_cpu_s'] / base['cold_ask_cpu_s']:.2f}x)"
             )
     print(json.dumps({n: {k: r[k] for k in KEYS} for n, r in results.items()}))
 
