@@ -39,7 +39,7 @@ from edge_agent.arguments import extract_arguments
 from edge_agent.cities import other_place, region_in, strip_qualifiers
 from edge_agent.settings import Settings, complete_arguments
 from edge_agent.structure import compound_reason
-from edge_agent.tools import TOOL_NAMES
+from edge_agent.tools import SIDE_EFFECT_TOOLS, TOOL_NAMES
 
 if TYPE_CHECKING:
     from react_kernel import ToolSpec
@@ -105,9 +105,16 @@ class Router:
         *,
         threshold: float = DEFAULT_THRESHOLD,
         tools: Iterable[ToolSpec] = (),
+        action_threshold: float | None = None,
+        one_request: bool = False,
     ) -> None:
         self.model = model
         self.threshold = threshold
+        # A false timer or device command is worse than a trip to the cloud: the built-in
+        # tools with side effects may need a higher confidence than lookups.
+        self.action_threshold = threshold if action_threshold is None else action_threshold
+        # The shipped router keeps one request on the device; the cloud plans compound ones.
+        self.one_request = one_request
         # The device's settings: their home defaults fill what a query leaves out.
         self.home: Settings | None = None
         self.tools: dict[str, ToolSpec] = {}
@@ -166,10 +173,22 @@ class Router:
         except Exception as exc:  # the trainer's own error types; translated here
             raise RouterError(f"cannot load router model from {folder}: {exc}") from exc
         threshold = DEFAULT_THRESHOLD
+        action_threshold = None
+        one_request = False
         config = folder / ROUTER_CONFIG
         if config.is_file():
-            threshold = float(json.loads(config.read_text("utf-8")).get("threshold", threshold))
-        return cls(model, threshold=threshold, tools=tools)
+            settings = json.loads(config.read_text("utf-8"))
+            threshold = float(settings.get("threshold", threshold))
+            if settings.get("action_threshold") is not None:
+                action_threshold = float(settings["action_threshold"])
+            one_request = bool(settings.get("one_request", False))
+        return cls(
+            model,
+            threshold=threshold,
+            tools=tools,
+            action_threshold=action_threshold,
+            one_request=one_request,
+        )
 
     def decide(self, text: str) -> RouteDecision:
         """Route one query; see the module docstring for the gates."""
@@ -191,6 +210,9 @@ class Router:
             return cloud("out of the device's scope")
         if confidence < self.threshold:
             return cloud(f"low confidence {confidence:.2f} < {self.threshold:.2f}")
+        if intent in SIDE_EFFECT_TOOLS and confidence < self.action_threshold:
+            bar = self.action_threshold
+            return cloud(f"low confidence {confidence:.2f} < {bar:.2f} for {intent}")
         parts = getattr(prediction, "parts", None)
         if parts is not None:
             return self._from_parts(parts, query, plain, confidence, scores, intent)
@@ -266,10 +288,13 @@ class Router:
         def cloud(reason: str) -> RouteDecision:
             return RouteDecision("cloud", None, None, confidence, reason, intent, scores)
 
+        if self.one_request and len(parts) > 1:
+            return cloud(f"{len(parts)} requests in one query: the cloud plans them")
         calls: list[ToolCall] = []
         for part in parts:
             name = str(part.intent)
-            if float(part.confidence) < self.threshold:
+            bar = self.action_threshold if name in SIDE_EFFECT_TOOLS else self.threshold
+            if float(part.confidence) < bar:
                 return cloud(f"low confidence {part.confidence:.2f} for {name}")
             if name == SMALLTALK:
                 if len(parts) == 1 and smalltalk_kind(query) is not None:

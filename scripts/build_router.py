@@ -9,12 +9,22 @@ is calibrated on the validation set: among the thresholds whose cloud recall (sh
 the lowest whose route accuracy is within half a point of the best. It is written to ``router.json``
 next to the model with the figures that chose it.
 
-Usage: ``python scripts/build_router.py [--out edge_agent/models/router]``
+With ``--joint`` it trains the joint intent + slot model instead (``edge_agent.slu``,
+needs the train extra): on a deterministic selection of the project's own lines plus the
+training half of SLURP's development split mapped to the device's intents
+(``edge_agent/data/slurp_train.jsonl``, written by ``scripts/build_slurp_data.py``, its
+slots inline). The selection is written to ``router_joint_train.jsonl`` /
+``router_joint_val.jsonl``. Tools with side effects (a timer, a device command, a note)
+get their own, higher threshold (``action_threshold``): the lowest at which no
+validation query of another intent would run one of them.
+
+Usage: ``python scripts/build_router.py [--joint] [--out edge_agent/models/router]``
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 import time
@@ -25,11 +35,58 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "edge_agent" / "data"
 TOLERANCE = 0.005
+# The joint selection: so many of the project's lines per intent (a few thousand in all,
+# so a CPU fine-tune takes minutes), every SLURP training line twice
+# (they are few and are the phrasing the device meets), and a share of them validating.
+OWN_PER_INTENT = {"oos": 1680, "smalltalk": 100}
+OWN_PER_TOOL = 200
+OWN_VAL_PER_INTENT = {"oos": 120, "smalltalk": 15}
+OWN_VAL_PER_TOOL = 30
+SLURP_VAL_SHARE = 20  # percent of the SLURP training half kept for validation
 THRESHOLDS = [round(0.30 + 0.025 * i, 3) for i in range(27)]  # 0.30 .. 0.95
 
 
 def read_rows(path: Path) -> list[dict[str, str]]:
     return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
+
+
+def _bucket(text: str) -> int:
+    return int(hashlib.sha256(text.encode("utf-8")).hexdigest()[8:16], 16) % 100
+
+
+def _take(
+    rows: list[dict[str, str]], per_tool: int, per_intent: dict[str, int]
+) -> list[dict[str, str]]:
+    """The first lines of each intent (the generator shuffles them already)."""
+    counts: dict[str, int] = {}
+    out = []
+    for row in rows:
+        cap = per_intent.get(row["intent"], per_tool)
+        if counts.get(row["intent"], 0) < cap:
+            counts[row["intent"]] = counts.get(row["intent"], 0) + 1
+            out.append(row)
+    return out
+
+
+def joint_selection(
+    own_train: Path, own_val: Path, slurp: Path
+) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
+    """The joint model's training and validation lines (deterministic)."""
+    train = _take(read_rows(own_train), OWN_PER_TOOL, OWN_PER_INTENT)
+    val = _take(read_rows(own_val), OWN_VAL_PER_TOOL, OWN_VAL_PER_INTENT)
+    for row in read_rows(slurp):
+        if _bucket(row["text"]) < SLURP_VAL_SHARE:
+            val.append(row)
+        else:
+            train.extend([row, row])
+    return train, val
+
+
+def plain_rows(rows: list[dict[str, str]]) -> list[dict[str, str]]:
+    """Rows with inline slots as the words only (what the device hears)."""
+    from edge_agent.slu.data import parse_inline
+
+    return [{"text": " ".join(parse_inline(r["text"])[0]), "intent": r["intent"]} for r in rows]
 
 
 class CachedModel:
@@ -40,7 +97,9 @@ class CachedModel:
         self.predict = cache(model.predict)
 
 
-def calibrate(model: Any, rows: list[dict[str, str]], min_cloud_recall: float) -> dict[str, Any]:
+def calibrate(
+    model: Any, rows: list[dict[str, str]], min_cloud_recall: float, one_request: bool = False
+) -> dict[str, Any]:
     """Sweep thresholds over the full route decision on the validation rows."""
     from edge_agent.arguments import extract_arguments
     from edge_agent.router import OOS, SMALLTALK, Router
@@ -59,7 +118,7 @@ def calibrate(model: Any, rows: list[dict[str, str]], min_cloud_recall: float) -
             expected.append("cloud")
     sweep = []
     for threshold in THRESHOLDS:
-        router = Router(cached, threshold=threshold)
+        router = Router(cached, threshold=threshold, one_request=one_request)
         routes = [router.decide(row["text"]).route for row in rows]
         pairs = list(zip(expected, routes, strict=True))
         cloud = [got for want, got in pairs if want == "cloud"]
@@ -82,13 +141,41 @@ def calibrate(model: Any, rows: list[dict[str, str]], min_cloud_recall: float) -
     return {"threshold": best["threshold"], "chosen": best, "sweep": sweep}
 
 
+def action_bar(model: Any, rows: list[dict[str, str]], threshold: float) -> float:
+    """The lowest threshold (>= ``threshold``) at which no validation query of another
+    intent runs a tool with side effects on the device."""
+    from edge_agent.router import Router
+    from edge_agent.tools import SIDE_EFFECT_TOOLS
+
+    cached = CachedModel(model)
+    worst = threshold
+    router = Router(cached, threshold=threshold, one_request=True)
+    for row in rows:
+        decision = router.decide(row["text"])
+        tools = [c.tool for c in decision.calls] or [decision.tool]
+        wrong = [t for t in tools if t in SIDE_EFFECT_TOOLS and t != row["intent"]]
+        if decision.route == "edge" and wrong:
+            parts = cached.predict(" ".join(row["text"].split())).parts
+            worst = max([worst, *(float(p.confidence) for p in parts if p.intent in wrong)])
+    candidates = [t for t in THRESHOLDS if t > worst] or [0.99]
+    return worst if worst == threshold else min(candidates)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--train", type=Path, default=DATA / "router_train.jsonl")
     parser.add_argument("--val", type=Path, default=DATA / "router_val.jsonl")
     parser.add_argument("--out", type=Path, default=ROOT / "edge_agent" / "models" / "router")
     parser.add_argument("--min-cloud-recall", type=float, default=0.985)
+    parser.add_argument("--joint", action="store_true", help="the joint intent + slot model")
+    parser.add_argument("--slurp", type=Path, default=DATA / "slurp_train.jsonl")
+    parser.add_argument("--epochs", type=float, default=2.0)
+    parser.add_argument(
+        "--calibrate-only", action="store_true", help="joint: recalibrate the model in --out"
+    )
     args = parser.parse_args()
+    if args.joint:
+        return build_joint(args)
 
     from edge_agent.intents import IntentModel, load_jsonl, train_model
 
@@ -116,6 +203,49 @@ def main() -> int:
         "validation": result["chosen"],
         "trained_on": args.train.name,
         "trainer": "edge_agent.intents.train_model",
+    }
+    (args.out / "router.json").write_text(json.dumps(config, indent=1) + "\n", "utf-8")
+    print(json.dumps(config))
+    return 0
+
+
+def build_joint(args: argparse.Namespace) -> int:
+    """Train the joint model on the joint selection and calibrate both thresholds."""
+    from edge_agent.slu.data import read_jsonl
+    from edge_agent.slu.model import SluModel
+    from edge_agent.slu.train import train_slu
+
+    train, val = joint_selection(args.train, args.val, args.slurp)
+    files = {"train": DATA / "router_joint_train.jsonl", "val": DATA / "router_joint_val.jsonl"}
+    for key, rows in (("train", train), ("val", val)):
+        body = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+        files[key].write_text(body, "utf-8")
+    print(f"joint selection: {len(train)} training lines, {len(val)} validation lines")
+    if not args.calibrate_only:
+        start = time.perf_counter()
+        report = train_slu(
+            read_jsonl(files["train"]),
+            read_jsonl(files["val"]),
+            args.out,
+            epochs=args.epochs,
+            source={"train": files["train"].name, "val": files["val"].name},
+            log=lambda msg: print(msg, flush=True),
+        )
+        print(f"trained in {time.perf_counter() - start:.1f} s: validation {report.val_metrics}")
+    model = SluModel.load(args.out)
+    rows = plain_rows(val)
+    result = calibrate(model, rows, args.min_cloud_recall, one_request=True)
+    action = action_bar(model, rows, result["threshold"])
+    config = {
+        "threshold": result["threshold"],
+        "action_threshold": action,
+        # One request on the device; the cloud's planner splits compound ones.
+        "one_request": True,
+        "calibrated_on": files["val"].name,
+        "min_cloud_recall": args.min_cloud_recall,
+        "validation": result["chosen"],
+        "trained_on": [files["train"].name],
+        "trainer": "edge_agent.slu.train_slu",
     }
     (args.out / "router.json").write_text(json.dumps(config, indent=1) + "\n", "utf-8")
     print(json.dumps(config))

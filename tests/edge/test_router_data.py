@@ -1,0 +1,138 @@
+"""SLURP's mapping onto the device's intents, its deterministic split, and the joint
+router's selection (scripts/build_slurp_data.py, scripts/build_router.py)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from edge_agent.router import Router
+from edge_agent.slu.data import parse_inline
+from edge_agent.slu.model import SluPart, SluPrediction
+
+from .conftest import StubIntentModel
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "edge_agent" / "data"
+
+
+def _script(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+slurp = _script("build_slurp_data")
+build_router = _script("build_router")
+
+
+def _rows(path: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize(
+    ("slurp_intent", "device"),
+    [
+        ("weather_query", "get_weather"),
+        ("datetime_query", "world_clock"),
+        ("qa_maths", "calculator"),
+        ("iot_coffee", "device_control"),
+        ("audio_volume_mute", "device_control"),
+        ("alarm_set", "set_timer"),
+        ("lists_createoradd", "add_note"),
+        ("lists_query", "search_notes"),
+        ("play_music", "oos"),
+        ("transport_taxi", "oos"),
+        ("calendar_set", None),
+        ("alarm_remove", None),
+        ("music", None),  # a broken label
+    ],
+)
+def test_mapping(slurp_intent: str, device: str | None) -> None:
+    assert slurp.device_intent(slurp_intent) == device
+
+
+@given(st.text(alphabet="abcdefgh ", min_size=1, max_size=40))
+def test_split_ignores_case_and_spacing(text: str) -> None:
+    assert slurp.is_measure(text) == slurp.is_measure("  " + text.upper().replace(" ", "  "))
+
+
+def test_inline_slots_parse() -> None:
+    words, tags = parse_inline(slurp.inline("wake me at [time : five thirty am]"))
+    assert words == ["wake", "me", "at", "five", "thirty", "am"]
+    assert tags == ["O", "O", "O", "B-time", "I-time", "I-time"]
+
+
+def _words(text: str) -> str:
+    """The utterance as said: slots' words without their brackets."""
+    return " ".join(re.sub(r"\[[^:\]]*:([^\]]*)\]", r"\1", text).split())
+
+
+def test_committed_halves_are_disjoint() -> None:
+    """No utterance measured on was trained on (nor chosen for the joint selection)."""
+    measured = {_words(str(r["query"])) for r in _rows(DATA / "slurp_measure.jsonl")}
+    trained = {_words(str(r["text"])) for r in _rows(DATA / "slurp_train.jsonl")}
+    assert measured and trained and not measured & trained
+    assert all(slurp.is_measure(text) for text in measured)
+    assert not any(slurp.is_measure(text) for text in trained)
+    for name in ("router_joint_train.jsonl", "router_joint_val.jsonl"):
+        rows = _rows(DATA / name)
+        assert not measured & {_words(str(r["text"])) for r in rows}
+
+
+def test_joint_selection_is_deterministic() -> None:
+    args = (DATA / "router_train.jsonl", DATA / "router_val.jsonl", DATA / "slurp_train.jsonl")
+    first = build_router.joint_selection(*args)
+    assert first == build_router.joint_selection(*args)
+    train, val = first
+    assert not {r["text"] for r in train} & {r["text"] for r in val}
+    assert (train, val) == (
+        _rows(DATA / "router_joint_train.jsonl"),
+        _rows(DATA / "router_joint_val.jsonl"),
+    )
+
+
+def test_side_effects_need_the_action_bar() -> None:
+    """Between the two thresholds a lookup runs on the device, an action goes to the cloud."""
+    router = Router(StubIntentModel(confidence=0.7), threshold=0.5, action_threshold=0.8)
+    assert router.decide("weather in Paris").route == "edge"
+    decision = router.decide("turn off the kitchen lights")
+    assert decision.route == "cloud"
+    assert "0.80" in decision.reason
+    assert (
+        Router(StubIntentModel(0.9), threshold=0.5, action_threshold=0.8)
+        .decide("turn off the kitchen lights")
+        .route
+        == "edge"
+    )
+
+
+class _TwoRequests:
+    """A joint model's prediction for 'weather in paris and time in tokyo'."""
+
+    def predict(self, text: str) -> SluPrediction:
+        parts = (
+            SluPart("get_weather", "weather in paris", (), 0.97),
+            SluPart("world_clock", "time in tokyo", (), 0.96),
+        )
+        words = tuple(text.split())
+        return SluPrediction("get_weather", 0.97, True, 0.03, words, ("O",) * len(words), (), parts)
+
+
+def test_one_request_sends_compound_queries_to_the_cloud() -> None:
+    text = "weather in paris and time in tokyo"
+    assert Router(_TwoRequests(), threshold=0.5).decide(text).route == "edge"
+    decision = Router(_TwoRequests(), threshold=0.5, one_request=True).decide(text)
+    assert decision.route == "cloud"
+    assert "2 requests" in decision.reason
