@@ -120,6 +120,10 @@ def fill(store: MemoryStore, n: int, seed: int) -> None:
         with store.batch():
             for _ in range(start, min(n, start + 10_000)):
                 store.add_note(" ".join(rng.choices(WORDS, k=rng.randint(8, 16))))
+    # A replica that syncs holds its document in memory, as the stores did from opening
+    # before the lazy document: the merge is timed, not the load (bench/memory_scale.py
+    # times the cold sync that loads it).
+    assert store.doc is not None
     # The writes were made offline, long before the sync: so were their WAL checkpoint
     # (which otherwise runs in the background) and the kernel's writeback of the pages,
     # neither of which may overlap the timed merge.

@@ -74,6 +74,8 @@ EMPTY_UPDATE = b"\x00\x00"
 """A Yjs v1 update with no structs and no deletions."""
 MAX_LOG_DIFF_ENTRIES = 2_000
 """Beyond this many log entries a diff comes from the whole document instead."""
+LOG_DIFF_BYTES = 1 << 20
+"""With the document in memory, a diff of more log bytes than this comes from it."""
 
 
 class StoreEngine:
@@ -693,6 +695,10 @@ class StoreEngine:
         # without collecting): a window with a tombstone goes through the document, so
         # that a forgotten record's content is never shipped again.
         if len(seqs) > MAX_LOG_DIFF_ENTRIES or self._log.forgets(seqs):
+            return None
+        # A large window (a first sync) is cheaper from a loaded document: merging
+        # megabytes of updates costs more than yrs's walk of its blocks.
+        if self._doc is not None and self._log.size(seqs) > LOG_DIFF_BYTES:
             return None
         entries = self._log.entries(seqs)
         merged = entries[0] if len(entries) == 1 else merge_updates(*entries)

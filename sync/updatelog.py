@@ -74,6 +74,20 @@ class UpdateLog:
             seqs.append(int(seq))
         return seqs if covered >= want else None
 
+    def size(self, seqs: Iterable[int]) -> int:
+        """Bytes of the logged updates with these sequence numbers."""
+        wanted = sorted(set(seqs))
+        total = 0
+        for i in range(0, len(wanted), 500):
+            part = wanted[i : i + 500]
+            marks = ", ".join("?" for _ in part)
+            row = self._db.execute(
+                f"SELECT coalesce(sum(length(data)), 0) FROM update_log WHERE seq IN ({marks})",
+                part,
+            ).fetchone()
+            total += int(row[0])
+        return total
+
     def entries(self, seqs: Iterable[int]) -> list[bytes]:
         """The logged updates with these sequence numbers, in log order."""
         wanted = sorted(set(seqs))
