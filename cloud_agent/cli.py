@@ -174,7 +174,8 @@ def eval_command(
     ),
 ) -> None:
     """Run the planner over a compound-query file and print its metrics."""
-    from cloud_agent.evaluation import EvalFileError, evaluate
+    from cloud_agent.errors import EvalFileError
+    from cloud_agent.evaluation import evaluate
 
     failures: list[dict[str, object]] = []
     try:

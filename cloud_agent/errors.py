@@ -9,8 +9,12 @@
     │                                                    action waited for its observation)
     ├── BackendUnavailableError  -> UNAVAILABLE        (every backend's breaker is open)
     ├── ReasonerDeadlineError    -> DEADLINE_EXCEEDED  (the session ran past its deadline)
-    └── BackendRequestError      (cloud_agent.openai_backend: a chat endpoint failed after
-                                  retries; the backend chain falls back, callers never see it)
+    ├── BackendRequestError      (cloud_agent.openai_backend: a chat endpoint failed after
+    │                             retries; the backend chain falls back, callers never see it)
+    ├── ForecastError            the forecast service gave no forecast (the tool fails with
+    │                            the reason as its observation; never a status)
+    └── EvalFileError            a ``cloud-agent eval`` file is unusable (the CLI: one line,
+                                 exit 2; also a ValueError)
 
     edgeloop.transport.errors (shared with the memory sync: one pair for both)
     ├── UnauthenticatedError     -> UNAUTHENTICATED    (no or unknown bearer token)
@@ -68,10 +72,20 @@ class ReasonerDeadlineError(CloudError, DeadlineExceededError):
     """The session ran past its deadline before it finished."""
 
 
+class ForecastError(CloudError, RuntimeError):
+    """The forecast service could not give a forecast (its reason in the message)."""
+
+
+class EvalFileError(CloudError, ValueError):
+    """The eval file cannot be read or a line is not in the expected format."""
+
+
 __all__ = [
     "INTERNAL_MESSAGE",
     "BackendUnavailableError",
     "CloudError",
+    "EvalFileError",
+    "ForecastError",
     "InjectionRefusedError",
     "InvalidRequestError",
     "PermissionDeniedError",

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cloud_agent.errors import EvalFileError
 from cloud_agent.planner.reasoner import REFUSAL_KEY, PlannerReasoner, load_edge_router
 from cloud_agent.tools import local_registry
 from edgeloop.v1 import agent_pb2 as pb
@@ -36,10 +37,6 @@ from sync.store import MemoryStore
 FREE_TEXT_ARGS = frozenset({"text", "query"})
 F1_THRESHOLD = 0.6
 MAX_STEPS = 24
-
-
-class EvalFileError(ValueError):
-    """The eval file cannot be read or a line is not in the expected format."""
 
 
 @dataclass(frozen=True)

@@ -35,16 +35,13 @@ from typing import Any, Protocol
 
 import httpx
 
+from cloud_agent.errors import ForecastError
 from edge_agent.cities import Place
 from edge_agent.forecast import HORIZON_DAYS, SYNTHETIC, synthetic_reading
 
 OPEN_METEO = "open-meteo"
 DAILY = ("weather_code", "temperature_2m_max", "temperature_2m_min", "wind_speed_10m_max")
 WINDY_KPH = 40.0
-
-
-class ForecastError(RuntimeError):
-    """The forecast service could not give a forecast (its reason in the message)."""
 
 
 class ForecastProvider(Protocol):

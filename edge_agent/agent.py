@@ -363,7 +363,7 @@ class EdgeAgent:
         final: pb.ReactStep | None = None
         retry_after: float | None = None
         if self.cloud is not None:
-            from edge_agent.cloud_link import CloudRequestError, CloudUnavailableError
+            from edge_agent.errors import CloudRequestError, CloudUnavailableError
 
             try:
                 for step in self.cloud.run(
@@ -476,7 +476,7 @@ class EdgeAgent:
         """
         if self.cloud is None:
             return []
-        from edge_agent.cloud_link import CloudRequestError, CloudUnavailableError
+        from edge_agent.errors import CloudRequestError, CloudUnavailableError
 
         resolved: list[tuple[dict[str, Any], list[pb.ReactStep]]] = []
         for pending in self.own_pending():

@@ -11,9 +11,13 @@ import json
 import os
 import sys
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from typer import _click
+from typer.core import TyperGroup
+
+from edge_agent.errors import EdgeError, exit_code
 
 if TYPE_CHECKING:
     from edge_agent.agent import EdgeAgent
@@ -22,7 +26,28 @@ if TYPE_CHECKING:
     from edgeloop.v1 import agent_pb2 as pb
     from sync.store import MemoryStore
 
-app = typer.Typer(help="The edgeloop edge agent.", no_args_is_help=True, add_completion=False)
+
+class _EdgeCommands(TyperGroup):
+    """The command group that maps the device's errors to one line and an exit code.
+
+    The one place the command line translates ``edge_agent.errors``: a command lets an
+    :class:`EdgeError` rise and the user sees ``error: <message>`` with
+    :func:`edge_agent.errors.exit_code` (2 for bad input, 1 otherwise), never a trace.
+    """
+
+    def invoke(self, ctx: _click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except EdgeError as exc:
+            raise fail(str(exc), exit_code(exc)) from None
+
+
+app = typer.Typer(
+    cls=_EdgeCommands,
+    help="The edgeloop edge agent.",
+    no_args_is_help=True,
+    add_completion=False,
+)
 
 MEMORY_HELP = "Memory database (default: $EDGELOOP_HOME/edge.db or ~/.edgeloop/edge.db)."
 _TOOLS_HELP = (
@@ -59,23 +84,16 @@ def fail(message: str, code: int = 1) -> typer.Exit:
 
 
 def _router(model: str | None = None, tools: list[str] | None = None) -> Router:
-    from edge_agent.router import Router, RouterError
-    from edge_agent.tools.user import UserToolError, entry_point_tools, load_tools
+    """The router with the user's tools (its errors are edge errors: the group maps them)."""
+    from edge_agent.router import Router
+    from edge_agent.tools.user import entry_point_tools, load_tools
 
     if tools and os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())  # `--tools mytools:TOOLS` beside where you run it
-    try:
-        specs = entry_point_tools()
-        for reference in tools or []:
-            specs.extend(load_tools(reference))
-    except UserToolError as exc:
-        raise fail(str(exc), 2) from None
-    try:
-        return Router.load(model, tools=specs)
-    except RouterError as exc:
-        raise fail(str(exc)) from None
-    except UserToolError as exc:  # two tools of one name
-        raise fail(str(exc), 2) from None
+    specs = entry_point_tools()
+    for reference in tools or []:
+        specs.extend(load_tools(reference))
+    return Router.load(model, tools=specs)
 
 
 def _cloud_target(cloud: str) -> str:
@@ -368,8 +386,9 @@ def eval_command(
     ),
 ) -> None:
     """Run the edge decision over an eval file and print its metrics."""
-    from edge_agent.evaluation import EvalFileError, load_cases, run_eval
-    from edge_agent.settings import Settings, SettingsError, check_setting
+    from edge_agent.errors import SettingsError
+    from edge_agent.evaluation import load_cases, run_eval
+    from edge_agent.settings import Settings, check_setting
 
     settings = None
     if home is not None:
@@ -377,10 +396,7 @@ def eval_command(
             settings = Settings(home_city=check_setting("home_city", home))
         except SettingsError as exc:
             raise fail(f"--home: {exc}", 2) from None
-    try:
-        cases = load_cases(file)
-    except EvalFileError as exc:
-        raise fail(str(exc), 2) from None
+    cases = load_cases(file)
     report = run_eval(_router(model, tools), cases, settings)
     if json_output:
         typer.echo(json.dumps(report.metrics))
@@ -436,7 +452,7 @@ def receipt_command(
     checks that it vouches for the answer and the evidence in memory (exit 1 if not)."""
     from google.protobuf import json_format
 
-    from edge_agent.receipts import ReceiptNotFoundError, session_receipt
+    from edge_agent.receipts import session_receipt
 
     store = _settings_store(memory)
     try:
@@ -445,10 +461,7 @@ def receipt_command(
             if not sessions:
                 raise fail("no session in memory", 1)
             session_id = max(sessions, key=lambda s: str(sessions[s].get("created_at") or ""))
-        try:
-            found = session_receipt(store, session_id)
-        except ReceiptNotFoundError as exc:
-            raise fail(str(exc), 1) from None
+        found = session_receipt(store, session_id)
         problems = found.problems() if verify else []
     finally:
         store.close()
@@ -495,13 +508,11 @@ def config_set(
     memory: str = typer.Option(None, "--memory", help=MEMORY_HELP),
 ) -> None:
     """Set one device setting."""
-    from edge_agent.settings import SettingsError, save_setting
+    from edge_agent.settings import save_setting
 
     store = _settings_store(memory)
     try:
         settings = save_setting(store, key, value)
-    except SettingsError as exc:
-        raise fail(str(exc), 2) from None
     finally:
         store.close()
     typer.echo(f"{key} = {settings.as_dict()[key]}")
@@ -591,12 +602,9 @@ def ui_command(
     receipts, memory and sync; a query box asks like `edge-agent ask`."""
     import asyncio
 
-    from edge_agent.ui import DeviceConsole, UiAccess, UiAccessError, UiServer, device_app
+    from edge_agent.ui import DeviceConsole, UiAccess, UiServer, device_app
 
-    try:
-        access = UiAccess.checked(host, ui_token)
-    except UiAccessError as exc:
-        raise fail(str(exc), 2) from None
+    access = UiAccess.checked(host, ui_token)
     if bool(tls_cert) != bool(tls_key):
         raise fail("--tls-cert and --tls-key go together", 2)
     target = _cloud_target(cloud) if cloud else None

@@ -33,6 +33,10 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from edge_agent.errors import CloudLinkError as CloudLinkError  # re-exported: the link's errors
+from edge_agent.errors import CloudRequestError as CloudRequestError
+from edge_agent.errors import CloudStreamBrokenError as CloudStreamBrokenError
+from edge_agent.errors import CloudUnavailableError as CloudUnavailableError
 from edgeloop.transport.channels import client_channel
 from edgeloop.transport.metadata import call_metadata, retry_after_s
 from edgeloop.transport.options import CLIENT_OPTIONS
@@ -53,27 +57,6 @@ CHANNEL_OPTIONS: list[tuple[str, int]] = [
 ]
 _UNREACHABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
 _BROKEN = (*_UNREACHABLE, grpc.StatusCode.CANCELLED, grpc.StatusCode.INTERNAL)
-
-
-class CloudLinkError(Exception):
-    """Base class of the cloud link's errors."""
-
-
-class CloudUnavailableError(CloudLinkError):
-    """The cloud cannot be reached: the edge should go offline and keep the query pending."""
-
-
-class CloudStreamBrokenError(CloudUnavailableError):
-    """The cloud stopped answering in the middle of a stream; the session did not finish."""
-
-
-class CloudRequestError(CloudLinkError):
-    """The cloud refused the request (bad token, limits, rate); retrying as is will not help."""
-
-    def __init__(self, code: grpc.StatusCode, message: str, retry_after_s: float | None = None):
-        super().__init__(f"{code.name}: {message}")
-        self.code = code
-        self.retry_after_s = retry_after_s
 
 
 DeviceToolRunner = Callable[[pb.ReactStep], pb.ReactStep]

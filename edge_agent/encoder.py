@@ -29,16 +29,14 @@ import numpy as np
 import onnxruntime as ort
 from tokenizers import Tokenizer
 
-__all__ = ["DEFAULT_MODEL_DIR", "DIMENSION", "Encoder", "EncoderError"]
+from edge_agent.errors import ModelFilesError
+
+__all__ = ["DEFAULT_MODEL_DIR", "DIMENSION", "Encoder"]
 
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parent / "models" / "encoder"
 DIMENSION = 384
 MAX_LENGTH = 128
 _FILES = {"int8": "model_int8.onnx", "fp32": "model_fp32.onnx"}
-
-
-class EncoderError(RuntimeError):
-    """The encoder's files are missing or unusable."""
 
 
 class Encoder:
@@ -87,18 +85,19 @@ class Encoder:
             cache_size: Entries kept in the ``embed`` LRU cache (0 turns it off).
 
         Raises:
-            EncoderError: A file is missing or onnxruntime cannot load it.
+            ModelFilesError: A file is missing or onnxruntime cannot load it.
+            ValueError: ``precision`` or ``threads`` is not one the encoder takes.
         """
         if precision not in _FILES:
-            raise EncoderError(f"precision must be one of {sorted(_FILES)}, not {precision!r}")
+            raise ValueError(f"precision must be one of {sorted(_FILES)}, not {precision!r}")
         if threads < 1:
-            raise EncoderError(f"threads must be >= 1, not {threads}")
+            raise ValueError(f"threads must be >= 1, not {threads}")
         folder = Path(model_dir) if model_dir is not None else DEFAULT_MODEL_DIR
         model_path = folder / _FILES[precision]
         tokenizer_path = folder / "tokenizer.json"
         for path in (model_path, tokenizer_path):
             if not path.is_file():
-                raise EncoderError(f"encoder file not found: {path}")
+                raise ModelFilesError(f"encoder file not found: {path}")
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
@@ -114,7 +113,7 @@ class Encoder:
             )
             tokenizer = Tokenizer.from_file(str(tokenizer_path))
         except Exception as exc:  # onnxruntime and tokenizers raise their own types
-            raise EncoderError(f"cannot load encoder from {folder}: {exc}") from exc
+            raise ModelFilesError(f"cannot load encoder from {folder}: {exc}") from exc
         # A single query must not be padded to a fixed length (the upstream tokenizer.json
         # pads to 128); truncation keeps long inputs inside the model's trained range.
         tokenizer.no_padding()

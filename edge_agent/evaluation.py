@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from edge_agent.errors import EvalFileError
 from edge_agent.router import Router
 from edge_agent.settings import Settings
 from edge_agent.tools.calculator import CalculatorError, evaluate
@@ -25,10 +26,6 @@ from edge_agent.tools.calculator import CalculatorError, evaluate
 FREE_TEXT_KEYS = frozenset({"text", "query"})
 F1_THRESHOLD = 0.6
 TOLERANCE = 1e-6
-
-
-class EvalFileError(ValueError):
-    """The eval file is missing or a line is malformed (the message names the line)."""
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from edge_agent.errors import ReceiptNotFoundError
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel import verify_receipt
 
@@ -46,10 +47,6 @@ class SessionReceipt:
         if self.final.origin == pb.ORIGIN_CLOUD:  # the cloud's receipt: its steps only
             steps = [s for s in steps if not _routing_thought(s)]
         return verify_receipt(self.receipt, steps)
-
-
-class ReceiptNotFoundError(LookupError):
-    """The session has no steps, or no final answer, in memory."""
 
 
 def session_receipt(memory: ReceiptMemory, session_id: str) -> SessionReceipt:

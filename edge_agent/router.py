@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from edge_agent.answers import smalltalk_kind
 from edge_agent.arguments import extract_arguments
 from edge_agent.cities import other_place, region_in, strip_qualifiers
+from edge_agent.errors import ModelFilesError
 from edge_agent.settings import Settings, complete_arguments
 from edge_agent.structure import compound_reason
 from edge_agent.tools import SIDE_EFFECT_TOOLS, TOOL_NAMES
@@ -90,10 +91,6 @@ class RouteDecision:
         data = asdict(self)
         data.pop("scores")
         return data
-
-
-class RouterError(RuntimeError):
-    """The router's model files are missing or unusable."""
 
 
 class Router:
@@ -154,11 +151,11 @@ class Router:
                 (the benchmarks' FP32 reference, which is not shipped).
 
         Raises:
-            RouterError: The folder or its model cannot be loaded.
+            ModelFilesError: The folder or its model cannot be loaded.
         """
         folder = Path(model_dir) if model_dir is not None else DEFAULT_MODEL_DIR
         if not folder.is_dir():
-            raise RouterError(f"router model not found: {folder} (run scripts/build_router.py)")
+            raise ModelFilesError(f"router model not found: {folder} (run scripts/build_router.py)")
         from edge_agent.intents import IntentModel
         from edge_agent.slu.model import SluModel
 
@@ -171,7 +168,7 @@ class Router:
             else:
                 model = IntentModel.load(folder, encoder=encoder)
         except Exception as exc:  # the trainer's own error types; translated here
-            raise RouterError(f"cannot load router model from {folder}: {exc}") from exc
+            raise ModelFilesError(f"cannot load router model from {folder}: {exc}") from exc
         threshold = DEFAULT_THRESHOLD
         action_threshold = None
         one_request = False

@@ -28,6 +28,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
+from edge_agent.errors import SettingsError
+
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
@@ -35,10 +37,6 @@ SETTINGS_ENTITY = "device"
 KEYS: tuple[str, ...] = ("home_city", "default_room", "units")
 UNITS: tuple[str, ...] = ("metric", "imperial")
 _ROOM = re.compile(r"^[a-z][a-z ]{0,38}[a-z]$|^[a-z]$")
-
-
-class SettingsError(ValueError):
-    """A setting's key or value is not one the device accepts."""
 
 
 class FactMemory(Protocol):

@@ -106,11 +106,12 @@ class PlannerReasoner:
 
 def load_edge_router() -> Any:
     """The edge's shipped router, for clauses no cue word places (None when not built)."""
-    from edge_agent.router import Router, RouterError  # loads onnxruntime: only when asked
+    from edge_agent.errors import ModelFilesError
+    from edge_agent.router import Router  # loads onnxruntime: only when asked
 
     try:
         return Router.load()
-    except RouterError:
+    except ModelFilesError:
         return None
 
 

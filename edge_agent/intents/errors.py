@@ -1,22 +1,16 @@
-"""Errors of the intent trainer.
+"""The trainers' names for the device's errors (``edge_agent.errors`` holds the one tree).
 
-IntentError
- ├── IntentDataError    a training or evaluation file is unusable (names file and line)
- └── IntentModelError   a model folder is missing, incomplete or inconsistent
+``IntentError`` is :class:`edge_agent.errors.EdgeError`, ``IntentModelError`` is
+:class:`edge_agent.errors.ModelFilesError` (one "model files unusable" error for the
+encoder, the router and both trainers' models) and ``IntentDataError`` is the tree's own.
+The trainers' modules keep importing these names from here.
 """
 
 from __future__ import annotations
 
+from edge_agent.errors import EdgeError, IntentDataError, ModelFilesError
+
 __all__ = ["IntentDataError", "IntentError", "IntentModelError"]
 
-
-class IntentError(Exception):
-    """Base class of the intent trainer's errors."""
-
-
-class IntentDataError(IntentError):
-    """A data file or example list cannot be used for training or evaluation."""
-
-
-class IntentModelError(IntentError):
-    """A trained model cannot be loaded."""
+IntentError = EdgeError
+IntentModelError = ModelFilesError

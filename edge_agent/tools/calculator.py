@@ -13,6 +13,8 @@ import math
 import re
 from typing import Any
 
+from edge_agent.errors import CalculatorError as CalculatorError  # re-exported
+
 MAX_LENGTH = 256
 MAX_EXPONENT = 512.0
 
@@ -29,10 +31,6 @@ OUTPUT_SCHEMA: dict[str, Any] = {
     "properties": {"value": {"type": "number"}, "expression": {"type": "string"}},
     "required": ["value"],
 }
-
-
-class CalculatorError(ValueError):
-    """The expression is not valid arithmetic, or its value is out of range."""
 
 
 _TOKEN = re.compile(

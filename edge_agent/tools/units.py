@@ -11,6 +11,8 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
+from edge_agent.errors import UnitError as UnitError  # re-exported: the tool's error
+
 # Canonical code -> pint unit name.
 PINT_UNITS: dict[str, str] = {
     "mm": "millimeter",
@@ -97,10 +99,6 @@ OUTPUT_SCHEMA: dict[str, Any] = {
     },
     "required": ["value", "unit"],
 }
-
-
-class UnitError(ValueError):
-    """The units measure different things, or a value is impossible (below absolute zero)."""
 
 
 def check_units(from_unit: str, to_unit: str) -> str | None:

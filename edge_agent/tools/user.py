@@ -45,6 +45,7 @@ import importlib
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
+from edge_agent.errors import UserToolError
 from edge_agent.tools import TOOL_NAMES, idempotency_key
 
 if TYPE_CHECKING:
@@ -61,10 +62,6 @@ __all__ = [
 
 ENTRY_POINT_GROUP = "edgeloop.tools"
 _RESERVED = frozenset({"oos", "smalltalk"})  # the router's own labels, never a tool's
-
-
-class UserToolError(ValueError):
-    """A user tool that cannot be registered or loaded (the message says why)."""
 
 
 def device_tool(

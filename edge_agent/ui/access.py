@@ -28,6 +28,8 @@ from http.cookies import SimpleCookie
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
+from edge_agent.errors import UiAccessError as UiAccessError  # re-exported
+
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -45,10 +47,6 @@ SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
 )
 TOKEN_HELP = "--ui-token or $EDGELOOP_UI_TOKEN"
 _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
-
-
-class UiAccessError(ValueError):
-    """The page may not be served as asked (beyond loopback without a token)."""
 
 
 def is_loopback(host: str) -> bool:

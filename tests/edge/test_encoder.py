@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from edge_agent.encoder import DEFAULT_MODEL_DIR, Encoder, EncoderError
+from edge_agent.encoder import DEFAULT_MODEL_DIR, Encoder
+from edge_agent.errors import ModelFilesError
 
 # The FP32 reference is not shipped: scripts/build_encoder.sh --fp32-only builds it here.
 FP32_DIR = Path(__file__).resolve().parents[2] / "build" / "encoder-fp32"
@@ -101,22 +102,22 @@ def test_manifest_matches_the_shipped_files() -> None:
 
 
 @pytest.mark.parametrize(
-    ("kwargs", "message"),
+    ("kwargs", "error", "message"),
     [
-        ({"precision": "int4"}, "precision"),
-        ({"threads": 0}, "threads"),
-        ({"model_dir": Path("/nonexistent/encoder")}, "not found"),
+        ({"precision": "int4"}, ValueError, "precision"),
+        ({"threads": 0}, ValueError, "threads"),
+        ({"model_dir": Path("/nonexistent/encoder")}, ModelFilesError, "not found"),
     ],
 )
-def test_load_errors(kwargs: dict[str, object], message: str) -> None:
-    with pytest.raises(EncoderError, match=message):
+def test_load_errors(kwargs: dict[str, object], error: type[Exception], message: str) -> None:
+    with pytest.raises(error, match=message):
         Encoder.load(**kwargs)  # type: ignore[arg-type]
 
 
 def test_load_rejects_a_corrupt_model(tmp_path: Path) -> None:
     (tmp_path / "model_int8.onnx").write_bytes(b"not an onnx file")
     (tmp_path / "tokenizer.json").write_text("{}", encoding="utf-8")
-    with pytest.raises(EncoderError, match="cannot load"):
+    with pytest.raises(ModelFilesError, match="cannot load"):
         Encoder.load(tmp_path)
 
 
