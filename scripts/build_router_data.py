@@ -10,7 +10,7 @@ request. Near misses (queries that mention a tool but need more than one call of
 labelled ``oos`` on purpose, so the model learns where a tool's scope ends.
 
 The generator is seeded: rebuilding gives the same files. It never reads the evaluation
-sets (``../shared/data/edge_dev.jsonl`` is for evaluation only).
+sets (``examples/edge_dev.jsonl`` is for evaluation only).
 
 Usage: ``python scripts/build_router_data.py [--seed 7] [--per-tool 420]``
 """
