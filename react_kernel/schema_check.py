@@ -12,6 +12,10 @@ instance. False means "invalid, or not sure": the caller then runs the full vali
 which gives the verdict and the error messages. So the fast path can never accept what
 ``jsonschema`` rejects, and every error message still comes from ``jsonschema``. A schema
 using any keyword outside the subset compiles to None (always use ``jsonschema``).
+
+:func:`surely_valid_schema` is the same idea for the schema itself: True only when
+Draft 2020-12's meta-schema surely accepts it, so registering the usual tool needs no
+``jsonschema`` import (60 ms of a cold command); anything else goes to ``check_schema``.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["FastCheck", "compile_fast_check"]
+__all__ = ["FastCheck", "compile_fast_check", "surely_valid_schema"]
 
 FastCheck = Callable[[Any], bool]
 
@@ -252,3 +256,83 @@ def _all_of(checks: list[FastCheck]) -> FastCheck:
         return True
 
     return all_of
+
+
+# What Draft 2020-12's meta-schema asks of each keyword of the subset (``format`` and the
+# other annotations included); a keyword outside it makes the pre-check "not sure".
+def _is_schema_list(value: Any) -> bool:
+    return type(value) is list and all(type(v) is str for v in value)
+
+
+def _is_count(value: Any) -> bool:
+    return type(value) is int and value >= 0
+
+
+def _is_pattern(value: Any) -> bool:
+    if type(value) is not str:
+        return False
+    try:
+        re.compile(value)  # the meta-schema's "format": "regex", as check_schema tests it
+    except re.error:
+        return False
+    return True
+
+
+_KEYWORD_OK: dict[str, Callable[[Any], bool]] = {
+    "title": lambda v: type(v) is str,
+    "description": lambda v: type(v) is str,
+    "$comment": lambda v: type(v) is str,
+    "format": lambda v: type(v) is str,
+    "default": lambda v: True,
+    "examples": lambda v: type(v) is list,
+    "deprecated": lambda v: type(v) is bool,
+    "readOnly": lambda v: type(v) is bool,
+    "writeOnly": lambda v: type(v) is bool,
+    "type": lambda v: (
+        v in _TYPES
+        if type(v) is str
+        else type(v) is list
+        and bool(v)
+        and all(type(t) is str and t in _TYPES for t in v)
+        and len(set(v)) == len(v)
+    ),
+    "required": lambda v: _is_schema_list(v) and len(set(v)) == len(v),
+    "enum": lambda v: type(v) is list,
+    "minLength": _is_count,
+    "maxLength": _is_count,
+    "minItems": _is_count,
+    "maxItems": _is_count,
+    "minimum": _is_number,
+    "maximum": _is_number,
+    "exclusiveMinimum": _is_number,
+    "exclusiveMaximum": _is_number,
+    "pattern": _is_pattern,
+}
+
+
+def surely_valid_schema(schema: Any, _depth: int = 0) -> bool:
+    """True only when ``jsonschema``'s Draft 2020-12 ``check_schema`` surely accepts
+    ``schema``; False means "invalid, or not sure" (the caller runs ``check_schema``)."""
+    if type(schema) is bool:
+        return True
+    if type(schema) is not dict or _depth > 32:
+        return False
+    for key, value in schema.items():
+        if key == "properties":
+            if type(value) is not dict or not all(
+                surely_valid_schema(sub, _depth + 1) for sub in value.values()
+            ):
+                return False
+        elif key in ("items", "additionalProperties", "not"):
+            if not surely_valid_schema(value, _depth + 1):
+                return False
+        elif key in ("allOf", "anyOf", "oneOf"):
+            if type(value) is not list or not value:
+                return False
+            if not all(surely_valid_schema(sub, _depth + 1) for sub in value):
+                return False
+        else:
+            ok = _KEYWORD_OK.get(key)
+            if ok is None or not ok(value):
+                return False
+    return True

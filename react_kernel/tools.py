@@ -6,13 +6,13 @@ import functools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal
-
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
+from typing import TYPE_CHECKING, Any, Literal
 
 from react_kernel.errors import ToolRegistryError
-from react_kernel.schema_check import FastCheck, compile_fast_check
+from react_kernel.schema_check import FastCheck, compile_fast_check, surely_valid_schema
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
 
 __all__ = ["ToolRegistry", "ToolSpec", "edit_distance", "normalize_tool_name"]
 
@@ -99,17 +99,49 @@ def _cutoff(name: str) -> int:
 @dataclass(slots=True)
 class _Entry:
     spec: ToolSpec
-    input_validator: Draft202012Validator
-    output_validator: Draft202012Validator | None
     # One-sided fast checks (True: surely valid); None: always use the validator.
     input_check: FastCheck | None = None
     output_check: FastCheck | None = None
+    # jsonschema's validators, built the first time a fast check is not sure (importing
+    # jsonschema costs a cold command 60 ms that a valid tool call never needs).
+    _validators: tuple[Draft202012Validator, Draft202012Validator | None] | None = None
+
+    def validators(self) -> tuple[Draft202012Validator, Draft202012Validator | None]:
+        if self._validators is None:
+            from jsonschema import Draft202012Validator
+
+            output = self.spec.output_schema
+            self._validators = (
+                Draft202012Validator(self.spec.input_schema),
+                Draft202012Validator(output) if output else None,
+            )
+        return self._validators
+
+
+def _check_schemas(spec: ToolSpec) -> None:
+    """Raise ToolRegistryError unless the spec's schemas are valid Draft 2020-12 schemas.
+
+    Schemas of the usual subset are checked without ``jsonschema`` (one-sided: anything
+    the pre-check is not sure of goes to ``check_schema``, which gives the verdict).
+    """
+    schemas = [spec.input_schema] + ([spec.output_schema] if spec.output_schema else [])
+    if all(surely_valid_schema(schema) for schema in schemas):
+        return
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+
+    try:
+        for schema in schemas:
+            Draft202012Validator.check_schema(schema)
+    except SchemaError as exc:
+        raise ToolRegistryError(f"tool {spec.name!r}: invalid schema: {exc.message}") from None
 
 
 class ToolRegistry:
     """The tools one side can offer the reasoner.
 
-    Input and output schemas are checked and compiled once, when a tool is registered.
+    Input and output schemas are checked and compiled once, when a tool is registered;
+    jsonschema's validators are built the first time a fast check is not sure.
 
     Example:
         >>> registry = ToolRegistry([spec])  # doctest: +SKIP
@@ -132,16 +164,9 @@ class ToolRegistry:
             raise ToolRegistryError(f"invalid tool name {spec.name!r}")
         if spec.name in self._entries or norm in self._by_norm:
             raise ToolRegistryError(f"tool {spec.name!r} is already registered")
-        try:
-            Draft202012Validator.check_schema(spec.input_schema)
-            if spec.output_schema:
-                Draft202012Validator.check_schema(spec.output_schema)
-        except SchemaError as exc:
-            raise ToolRegistryError(f"tool {spec.name!r}: invalid schema: {exc.message}") from None
+        _check_schemas(spec)
         self._entries[spec.name] = _Entry(
             spec,
-            Draft202012Validator(spec.input_schema),
-            Draft202012Validator(spec.output_schema) if spec.output_schema else None,
             compile_fast_check(spec.input_schema),
             compile_fast_check(spec.output_schema) if spec.output_schema else None,
         )
@@ -169,11 +194,11 @@ class ToolRegistry:
 
     def input_validator(self, name: str) -> Draft202012Validator:
         """The compiled input-schema validator of a registered tool."""
-        return self._entries[name].input_validator
+        return self._entries[name].validators()[0]
 
     def output_validator(self, name: str) -> Draft202012Validator | None:
         """The compiled observation-schema validator of a registered tool, if it has one."""
-        return self._entries[name].output_validator
+        return self._entries[name].validators()[1]
 
     def input_errors(self, name: str, args: Any) -> list[Any]:
         """The input-schema errors of ``args`` (jsonschema's, in its order); [] when valid.
@@ -184,17 +209,18 @@ class ToolRegistry:
         check = entry.input_check
         if check is not None and check(args):
             return []
-        return list(entry.input_validator.iter_errors(args))
+        return list(entry.validators()[0].iter_errors(args))
 
     def output_errors(self, name: str, output: Any) -> list[Any]:
         """The observation-schema errors of ``output``; [] when valid or without a schema."""
         entry = self._entries[name]
-        validator = entry.output_validator
-        if validator is None:
+        if not entry.spec.output_schema:
             return []
         check = entry.output_check
         if check is not None and check(output):
             return []
+        validator = entry.validators()[1]
+        assert validator is not None  # the spec has an output schema
         return list(validator.iter_errors(output))
 
     def match(self, name: str) -> str | None:

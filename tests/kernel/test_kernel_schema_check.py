@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from react_kernel import ToolExecutor, ToolRegistry, ToolSpec
-from react_kernel.schema_check import compile_fast_check
+from react_kernel.schema_check import compile_fast_check, surely_valid_schema
 
 CITIES = ["paris", "rome", "new york", "tokyo"]
 SCHEMAS: list[dict[str, Any]] = [
@@ -186,3 +186,60 @@ def test_executor_messages_still_come_from_jsonschema() -> None:
     assert problem is not None and expected[0] in problem and "Additional properties" in problem
     assert executor.check_output(spec, {"temperature": 20}) is None
     assert "maximum" in (executor.check_output(spec, {"temperature": 99}) or "")
+
+
+# Schemas built from the subset's keywords with values of every shape, right and wrong.
+_KEYWORD_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 5),
+    st.floats(allow_nan=False, allow_infinity=False, width=16),
+    st.sampled_from(["object", "string", "integer", "nope", "^a+$", "(", "[a-", "x"]),
+    st.lists(st.sampled_from(["string", "null", "number", "bogus", "string"]), max_size=3),
+    st.lists(st.integers(0, 3), max_size=2),
+)
+_KEYWORDS = [
+    "type", "required", "enum", "minLength", "maxLength", "minItems", "maxItems", "minimum",
+    "maximum", "exclusiveMinimum", "exclusiveMaximum", "pattern", "title", "description",
+    "format", "default", "examples", "deprecated", "readOnly", "$comment", "$schema", "const",
+]  # fmt: skip
+schemas = st.recursive(
+    st.booleans() | st.dictionaries(st.sampled_from(_KEYWORDS), _KEYWORD_VALUES, max_size=4),
+    lambda children: st.dictionaries(
+        st.sampled_from(["properties", "items", "additionalProperties", "not", "anyOf", "oneOf"]),
+        children
+        | st.dictionaries(st.sampled_from(KEYS), children, max_size=3)
+        | st.lists(children, max_size=2),
+        max_size=4,
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(schemas)
+def test_surely_valid_schema_never_accepts_what_check_schema_rejects(schema: Any) -> None:
+    from jsonschema.exceptions import SchemaError
+
+    if surely_valid_schema(schema):
+        try:
+            Draft202012Validator.check_schema(schema)
+        except SchemaError as exc:  # pragma: no cover - a failure of the pre-check
+            pytest.fail(f"pre-check accepted an invalid schema: {exc.message}")
+
+
+def test_surely_valid_schema_fires_on_tool_schemas() -> None:
+    assert all(surely_valid_schema(schema) for schema in SCHEMAS)
+    assert surely_valid_schema({"anyOf": [{"required": ["a"]}, {"required": ["b"]}]})
+    assert not surely_valid_schema({"oneOf": []})
+    assert not surely_valid_schema({"type": "strin"})
+    assert not surely_valid_schema({"pattern": "("})
+    assert not surely_valid_schema({"$schema": "https://json-schema.org/draft/2020-12/schema"})
+
+
+def test_registry_still_rejects_an_invalid_schema() -> None:
+    from react_kernel import ToolRegistryError
+
+    bad = ToolSpec("bad", "", {"type": "strin"}, func=lambda a: a)
+    with pytest.raises(ToolRegistryError, match="invalid schema"):
+        ToolRegistry([bad])
