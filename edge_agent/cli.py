@@ -211,7 +211,7 @@ def ask(
 
 def _cloud_failure(error: Exception, cloud: str | None) -> Exception:
     """A refusal by the cloud as one CLI line (exit 1); anything else unchanged."""
-    from edge_agent.cloud_link import CloudRequestError  # lazy: grpc
+    from edge_agent.errors import CloudRequestError
 
     if isinstance(error, CloudRequestError):
         return fail(f"the cloud at {cloud} refused the query: {error}")
