@@ -8,7 +8,8 @@
                       └> ACTION for the other side ─> awaiting_observation (provide_observation)
 
 Everything it records is a ``pb.ReactStep``; everything it needs to continue elsewhere is
-in ``to_json()``.
+in ``to_json()``. The observation steps it records are built in
+:mod:`react_kernel.observations`; its stored format is :mod:`react_kernel.session_format`.
 """
 
 from __future__ import annotations
@@ -18,36 +19,38 @@ import time
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, cast
-
-from google.protobuf import json_format
+from typing import TYPE_CHECKING, Any
 
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel.approval import ApprovalDecision
-from react_kernel.errors import ResumeError, SessionError, UnknownActError
+from react_kernel.errors import SessionError, UnknownActError
 from react_kernel.executor import ToolOutcome, canonical_json
-from react_kernel.guards import best_effort_answer, jaccard, stop_reason_text, tokens
+from react_kernel.guards import best_effort_answer, jaccard, stop_reason_text
+from react_kernel.observations import (
+    observation_step,
+    observation_tokens,
+    outcome_step,
+    render_output,
+    screen_observation,
+)
 from react_kernel.reasoner import CancelToken, ReasoningContext
 from react_kernel.receipts import build_receipt
 from react_kernel.safety import sandbox_arguments, screen_injection
+from react_kernel.session_format import SESSION_FORMAT_VERSION, session_from_json, session_to_json
 from react_kernel.state import TERMINAL_STATES, State, StateMachine, Transition
-from react_kernel.steps import from_struct, new_act_id, to_struct
+from react_kernel.steps import from_struct, new_act_id
 
 if TYPE_CHECKING:
     from react_kernel.loop import AgentLoop
 
 __all__ = ["SESSION_FORMAT_VERSION", "Session"]
 
-#: Version of the ``to_json`` format; ``from_json`` refuses any other.
-SESSION_FORMAT_VERSION = 1
-
 _SIDE = {pb.ORIGIN_EDGE: "edge", pb.ORIGIN_CLOUD: "cloud"}
 _ORIGIN = {"edge": pb.ORIGIN_EDGE, "cloud": pb.ORIGIN_CLOUD}
 _PAUSED = (State.AWAITING_APPROVAL, State.AWAITING_OBSERVATION)
-# The encoders json.dumps(value, ensure_ascii=False, default=str[, separators=...]) would
-# build on every call, built once (the same text).
+# The encoder json.dumps(value, ensure_ascii=False, default=str) would build on every
+# call, built once (the same text).
 _ARGS_JSON = json.JSONEncoder(ensure_ascii=False, default=str)
-_RENDER_JSON = json.JSONEncoder(ensure_ascii=False, default=str, separators=(", ", ": "))
 
 
 class Session:
@@ -191,7 +194,7 @@ class Session:
         self.approvals.append(ApprovalDecision(act_id, False, reason, _now()))
         self._denied.add(_pair(action.tool, from_struct(action.arguments)))
         text = f"denied by the user: {reason}" if reason else "denied by the user"
-        obs = self._observation(action, pb.OBSERVATION_STATUS_REJECTED, {}, text)
+        obs = observation_step(action, pb.OBSERVATION_STATUS_REJECTED, {}, text)
         obs.metadata["approval"] = "denied"
         self._record(obs)
         self.pending_act_id = None
@@ -220,8 +223,8 @@ class Session:
                 obs.status = pb.OBSERVATION_STATUS_ERROR
                 obs.content = f"error: {problem}"
         if not obs.content:
-            obs.content = _render(from_struct(obs.observation))
-        self._screen_observation(obs)
+            obs.content = render_output(from_struct(obs.observation))
+        screen_observation(obs, self.loop.safety)
         self._tool_calls[action.tool] = self._tool_calls.get(action.tool, 0) + 1
         self._executed.add(action.act_id)
         self._record(obs, keep_origin=True)
@@ -400,7 +403,7 @@ class Session:
         self._record(step, model=True)
         if spec.max_calls is not None and self._tool_calls.get(spec.name, 0) >= spec.max_calls:
             limit = f"tool {spec.name!r} reached its limit of {spec.max_calls} calls per session"
-            self._record(self._observation(step, pb.OBSERVATION_STATUS_REJECTED, {}, limit))
+            self._record(observation_step(step, pb.OBSERVATION_STATUS_REJECTED, {}, limit))
             self._sm.transition(State.OBSERVING, step.SerializeToString())
             return
         self.pending_act_id = step.act_id
@@ -439,7 +442,7 @@ class Session:
         if spec is None:
             # Resumed by a loop that lacks the tool: say so instead of crashing.
             missing = f"error: tool {action.tool!r} is not available on this side"
-            obs = self._observation(action, pb.OBSERVATION_STATUS_ERROR, {}, missing)
+            obs = observation_step(action, pb.OBSERVATION_STATUS_ERROR, {}, missing)
             self._executed.add(act_id)
             self._record(obs)
             self.pending_act_id = None
@@ -459,7 +462,7 @@ class Session:
     def _after_observation(self) -> None:
         last = self.steps[-1] if self.steps else None
         if last is not None and last.step_type == pb.STEP_TYPE_OBSERVATION:
-            current = _observation_tokens(last)
+            current = observation_tokens(last)
             previous = self._last_obs_tokens
             self._last_obs_tokens = current
             if previous is not None and jaccard(previous, current) > self.loop.guards.stall_jaccard:
@@ -492,66 +495,8 @@ class Session:
 
     # -- step bookkeeping ----------------------------------------------------------------
 
-    def _observation(
-        self,
-        action: pb.ReactStep,
-        status: pb.ObservationStatus,
-        output: dict[str, Any],
-        content: str,
-    ) -> pb.ReactStep:
-        obs = pb.ReactStep(
-            step_type=pb.STEP_TYPE_OBSERVATION,
-            act_id=action.act_id,
-            tool=action.tool,
-            status=status,
-            content=content,
-        )
-        obs.arguments.CopyFrom(action.arguments)
-        if output:
-            obs.observation.CopyFrom(to_struct(output))
-        return obs
-
     def _outcome_step(self, action: pb.ReactStep, outcome: ToolOutcome) -> pb.ReactStep:
-        ok = outcome.status == pb.OBSERVATION_STATUS_OK
-        content = _render(outcome.output) if ok else f"error: {outcome.error}"
-        obs = self._observation(action, outcome.status, outcome.output if ok else {}, content)
-        obs.latency_ms = outcome.latency_ms
-        meta = obs.metadata
-        if outcome.attempts:
-            meta["attempts"] = str(outcome.attempts)
-        if outcome.notes:
-            meta["retries"] = " | ".join(outcome.notes)[:500]
-        if outcome.cached:
-            meta["idempotent_replay"] = "true"
-        if outcome.idempotency_key:
-            obs.idempotency_key = outcome.idempotency_key
-        self._screen_observation(obs)
-        redactor = self.loop.redactor
-        if redactor is not None:
-            redacted = redactor(obs.content)
-            if redacted != obs.content or obs.observation.fields:
-                out = from_struct(obs.observation)
-                cleaned = _map_strings(out, redactor)
-                if redacted != obs.content or cleaned != out:
-                    meta["redacted"] = "true"
-                    obs.content = redacted
-                    obs.observation.Clear()
-                    if cleaned:
-                        obs.observation.update(json.loads(json.dumps(cleaned)))
-        return obs
-
-    def _screen_observation(self, obs: pb.ReactStep) -> None:
-        safety = self.loop.safety
-        if not safety.screen_observations:
-            return
-        flags = screen_injection(obs.content)
-        if not flags:
-            return
-        obs.metadata["injection_flags"] = ",".join(flags)
-        if safety.injection_policy == "refuse":
-            obs.status = pb.OBSERVATION_STATUS_REJECTED
-            obs.content = "observation withheld: it looks like a prompt injection"
-            obs.observation.Clear()
+        return outcome_step(action, outcome, self.loop.safety, self.loop.redactor)
 
     def _fill(self, step: pb.ReactStep, *, model: bool = False, keep_origin: bool = False) -> None:
         step.session_id = self.session_id
@@ -611,6 +556,17 @@ class Session:
         since = self._active_since
         return self._elapsed_s + (self.loop.clock() - since if since is not None else 0.0)
 
+    # -- serialisation (the format: react_kernel.session_format) -------------------------
+
+    def to_json(self) -> str:
+        """The whole session as JSON text: resume it with :meth:`from_json`, anywhere."""
+        return session_to_json(self)
+
+    @classmethod
+    def from_json(cls, text: str, loop: AgentLoop) -> Session:
+        """Restore a session saved with :meth:`to_json` (in this or another process)."""
+        return session_from_json(cls, text, loop)
+
     def _persist(self) -> None:
         store = self.loop.session_store
         if store is None:
@@ -621,109 +577,10 @@ class Session:
             self._persisted = len(self.steps)
         store.save_session(self.session_id, self.to_json())
 
-    # -- serialisation -------------------------------------------------------------------
-
-    def to_json(self) -> str:
-        """The whole session as JSON text: resume it with :meth:`from_json`, anywhere."""
-        data = {
-            "version": SESSION_FORMAT_VERSION,
-            "session_id": self.session_id,
-            "trace_id": self.trace_id,
-            "query": self.query,
-            "queries": self.queries,
-            "turn_id": self.turn_id,
-            "state": self._sm.state.value,
-            "steps": [json_format.MessageToDict(s) for s in self.steps],
-            "unsent": self._unsent,
-            "persisted": self._persisted,
-            "transitions": [t.to_dict() for t in self._sm.log],
-            "pending_act_id": self.pending_act_id,
-            "tool_calls": self._tool_calls,
-            "action_counts": self._action_counts,
-            "denied": sorted(self._denied),
-            "executed": sorted(self._executed),
-            "approvals": [a.to_dict() for a in self.approvals],
-            "elapsed_s": self._elapsed(),
-            "turn_steps": self._turn_steps,
-            "errors_in_row": self._errors_in_row,
-            "stop_reason": int(self.stop_reason),
-            "receipt": json_format.MessageToDict(self.receipt) if self.receipt else None,
-            "metadata": self.metadata,
-        }
-        return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-
-    @classmethod
-    def from_json(cls, text: str, loop: AgentLoop) -> Session:
-        """Restore a session saved with :meth:`to_json` (in this or another process)."""
-        try:
-            data = json.loads(text)
-            if not isinstance(data, dict):
-                raise ResumeError("a serialised session must be a JSON object")
-            if data.get("version") != SESSION_FORMAT_VERSION:
-                raise ResumeError(f"unsupported session format version {data.get('version')!r}")
-            session = cls(
-                loop, str(data["query"]), session_id=data["session_id"], trace_id=data["trace_id"]
-            )
-            session.queries = [str(q) for q in data.get("queries", [session.query])]
-            session.turn_id = int(data["turn_id"])
-            session.steps = [json_format.ParseDict(s, pb.ReactStep()) for s in data["steps"]]
-            session._unsent = int(data.get("unsent", 0))
-            session._persisted = int(data.get("persisted", len(session.steps)))
-            log = [Transition.from_dict(t) for t in data["transitions"]]
-            session._sm = StateMachine(State(data["state"]), log)
-            session.pending_act_id = data.get("pending_act_id")
-            session._tool_calls = {str(k): int(v) for k, v in data["tool_calls"].items()}
-            session._action_counts = {str(k): int(v) for k, v in data["action_counts"].items()}
-            session._denied = set(data.get("denied", []))
-            session._executed = set(data.get("executed", []))
-            session.approvals = [ApprovalDecision.from_dict(a) for a in data.get("approvals", [])]
-            session._elapsed_s = float(data.get("elapsed_s", 0.0))
-            session._turn_steps = int(data.get("turn_steps", 0))
-            session._errors_in_row = int(data.get("errors_in_row", 0))
-            session.stop_reason = cast(pb.StopReason, int(data.get("stop_reason", 0)))
-            receipt = data.get("receipt")
-            if receipt:
-                session.receipt = json_format.ParseDict(receipt, pb.DecisionReceipt())
-            session.metadata = {str(k): str(v) for k, v in data.get("metadata", {}).items()}
-        except ResumeError:
-            raise
-        except (KeyError, TypeError, ValueError, json_format.ParseError) as exc:
-            raise ResumeError(f"invalid serialised session: {exc}") from None
-        for step in reversed(session.steps):
-            if step.step_type == pb.STEP_TYPE_OBSERVATION and step.turn_id == session.turn_id:
-                session._last_obs_tokens = _observation_tokens(step)
-                break
-        waiting = session.state in _PAUSED or session.state is State.ACTING
-        if waiting and session.pending_action() is None:
-            raise ResumeError("the serialised session waits for an action it does not hold")
-        return session
-
-
-def _observation_tokens(step: pb.ReactStep) -> frozenset[str]:
-    # The call is part of what was observed: the same forecast for two different cities is
-    # two facts, not a stall; the same long result for two paraphrased queries is a stall.
-    return tokens(f"{step.tool} {canonical_json(from_struct(step.arguments))} {step.content}")
-
 
 def _pair(tool: str, args: dict[str, Any]) -> str:
     return tool + "\x00" + canonical_json(args)
 
 
-def _render(output: dict[str, Any]) -> str:
-    return _RENDER_JSON.encode(output)
-
-
 def _now() -> str:
     return datetime.now(UTC).isoformat()
-
-
-def _map_strings(value: Any, func: Any) -> Any:
-    if func is None:
-        return value
-    if isinstance(value, str):
-        return func(value)
-    if isinstance(value, dict):
-        return {k: _map_strings(v, func) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_map_strings(v, func) for v in value]
-    return value
