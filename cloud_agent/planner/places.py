@@ -40,10 +40,6 @@ from edge_agent.cities import (
     find_cities,
     is_everyday_name,
     is_region,
-    other_place,
-    qualifiers_after,
-    reads_as_region,
-    strip_qualifiers,
     suggest_city,
 )
 from edge_agent.cities import resolve_city as _resolve_city
@@ -208,7 +204,8 @@ class UnknownPlace:
         )
 
 
-def _bare(word: str) -> str:
+def bare_word(word: str) -> str:
+    """``word`` without the punctuation and possessive around it ("Oslo's," -> "Oslo")."""
     word = word.strip(' ,;:!?"()')
     word = re.sub(r"'s$|'$", "", word)
     return word.strip(".'")
@@ -232,7 +229,7 @@ def _is_name_word(word: str, capitalised: frozenset[str]) -> bool:
 
 def _known_mask(words: list[str]) -> list[bool]:
     """Which words belong to a known city ("mexico city", "nyc", "pariss")."""
-    bare = [_bare(w) for w in words]
+    bare = [bare_word(w) for w in words]
     mask = [False] * len(words)
     for i in range(len(words)):
         placed = i > 0 and bare[i - 1].lower() in PLACE_WORDS
@@ -251,7 +248,7 @@ def _ends_a_list_item(words: list[str], index: int, known: list[bool]) -> bool:
     the clause's end, before a comma, a known city, a day, a reading or another list."""
     if index >= len(words) or words[index - 1].endswith((",", ";")):
         return True
-    word = _bare(words[index])
+    word = bare_word(words[index])
     return (
         known[index]
         or word in _LIST_NEXT
@@ -272,7 +269,7 @@ def _phrase_after(words: list[str], start: int, capitalised: frozenset[str]) -> 
     out: list[str] = []
     i = start
     while i < len(words) and len(out) < 3:
-        word = _bare(words[i])
+        word = bare_word(words[i])
         if known[i]:
             break  # a known city ends the name ("rio de janeiro | paris")
         starts = not out and word in _NAME_STARTS and i + 1 < len(words)
@@ -280,7 +277,7 @@ def _phrase_after(words: list[str], start: int, capitalised: frozenset[str]) -> 
             bool(out)
             and word in _NAME_INNER
             and i + 1 < len(words)
-            and _is_name_word(_bare(words[i + 1]), capitalised)
+            and _is_name_word(bare_word(words[i + 1]), capitalised)
         )
         if _is_name_word(word, capitalised) or (out and word in _NAME_ENDS) or inner or starts:
             out.append(word)
@@ -300,13 +297,15 @@ def _phrase_before(words: list[str], end: int, capitalised: frozenset[str]) -> l
     out: list[str] = []
     i = end - 1
     while i >= 0 and len(out) < 3:
-        word = _bare(words[i])
+        word = bare_word(words[i])
         if known[i]:
             break
         if (
             _is_name_word(word, capitalised)
             or (out and (word in _NAME_STARTS or word in _NAME_INNER))
-            or (not out and word in _NAME_ENDS and i > 0 and _bare(words[i - 1]) in _NAME_STARTS)
+            or (
+                not out and word in _NAME_ENDS and i > 0 and bare_word(words[i - 1]) in _NAME_STARTS
+            )
         ):
             out.insert(0, word)
         else:
@@ -382,7 +381,7 @@ def _clause_candidates(
     for match in _READING.finditer(text):
         end = _word_index(text, match.start())
         phrase = _phrase_before(words, end, capitalised)
-        lead = [_bare(w) for w in words[: end - len(phrase)]]
+        lead = [bare_word(w) for w in words[: end - len(phrase)]]
         named = any(w in capitalised for w in phrase) or (
             not any_known and all(w in _READING_LEAD for w in lead)
         )
@@ -399,7 +398,7 @@ def _clause_candidates(
         # A name written with a capital after another preposition ("on Mars", "near Oslo",
         # "going to Bergen") in a weather or clock clause that names no known city.
         for index, word in enumerate(words):
-            if _bare(word) in capitalised and index and words[index - 1] in _OTHER_PREPOSITIONS:
+            if bare_word(word) in capitalised and index and words[index - 1] in _OTHER_PREPOSITIONS:
                 phrase = _phrase_after(words, index, capitalised)
                 if _is_unknown(phrase) and " ".join(phrase) not in found:
                     found.append(" ".join(phrase))
@@ -416,7 +415,7 @@ def _fragment_candidate(
     ``listed``: the clause before named a place, known or not."""
     if clause.device or clause.room or clause.value is not None or clause.cities:
         return None
-    words = [_bare(w) for w in clause.text.split()]
+    words = [bare_word(w) for w in clause.text.split()]
     lead = 0
     while lead < len(words) and words[lead] in _FRAGMENT_LEAD:
         lead += 1
@@ -433,7 +432,7 @@ def _fragment_candidate(
         and name in _REGIONS
         and lead == 0
         and previous.text
-        and resolve_city(_bare(previous.text.split()[-1]))
+        and resolve_city(bare_word(previous.text.split()[-1]))
     ):
         return None  # "Tokyo, Japan": the country says which Tokyo
     follows_a_request = previous is not None and previous.tool in _NEEDS_CITY
@@ -448,7 +447,7 @@ def capitalised_words(query: str) -> frozenset[str]:
     for match in re.finditer(r"(^|[.!?]\s+|\S\s+)([A-Z][\w'\u00c0-\u024f.-]*)", query):
         if match.group(1) == "" or re.match(r"[.!?]", match.group(1)):
             continue
-        word = _bare(match.group(2).lower())
+        word = bare_word(match.group(2).lower())
         if word not in ("i", "i'm", "i'll", "i'd", "i've"):
             out.add(word)
     return frozenset(out)
@@ -550,152 +549,6 @@ def unknown_place_message(places: list[UnknownPlace], other_requests: bool) -> s
     else:
         text += " I won't guess."
     return text
-
-
-# -- qualifiers: "Cairo, Egypt" is Cairo; "Paris, Texas" is another place ----------------
-
-
-@dataclass(frozen=True)
-class Qualified:
-    """A query read for the countries and regions written after its cities.
-
-    ``text`` is the query without the qualifiers that only confirm a known city ("weather
-    in Cairo, Egypt" reads "weather in Cairo"), so that the comma before a country no longer
-    cuts the request in two; each known city's name written with a region it is not in
-    ("Paris, Texas") stands there as one opaque word, a token, that the rest of the planner
-    reads like any place it does not know. ``others`` maps each token (lower case) to the
-    place as written.
-    """
-
-    text: str
-    others: dict[str, str]
-
-    def restore(self, value: str) -> str:
-        """``value`` (a note's words, a search) with each token back as the place it stands
-        for."""
-        for token, written in self.others.items():
-            value = re.sub(re.escape(token), written.lower(), value, flags=re.IGNORECASE)
-        return value
-
-    def place(self, found: UnknownPlace) -> UnknownPlace:
-        """``found`` named as written when it is a token."""
-        written = self.others.get(found.name)
-        return UnknownPlace(found.name, found.tool, written) if written else found
-
-
-# Tokens are letters only (a place's words would be read: "Trinidad and Tobago" holds a
-# conjunction), long enough that no fuzzy lookup takes them for a city.
-_TOKEN = "Elsewhereq{}"
-_MAX_STEPS = 8
-
-
-def read_qualifiers(query: str) -> Qualified:
-    """The query with its cities' own qualifiers dropped and other places as tokens.
-
-    Uses the edge's gazetteer (``edge_agent.cities.strip_qualifiers``, ``other_place`` and
-    the region names of ``edge_agent/data/regions.json``), so both sides read "Toronto,
-    Ontario, Canada", "Sydney Australia" and "Paris, Texas" alike. A city listed after
-    another ("Hong Kong and Singapore", "Paris, Singapore") is no region, nor is the start
-    of a city's name ("Sao Paulo or Mexico City").
-
-    >>> read_qualifiers("weather in Cairo, Egypt and the time in Toronto, ON, Canada").text
-    'weather in Cairo and the time in Toronto'
-    >>> q = read_qualifiers("weather in Paris, Texas, USA tomorrow")
-    >>> q.text, q.others
-    ('weather in Elsewhereqa tomorrow', {'elsewhereqa': 'Paris, Texas'})
-    """
-    text = _in_as_comma(query)
-    done = ""  # the part of the query read to its end
-    others: dict[str, str] = {}
-    for _ in range(_MAX_STEPS):
-        text = strip_qualifiers(text)
-        found = other_place(text)
-        hit = _span_of(text, found) if found else None
-        if hit is None:
-            break
-        start, end, written = hit
-        if written is None:  # not a place in another region: read on after it
-            done, text = done + text[:end], text[end:]
-            continue
-        token = _TOKEN.format(chr(ord("a") + len(others)))
-        others[token.lower()] = written
-        done, text = done + text[:start] + token, text[_chain_end(text, end) :]
-    return Qualified(done + text, others)
-
-
-# Words that end no city's name: a name that ends in one was matched across a list.
-_LIST_WORDS = _words("and or but than vs versus in at for of to the with from between plus then")
-
-
-def _span_of(text: str, found: str) -> tuple[int, int, str | None] | None:
-    """Where ``other_place``'s answer ("Paris, Texas") is written in ``text``, and the
-    place's name from the city's own words on (the edge may count a word before a short
-    alias: "in NYC, Texas"); the name is None when the words are no such place."""
-    place, _, region = found.rpartition(", ")
-    words = place.split()
-    while len(words) > 1 and resolve_city(" ".join(words[1:])) is not None:
-        words = words[1:]
-    name = r"\s+".join(re.escape(w) for w in words)
-    match = re.search(
-        rf"(?<![\w-]){name}(?P<sep>\s*,\s*|\s*\(\s*|\s+)(?P<region>{re.escape(region)})"
-        rf"(?:\s*\))?(?![\w-])",
-        text,
-    )
-    if match is None:
-        return None
-    ahead = find_cities(text[match.start("region") :])
-    region_key = region.lower()
-    if (
-        resolve_city(" ".join(words)) is None
-        or _bare(words[-1].lower()) in _LIST_WORDS
-        or (
-            ahead
-            and ahead[0][0] == 0
-            and len(ahead[0][1]) >= len(region_key)
-            and not reads_as_region(region_key)
-        )
-    ):
-        return match.start(), match.end(), None
-    return match.start(), match.end(), f"{' '.join(words)}, {region}"
-
-
-_IN = re.compile(r"\s+in\s+(?=\S)", re.IGNORECASE)
-
-
-def _in_as_comma(text: str) -> str:
-    """ "Seoul in South Korea" written as "Seoul, South Korea", so that a place in another
-    region is found where ``other_place`` names it ("Sydney, Nova Scotia"): a full region name
-    after "in" right after a known city's name; "Toronto in on" or "in March" stay."""
-    for match in reversed(list(_IN.finditer(text))):
-        region = qualifiers_after(text, match.start())[:1]
-        if (
-            not region
-            or region[0].separator != "in"
-            or region[0].is_code
-            or not _ends_with_city(text[: match.start()])
-        ):
-            continue
-        text = f"{text[: match.start()]},{text[match.end() - 1 :]}"
-    return text
-
-
-def _ends_with_city(prefix: str) -> bool:
-    words = [_bare(w).lower() for w in prefix.split()[-3:]]
-    if not words or words[-1] in _LIST_WORDS:
-        return False
-    return any(resolve_city(" ".join(words[i:])) is not None for i in range(len(words)))
-
-
-def _chain_end(text: str, end: int) -> int:
-    """Past the regions that follow an other place ("Paris, Texas, USA"): a full name, or an
-    abbreviation after a comma or in capitals ("Toronto on Friday" keeps its day)."""
-    for region in qualifiers_after(text, end):
-        if region.separator == "in" or (
-            region.is_code and region.separator not in (",", "(") and not region.written.isupper()
-        ):
-            break
-        end = region.end
-    return end
 
 
 def _city_in(place: str) -> str:

@@ -19,7 +19,7 @@ import re
 from typing import Any
 
 from cloud_agent.planner import interpret as it
-from cloud_agent.planner import places
+from cloud_agent.planner import places, qualifiers
 from cloud_agent.planner.arguments import (
     NOTE_PREFIX,
     SCALES,
@@ -62,7 +62,7 @@ def make_plan(query: str, extractor: it.Extractor | None = None, router: Any = N
     7-day forecast cannot serve (``"unserved_day"``: "next week", "the weekend").
     """
     # "Cairo, Egypt" is Cairo (the comma cuts no clause); "Paris, Texas" is a place of its own.
-    qualified = places.read_qualifiers(query)
+    qualified = qualifiers.read_qualifiers(query)
     text = normalise(qualified.text)
     read = _without_chatter([it.read_clause(piece, extractor) for piece in split_clauses(text)])
     # Places are looked for before the cuts are repaired too: a repair may fold a fragment

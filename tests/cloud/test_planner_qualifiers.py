@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from cloud_agent.planner.places import read_qualifiers
 from cloud_agent.planner.plan import make_plan
+from cloud_agent.planner.qualifiers import read_qualifiers
 
 
 def calls(query: str) -> list[tuple[str, dict[str, object]]]:

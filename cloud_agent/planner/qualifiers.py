@@ -1,0 +1,172 @@
+"""Qualifiers: "Cairo, Egypt" is Cairo; "Paris, Texas" is another place.
+
+The planner's reading of the countries and regions written after a query's cities. What a
+qualifier is (the region and country names, which city lies where) is the gazetteer's,
+``edge_agent.cities`` (``strip_qualifiers``, ``other_place``, ``qualifiers_after``), so the
+device and the planner read "Toronto, Ontario, Canada" alike; this module only rewrites a
+query so the rest of the planner reads a place in another region as a place it does not
+know (:mod:`cloud_agent.planner.places`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from cloud_agent.planner.places import UnknownPlace, bare_word, resolve_city
+from edge_agent.cities import (
+    find_cities,
+    other_place,
+    qualifiers_after,
+    reads_as_region,
+    strip_qualifiers,
+)
+
+__all__ = ["Qualified", "read_qualifiers"]
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+@dataclass(frozen=True)
+class Qualified:
+    """A query read for the countries and regions written after its cities.
+
+    ``text`` is the query without the qualifiers that only confirm a known city ("weather
+    in Cairo, Egypt" reads "weather in Cairo"), so that the comma before a country no longer
+    cuts the request in two; each known city's name written with a region it is not in
+    ("Paris, Texas") stands there as one opaque word, a token, that the rest of the planner
+    reads like any place it does not know. ``others`` maps each token (lower case) to the
+    place as written.
+    """
+
+    text: str
+    others: dict[str, str]
+
+    def restore(self, value: str) -> str:
+        """``value`` (a note's words, a search) with each token back as the place it stands
+        for."""
+        for token, written in self.others.items():
+            value = re.sub(re.escape(token), written.lower(), value, flags=re.IGNORECASE)
+        return value
+
+    def place(self, found: UnknownPlace) -> UnknownPlace:
+        """``found`` named as written when it is a token."""
+        written = self.others.get(found.name)
+        return UnknownPlace(found.name, found.tool, written) if written else found
+
+
+# Tokens are letters only (a place's words would be read: "Trinidad and Tobago" holds a
+# conjunction), long enough that no fuzzy lookup takes them for a city.
+_TOKEN = "Elsewhereq{}"
+_MAX_STEPS = 8
+
+
+def read_qualifiers(query: str) -> Qualified:
+    """The query with its cities' own qualifiers dropped and other places as tokens.
+
+    Uses the edge's gazetteer (``edge_agent.cities.strip_qualifiers``, ``other_place`` and
+    the region names of ``edge_agent/data/regions.json``), so both sides read "Toronto,
+    Ontario, Canada", "Sydney Australia" and "Paris, Texas" alike. A city listed after
+    another ("Hong Kong and Singapore", "Paris, Singapore") is no region, nor is the start
+    of a city's name ("Sao Paulo or Mexico City").
+
+    >>> read_qualifiers("weather in Cairo, Egypt and the time in Toronto, ON, Canada").text
+    'weather in Cairo and the time in Toronto'
+    >>> q = read_qualifiers("weather in Paris, Texas, USA tomorrow")
+    >>> q.text, q.others
+    ('weather in Elsewhereqa tomorrow', {'elsewhereqa': 'Paris, Texas'})
+    """
+    text = _in_as_comma(query)
+    done = ""  # the part of the query read to its end
+    others: dict[str, str] = {}
+    for _ in range(_MAX_STEPS):
+        text = strip_qualifiers(text)
+        found = other_place(text)
+        hit = _span_of(text, found) if found else None
+        if hit is None:
+            break
+        start, end, written = hit
+        if written is None:  # not a place in another region: read on after it
+            done, text = done + text[:end], text[end:]
+            continue
+        token = _TOKEN.format(chr(ord("a") + len(others)))
+        others[token.lower()] = written
+        done, text = done + text[:start] + token, text[_chain_end(text, end) :]
+    return Qualified(done + text, others)
+
+
+# Words that end no city's name: a name that ends in one was matched across a list.
+_LIST_WORDS = _words("and or but than vs versus in at for of to the with from between plus then")
+
+
+def _span_of(text: str, found: str) -> tuple[int, int, str | None] | None:
+    """Where ``other_place``'s answer ("Paris, Texas") is written in ``text``, and the
+    place's name from the city's own words on (the edge may count a word before a short
+    alias: "in NYC, Texas"); the name is None when the words are no such place."""
+    place, _, region = found.rpartition(", ")
+    words = place.split()
+    while len(words) > 1 and resolve_city(" ".join(words[1:])) is not None:
+        words = words[1:]
+    name = r"\s+".join(re.escape(w) for w in words)
+    match = re.search(
+        rf"(?<![\w-]){name}(?P<sep>\s*,\s*|\s*\(\s*|\s+)(?P<region>{re.escape(region)})"
+        rf"(?:\s*\))?(?![\w-])",
+        text,
+    )
+    if match is None:
+        return None
+    ahead = find_cities(text[match.start("region") :])
+    region_key = region.lower()
+    if (
+        resolve_city(" ".join(words)) is None
+        or bare_word(words[-1].lower()) in _LIST_WORDS
+        or (
+            ahead
+            and ahead[0][0] == 0
+            and len(ahead[0][1]) >= len(region_key)
+            and not reads_as_region(region_key)
+        )
+    ):
+        return match.start(), match.end(), None
+    return match.start(), match.end(), f"{' '.join(words)}, {region}"
+
+
+_IN = re.compile(r"\s+in\s+(?=\S)", re.IGNORECASE)
+
+
+def _in_as_comma(text: str) -> str:
+    """ "Seoul in South Korea" written as "Seoul, South Korea", so that a place in another
+    region is found where ``other_place`` names it ("Sydney, Nova Scotia"): a full region name
+    after "in" right after a known city's name; "Toronto in on" or "in March" stay."""
+    for match in reversed(list(_IN.finditer(text))):
+        region = qualifiers_after(text, match.start())[:1]
+        if (
+            not region
+            or region[0].separator != "in"
+            or region[0].is_code
+            or not _ends_with_city(text[: match.start()])
+        ):
+            continue
+        text = f"{text[: match.start()]},{text[match.end() - 1 :]}"
+    return text
+
+
+def _ends_with_city(prefix: str) -> bool:
+    words = [bare_word(w).lower() for w in prefix.split()[-3:]]
+    if not words or words[-1] in _LIST_WORDS:
+        return False
+    return any(resolve_city(" ".join(words[i:])) is not None for i in range(len(words)))
+
+
+def _chain_end(text: str, end: int) -> int:
+    """Past the regions that follow an other place ("Paris, Texas, USA"): a full name, or an
+    abbreviation after a comma or in capitals ("Toronto on Friday" keeps its day)."""
+    for region in qualifiers_after(text, end):
+        if region.separator == "in" or (
+            region.is_code and region.separator not in (",", "(") and not region.written.isupper()
+        ):
+            break
+        end = region.end
+    return end
