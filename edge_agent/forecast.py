@@ -78,27 +78,66 @@ def synthetic_reading(city: str, latitude: float, when: date) -> dict[str, Any]:
     return {"temperature": int(temperature), "condition": choices[digest[1] % len(choices)]}
 
 
-# Days a forecast of 7 days cannot serve as one day: ranges, the past, further out.
+# Any time expression but the days the forecast serves: ranges, the past, further out,
+# dates, holidays and seasons. Served (never matched): today, tonight, this morning /
+# afternoon / evening, now, tomorrow (and tomorrow night), a weekday ("on friday", "this
+# friday": the next such day). A day within the 7 it does not read ("the day after
+# tomorrow", "next friday", "the 5th") is declined all the same: honest, never a guess.
+_MONTH = (
+    r"(?:january|february|march|april|may|june|july|august|september|october|november|"
+    r"december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)(?:\s?[.;])?"
+)
+_WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_COUNT = r"(?:\d+|a|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|few|several)"
+_ORDINAL = (
+    r"(?:(?:twenty|thirty|20|30)[-\s]?)?(?:first|second|third|fourth|fifth|sixth|seventh|eighth|"
+    r"ninth)|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|"
+    r"eighteenth|nineteenth|twentieth|thirtieth"
+)
 _UNSERVED_DAY = re.compile(
-    r"\b(?:yesterday|last night|(?:next|this|last|coming)\s+(?:week|weekend|month|year)|"
-    r"(?:the\s+)?weekend|next\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
-    r"day after tomorrow|in\s+(?:\d+|two|three|four|five|six|seven|eight|nine|ten|a few)\s+"
-    r"(?:days|weeks)|(?:\d+|five|seven|ten|fourteen)[-\s]day|fortnight|rest of the week|"
-    r"(?:on|in)\s+(?:january|february|march|april|may|june|july|august|september|october|"
-    r"november|december))\b",
+    r"\b(?:yesterday|last night|(?:the\s+)?day (?:after tomorrow|before yesterday)|"
+    r"(?:(?:later|earlier)\s+)?(?:next|this|last|past|coming|following)\s+"
+    r"(?:week|weekend|month|year|season|spring|summer|autumn|fall|winter)|"
+    r"(?:the\s+)?weekends?|(?:(?:the\s+)?(?:rest|end|start|beginning|middle)\s+of\s+the\s+"
+    r"(?:week|month|year))|fortnight|"
+    rf"(?:next|last|past)\s+{_WEEKDAY}|{_WEEKDAY}\s+after\s+next|"
+    rf"(?:in\s+|within\s+)?(?:the\s+)?(?:next|coming|following|last|past)\s+(?:{_COUNT}\s+)?"
+    r"(?:days|weeks|months)|(?:the\s+)?days\s+ahead|"
+    rf"(?:in|within|for)\s+{_COUNT}\s+(?:days?|weeks?|months?|years?)|"
+    rf"{_COUNT}\s+(?:days?|weeks?)\s+(?:from\s+(?:now|today)|ago|later|out)|"
+    r"in\s+(?:2[4-9]|[3-9]\d|\d{3,})\s+hours|"
+    r"(?:\d+|five|seven|ten|fourteen)[-\s]day|"
+    rf"(?:the\s+)?\d{{1,2}}\s?(?:st|nd|rd|th)(?:\s+of\s+{_MONTH}|\s+{_MONTH})?|"
+    rf"(?:the\s+)?(?:{_ORDINAL})\s+of\s+(?:the\s+month|{_MONTH})|"
+    rf"{_MONTH}\s+(?:the\s+)?\d{{1,2}}(?:\s?(?:st|nd|rd|th))?|\d{{1,2}}\s+{_MONTH}|"
+    r"(?:january|february|april|june|july|august|september|october|november|december)|"
+    r"(?:in|on|during|for)\s+(?:may|march)|"
+    r"\d{4}\s?-\s?\d{1,2}\s?-\s?\d{1,2}|\d{1,2}\s?/\s?\d{1,2}(?:\s?/\s?\d{2,4})?|"
+    r"christmas(?:\s+(?:day|eve))?|new\s+year'?s?(?:\s+(?:day|eve))?|easter|thanksgiving|"
+    r"halloween|valentine'?s(?:\s+day)?|"
+    r"(?:in|during)\s+(?:the\s+)?(?:spring|summer|autumn|fall|winter))\b",
     re.IGNORECASE,
 )
 
 
 def unserved_day(text: str) -> str | None:
     """The words naming a day or a span the 7-day forecast cannot answer as one day ("next
-    week", "the weekend", "yesterday"), as written; None when there are none.
+    week", "the weekend", "yesterday", "the 5th", "the next few days"), as written; None
+    when there are none, or only days it serves ("today", "tonight", "tomorrow", "friday").
 
     >>> unserved_day("will it rain in lisbon next week")
     'next week'
+    >>> unserved_day("weather in tokyo on the 5th")
+    'the 5th'
+    >>> unserved_day("weather in paris on friday") is None
+    True
     """
     match = _UNSERVED_DAY.search(text)
-    return match.group(0) if match else None
+    if match is None:
+        return None
+    # As the user wrote it, whether or not the planner's normalising spaced it out.
+    named = re.sub(r"(\d) (st|nd|rd|th)\b", r"\1\2", match.group(0))
+    return re.sub(r"\s?/\s?", "/", re.sub(r"\s?;", "", named))
 
 
 # -- the device's forecast cache ----------------------------------------------------------

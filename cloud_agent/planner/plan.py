@@ -46,6 +46,10 @@ from cloud_agent.planner.discourse import (
 )
 from edge_agent.forecast import unserved_day
 
+_ASKS_WEATHER = re.compile(
+    r"\b(?:weather|forecast|rain\w*|snow\w*|sunny|storm\w*|wind\w*|temperature|umbrella|"
+    r"hot|cold|warm|chilly|freezing)\b"
+)
 _COMPARES = re.compile(r"\b(?:than|or|versus|compared)\b|\w+er\b")
 
 
@@ -84,8 +88,16 @@ def make_plan(query: str, extractor: it.Extractor | None = None, router: Any = N
             plan.refusal = places.unknown_place_message(unknown, others)
             plan.refusal_kind = places.UNKNOWN_PLACE
             return plan
+        # A clause asking for the weather, whichever tool it was read as ("paris forecast
+        # on 2026-12-24" may look like arithmetic), names no day the forecast cannot serve.
         unserved = next(
-            (d for c in clauses if c.tool == it.WEATHER and (d := unserved_day(c.text))), None
+            (
+                d
+                for c in clauses
+                if (c.tool == it.WEATHER or _ASKS_WEATHER.search(c.text))
+                and (d := unserved_day(c.text))
+            ),
+            None,
         )
         if unserved is not None:
             # A day the 7-day forecast cannot serve is declined by name, never read as today.

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from edge_agent.cities import find_cities, other_place, strip_qualifiers
+from edge_agent.forecast import unserved_day
 
 _TOMORROW = re.compile(
     r"\b(?:tomorrow|tomorow|tommorow|tommorrow|tmrw|tmr|tmrow|2morrow|2moro|tomoz|"
@@ -55,7 +56,7 @@ _WEEKDAY = re.compile(
 def weather_day(text: str) -> str | None:
     """``today``, ``tomorrow`` or a weekday (the next such day, within 7 days); None for
     any other day or for two of them."""
-    if _OTHER_DAYS.search(text):
+    if _OTHER_DAYS.search(text) or unserved_day(text) is not None:
         return None
     weekdays = {m.group(1).lower() for m in _WEEKDAY.finditer(text)}
     tomorrow = _TOMORROW.search(text) is not None

@@ -173,3 +173,32 @@ def test_unlocking_still_needs_approval(memory: MemoryStore) -> None:
     registry = builtin_tools(memory)
     assert registry.get("remove_note") is not None
     assert registry.get("remove_note").side_effects  # type: ignore[union-attr]
+
+
+def test_timer_by_duration_answers_in_the_home_zone(memory: MemoryStore) -> None:
+    """A timer of N seconds says when it goes off in the home city's local time (issue 14)."""
+    save_setting(memory, "home_city", "tokyo")
+    out = timers.make_run(memory)({"seconds": 600, "label": "tea"})
+    fires = datetime.fromisoformat(out["fires_at"])
+    assert out["timezone"] == "Asia/Tokyo" and fires.utcoffset() == timedelta(hours=9)
+    expected = datetime.now(ZoneInfo("Asia/Tokyo")) + timedelta(seconds=600)
+    assert abs((fires - expected).total_seconds()) < 120
+    answer = tool_answer("set_timer", {"seconds": 600}, out)
+    assert answer == f"Timer set for 10 minutes (it goes off at {out['fires_at'][11:16]}, Asia/Tokyo)."
+    assert "UTC" not in answer
+
+
+def test_timer_without_home_city_answers_in_the_machines_zone(
+    memory: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    monkeypatch.setenv("TZ", "America/Lima")  # UTC-5 all year, no daylight saving
+    time.tzset()
+    try:
+        out = timers.make_run(memory)({"seconds": 60})
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+    assert datetime.fromisoformat(out["fires_at"]).utcoffset() == timedelta(hours=-5)
+    assert "UTC" not in tool_answer("set_timer", {"seconds": 60}, out)
