@@ -84,9 +84,7 @@ def test_served_days_are_not_flagged(when: str) -> None:
 
 
 @settings(max_examples=150, deadline=None)
-@given(
-    st.sampled_from(UNSERVED), st.sampled_from(CITIES), st.sampled_from(SHAPES)
-)
+@given(st.sampled_from(UNSERVED), st.sampled_from(CITIES), st.sampled_from(SHAPES))
 def test_planner_declines_an_unserved_day_by_name(when: str, city: str, shape: str) -> None:
     plan = make_plan(shape.format(city=city, when=when))
     assert plan.calls == [], plan.calls  # never today's forecast in its place
