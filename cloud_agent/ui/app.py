@@ -18,18 +18,14 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, PlainTextResponse, Response, StreamingResponse
+from starlette.responses import HTMLResponse, StreamingResponse
 from starlette.routing import Route
 
 from cloud_agent.ui.console import SAMPLE_S, CloudConsole
-from edge_agent.ui import LiveSession, event_response, make_environment, static_mount
+from edge_agent.ui import event_response, make_environment, static_mount, verify_route, verify_url
 
 CLOUD_PANELS = ("charts", "sessions", "devices", "backends", "memory")
 _ENV = make_environment("cloud_agent.ui")
-
-
-def _verify_url(session: LiveSession) -> str:
-    return f"/receipts/{session.session_id}/verify"
 
 
 def render_cloud_panel(console: CloudConsole, name: str) -> str:
@@ -37,7 +33,7 @@ def render_cloud_panel(console: CloudConsole, name: str) -> str:
     context: dict[str, Any] = {}
     template = f"_{name}.html"
     if name == "sessions":
-        context = {"sessions": console.book.recent(), "verify_url": _verify_url}
+        context = {"sessions": console.book.recent(), "verify_url": verify_url}
     elif name == "devices":
         context = {"devices": sorted(console.devices.values(), key=lambda d: -d.last_seen)}
     elif name == "backends":
@@ -71,17 +67,6 @@ def cloud_app(console: CloudConsole) -> Starlette:
     async def events(request: Request) -> StreamingResponse:
         return event_response(console.broadcaster, CLOUD_PANELS, render)
 
-    async def verify(request: Request) -> Response:
-        session_id = request.path_params["session_id"]
-        try:
-            check = await console.verify(session_id)
-        except KeyError as exc:
-            return PlainTextResponse(str(exc.args[0]), status_code=404)
-        session = console.book.get(session_id)
-        if session is not None:
-            session.verification = check
-        return HTMLResponse(_ENV.get_template("_verify.html").render(check=check))
-
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         console.broadcaster.bind(asyncio.get_running_loop())
@@ -97,7 +82,7 @@ def cloud_app(console: CloudConsole) -> Starlette:
         routes=[
             Route("/", page),
             Route("/events", events),
-            Route("/receipts/{session_id}/verify", verify, methods=["POST"]),
+            verify_route(console),
             static_mount(),
         ],
         lifespan=lifespan,

@@ -14,7 +14,14 @@ Example:
 """
 
 from edge_agent.ui.access import AccessGuard, UiAccess, UiAccessError, is_loopback
-from edge_agent.ui.app import device_app, event_response, static_mount
+from edge_agent.ui.app import (
+    VerifyingConsole,
+    device_app,
+    event_response,
+    static_mount,
+    verify_route,
+    verify_url,
+)
 from edge_agent.ui.device import DeviceConsole, SyncState, Verification
 from edge_agent.ui.events import Broadcaster, sse_event
 from edge_agent.ui.live import LiveSession, SessionBook
@@ -32,6 +39,7 @@ __all__ = [
     "UiAccessError",
     "UiServer",
     "Verification",
+    "VerifyingConsole",
     "device_app",
     "event_response",
     "is_loopback",
@@ -39,4 +47,6 @@ __all__ = [
     "page_url",
     "sse_event",
     "static_mount",
+    "verify_route",
+    "verify_url",
 ]

@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import parse_qsl
 
 from starlette.applications import Starlette
@@ -28,9 +28,9 @@ from starlette.responses import HTMLResponse, PlainTextResponse, Response, Strea
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from edge_agent.ui.device import DeviceConsole
+from edge_agent.ui.device import DeviceConsole, Verification
 from edge_agent.ui.events import Broadcaster, panel_stream
-from edge_agent.ui.live import LiveSession
+from edge_agent.ui.live import LiveSession, SessionBook
 from edge_agent.ui.pages import make_environment
 
 STATIC_DIR = Path(__file__).parent / "static"
@@ -64,12 +64,41 @@ async def form_fields(request: Request) -> dict[str, str]:
     return dict(parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True))
 
 
-def _verify_url(session: LiveSession) -> str:
+def verify_url(session: LiveSession) -> str:
+    """Where a session's "verify" button posts (``verify_route`` serves it)."""
     return f"/receipts/{session.session_id}/verify"
 
 
+class VerifyingConsole(Protocol):
+    """What the verify route needs of a page's console (the device's or the cloud's)."""
+
+    book: SessionBook
+
+    async def verify(self, session_id: str) -> Verification: ...
+
+
+def verify_route(console: VerifyingConsole) -> Route:
+    """POST /receipts/{session_id}/verify: recompute a receipt; the verdict as HTML.
+
+    Both pages serve it, so a receipt is checked the same way on either side.
+    """
+
+    async def verify(request: Request) -> Response:
+        session_id = request.path_params["session_id"]
+        try:
+            check = await console.verify(session_id)
+        except KeyError as exc:
+            return PlainTextResponse(str(exc.args[0]), status_code=404)
+        session = console.book.get(session_id)
+        if session is not None:
+            session.verification = check
+        return HTMLResponse(_ENV.get_template("_verify.html").render(check=check))
+
+    return Route("/receipts/{session_id}/verify", verify, methods=["POST"])
+
+
 async def _render_device_panel(console: DeviceConsole, name: str) -> str:
-    context: dict[str, Any] = {"verify_url": _verify_url}
+    context: dict[str, Any] = {"verify_url": verify_url}
     if name == "sessions":
         context["sessions"] = console.book.recent()
     elif name == "approvals":
@@ -123,17 +152,6 @@ def device_app(console: DeviceConsole) -> Starlette:
             return PlainTextResponse(str(exc.args[0]), status_code=404)
         return PlainTextResponse("", status_code=202)
 
-    async def verify(request: Request) -> Response:
-        session_id = request.path_params["session_id"]
-        try:
-            check = await console.verify(session_id)
-        except KeyError as exc:
-            return PlainTextResponse(str(exc.args[0]), status_code=404)
-        session = console.book.get(session_id)
-        if session is not None:
-            session.verification = check
-        return HTMLResponse(_ENV.get_template("_verify.html").render(check=check))
-
     async def sync_now(request: Request) -> Response:
         try:
             state = await console.sync_now()
@@ -164,7 +182,7 @@ def device_app(console: DeviceConsole) -> Starlette:
             Route("/events", events),
             Route("/ask", ask, methods=["POST"]),
             Route("/approve", approve, methods=["POST"]),
-            Route("/receipts/{session_id}/verify", verify, methods=["POST"]),
+            verify_route(console),
             Route("/sync", sync_now, methods=["POST"]),
             Route("/pending/resolve", resolve, methods=["POST"]),
             static_mount(),
