@@ -25,7 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from edge_agent.intents.data import OOS, make_example
+from edge_agent.intents.data import OOS, load_jsonl
 from edge_agent.intents.errors import IntentDataError
 
 __all__ = [
@@ -182,28 +182,17 @@ def _checked(
 
 
 def read_jsonl(path: Path) -> list[Utterance]:
-    """``{"text", "intent"}`` lines, slots inline in the text (``[type : words]``)."""
+    """``{"text", "intent"}`` lines, slots inline in the text (``[type : words]``).
+
+    The lines are read and checked by the intents-only reader
+    (:func:`edge_agent.intents.data.load_jsonl`); this adds the inline slots and the
+    ``#``-joined intents.
+    """
     out: list[Utterance] = []
-    for number, line in enumerate(_read_lines(path), start=1):
-        if not line.strip():
-            continue
-        where = f"{path}:{number}"
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise _bad(where, f"not JSON ({exc.msg})") from None
-        if not isinstance(obj, dict):
-            raise _bad(where, 'expected an object {"text": ..., "intent": ...}')
-        for key in ("text", "intent"):
-            if key not in obj:
-                raise _bad(where, f"missing {key!r}")
-        example = make_example(obj["text"], obj["intent"], where)
-        text, intent = example.text, example.intent
-        words, tags = parse_inline(text, where)
-        intents = tuple(i.strip() for i in intent.split("#") if i.strip())
-        out.append(_checked(words, tags, intents, where))
-    if not out:
-        raise IntentDataError(f"{path}: no examples")
+    for example in load_jsonl(path):
+        words, tags = parse_inline(example.text, example.where)
+        intents = tuple(i.strip() for i in example.intent.split("#") if i.strip())
+        out.append(_checked(words, tags, intents, example.where))
     return out
 
 
