@@ -48,6 +48,13 @@ class FallbackReasoner:
         self.blocking = any(getattr(b, "blocking", True) for b in self.backends)
         self.name = self.backends[0].name if len(self.backends) == 1 else "fallback"
 
+    def close(self) -> None:
+        """Close the backends that hold resources (an HTTP client, its event loop)."""
+        for backend in self.backends:
+            close = getattr(backend, "close", None)
+            if callable(close):
+                close()
+
     def breaker_states(self) -> dict[str, str]:
         """Each backend's breaker state (for metrics)."""
         return {f"backend:{name}": str(b.state) for name, b in self.breakers.items()}

@@ -178,6 +178,8 @@ class CloudServer:
             on_fallback=lambda a, b: self.metrics.cloud_fallbacks.labels(a, b).inc(),
             on_route=lambda route, tool: self.metrics.route_decisions.labels(route, tool).inc(),
         )
+        # Backends the server built are its to close on stop; a caller's reasoner is not.
+        self._close_reasoner = getattr(self.reasoner, "close", None) if reasoner is None else None
         self.metrics_breakers(self.reasoner)
         self.handler = RequestHandler(self.config, self.reasoner, metrics=self.metrics)
         self.server: grpc.aio.Server | None = None
@@ -377,6 +379,9 @@ class CloudServer:
                 await self._monitor
             self._monitor = None
         self.handler.close()
+        close_reasoner, self._close_reasoner = self._close_reasoner, None
+        if callable(close_reasoner):
+            await asyncio.to_thread(close_reasoner)
         self.metrics.close()
         if self._stores is not None:
             self._stores.close()

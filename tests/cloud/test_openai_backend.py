@@ -551,3 +551,14 @@ def test_token_usage_lands_in_the_receipt(endpoint: ScriptedEndpoint, make_cloud
     assert receipt is not None
     assert receipt.token_usage.prompt_tokens == 200
     assert receipt.token_usage.completion_tokens == 40
+
+
+def test_stopping_the_server_closes_the_backends_it_built(
+    endpoint: ScriptedEndpoint, make_cloud: Any
+) -> None:
+    """The HTTP client and its event loop go with the server, not with the garbage collector."""
+    cloud = cloud_for(endpoint, make_cloud)
+    backend = cloud.cloud.reasoner.backends[0]
+    assert not backend._client.is_closed
+    cloud.stop()
+    assert backend._client.is_closed
