@@ -56,8 +56,11 @@ def percentile(values: list[float], q: float) -> float:
 def queries(n: int) -> tuple[list[str], list[str], list[str]]:
     """Distinct queries from the router's validation set: a natural mix (the decision
     figures), short ones (<= 8 words) and long ones (>= 14 words, padded with context)."""
+    from edge_agent.slu.data import parse_inline
+
+    # The lines mark their slots inline ("[place_name : lisbon]"): the words as said.
     texts = [
-        json.loads(line)["text"]
+        " ".join(parse_inline(json.loads(line)["text"])[0])
         for line in (ROOT / "edge_agent" / "data" / "router_val.jsonl").read_text().splitlines()
     ]
     mixed = texts[: 2 * n]

@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -40,6 +41,13 @@ OTHER_CITIES = [
     "bogota", "santiago", "johannesburg", "cape town", "jakarta", "manila", "hanoi",
     "kuala lumpur", "perth", "brisbane", "montreal", "rio de janeiro", "tel aviv", "riyadh",
 ]  # fmt: skip
+
+
+_SLOT_TYPE = re.compile(r"\[([A-Z_]+) :")
+
+
+def _lower_type(match: re.Match[str]) -> str:
+    return f"[{match.group(1).lower()} :"
 
 
 class Gen:
@@ -163,11 +171,18 @@ class Gen:
         if case < 0.35:
             text = text[:1].upper() + text[1:]
         elif case < 0.4:
-            text = text.upper() if len(text) < 40 else text
+            text = _SLOT_TYPE.sub(_lower_type, text.upper()) if len(text) < 40 else text
         return " ".join(text.split())
 
 
 # -- per-intent phrasings -----------------------------------------------------------------
+
+
+def slot(kind: str, words: str) -> str:
+    """``words`` marked inline as a slot of type ``kind`` (``[kind : words]``), as SLURP
+    writes them; empty words stay empty (no slot)."""
+    words = " ".join(words.split())
+    return f"[{kind} : {words}]" if words else ""
 
 
 def calculator(g: Gen) -> str:
@@ -179,57 +194,63 @@ def calculator(g: Gen) -> str:
     )  # fmt: skip
     what = g.pick(["what's", "what is", "whats", "calculate", "compute", "how much is", "work out",
                    "what does", "tell me", "solve", "quick math:", "", "can you do"])  # fmt: skip
+
+    def e(words: str) -> str:
+        return slot("expression", words)
+
     forms = [
-        f"{what} {a} {op} {b}",
-        f"{what} {a} {op} {b} {g.pick(['plus', 'minus', 'times', 'divided by'])} {c}",
-        f"{what} {pct} percent of {a}",
-        f"{what} {pct}% of {a}",
-        f"{pct} per cent of {a}",
-        f"{what} the square root of {a}",
-        f"square root of {a}",
-        f"{what} {c} squared",
-        f"{what} {c} cubed",
-        f"{what} {c} to the power of {g.number(2, 6)}",
-        f"{c}^{g.number(2, 5, words=0)}",
-        f"{what} ({a} + {b}) * {c}",
-        f"{a} {op} {b} equals what",
-        f"{a}{g.pick(['+', '-', '*', '/'])}{b}",
-        f"add {a} and {b}",
-        f"subtract {b} from {a}",
-        f"multiply {a} by {b}",
-        f"divide {a} by {b}",
-        f"what's half of {a}",
-        f"double {a}",
-        f"how much is a {pct}% tip on {a} dollars",
-        f"what is {pct} percent off {a}",
-        f"{what} {a} {op} {b} {g.pick(['?', '', ' exactly', ' for me'])}",
-        f"i need the answer to {a} {op} {b}",
-        f"what do you get if you multiply {a} by {b}",
-        f"sum of {a} and {b}",
-        f"what's the product of {a} and {b}",
-        f"{a} {op} {b}?",
-        f"what is {a} point {g.number(1, 9, words=1)} times {b}",
-        f"what's {g.number(2, 20)} dozen times {c}",
-        f"do the math: {a} {op} {b}",
-        f"quick, {a} {op} {b}",
-        f"figure out {pct}% of {a} for me",
-        f"how much is {a} {op} {b} {g.pick(['', 'again', 'roughly'])}",
-        f"can you tell me what {a} {op} {b} is",
-        f"i need to know {a} {op} {b}",
-        f"what does {a} {op} {b} come to",
-        f"{a} {op} {b} is?",
-        f"take {b} away from {a}",
-        f"the square of {c}",
-        f"cube of {c}",
-        f"what's {pct} percent of {a} dollars",
-        f"if i have {a} and add {b} what do i get",
-        f"how much is {pct}% off {a}",
-        f"help me with some math: {a} {op} {b}",
-        f"what is the sum of {a}, {b} and {c}",
-        f"can you subract {b} from {a}",
-        f"what's the total of {a} and {b}",
-        f"the bill came to {a} and i want to leave {pct} percent, how much is {pct}% of {a}",
-        f"i'm splitting {a} between {g.number(2, 8)} people, so what's {a} divided by {b}",
+        f"{what} {e(f'{a} {op} {b}')}",
+        f"{what} {e(f'{a} {op} {b} ' + g.pick(['plus', 'minus', 'times', 'divided by']) + f' {c}')}",
+        f"{what} {e(f'{pct} percent of {a}')}",
+        f"{what} {e(f'{pct}% of {a}')}",
+        f"{e(f'{pct} per cent of {a}')}",
+        f"{what} {e(f'the square root of {a}')}",
+        f"{e(f'square root of {a}')}",
+        f"{what} {e(f'{c} squared')}",
+        f"{what} {e(f'{c} cubed')}",
+        f"{what} {e(f'{c} to the power of {g.number(2, 6)}')}",
+        f"{e(f'{c}^{g.number(2, 5, words=0)}')}",
+        f"{what} {e(f'({a} + {b}) * {c}')}",
+        f"{e(f'{a} {op} {b}')} equals what",
+        f"{e(f'{a} ' + g.pick(['+', '-', '*', '/']) + f' {b}')}",
+        f"{e(f'add {a} and {b}')}",
+        f"{e(f'subtract {b} from {a}')}",
+        f"{e(f'multiply {a} by {b}')}",
+        f"{e(f'divide {a} by {b}')}",
+        f"what's {e(f'half of {a}')}",
+        f"{e(f'double {a}')}",
+        f"how much is a {e(f'{pct}% tip on {a}')} dollars",
+        f"what is {e(f'{pct} percent off {a}')}",
+        f"{what} {e(f'{a} {op} {b}')} {g.pick(['?', '', ' exactly', ' for me'])}",
+        f"i need the answer to {e(f'{a} {op} {b}')}",
+        f"what do you get if you {e(f'multiply {a} by {b}')}",
+        f"{e(f'sum of {a} and {b}')}",
+        f"what's {e(f'the product of {a} and {b}')}",
+        f"{e(f'{a} {op} {b}')}?",
+        f"what is {e(f'{a} point ' + g.number(1, 9, words=1) + f' times {b}')}",
+        f"what's {e(f'{g.number(2, 20)} dozen times {c}')}",
+        f"do the math: {e(f'{a} {op} {b}')}",
+        f"quick, {e(f'{a} {op} {b}')}",
+        f"figure out {e(f'{pct}% of {a}')} for me",
+        f"how much is {e(f'{a} {op} {b}')} {g.pick(['', 'again', 'roughly'])}",
+        f"can you tell me what {e(f'{a} {op} {b}')} is",
+        f"i need to know {e(f'{a} {op} {b}')}",
+        f"what does {e(f'{a} {op} {b}')} come to",
+        f"{e(f'{a} {op} {b}')} is?",
+        f"{e(f'take {b} away from {a}')}",
+        f"{e(f'the square of {c}')}",
+        f"{e(f'cube of {c}')}",
+        f"what's {e(f'{pct} percent of {a}')} dollars",
+        f"if i have {e(f'{a} and add {b}')} what do i get",
+        f"how much is {e(f'{pct}% off {a}')}",
+        f"help me with some math: {e(f'{a} {op} {b}')}",
+        f"what is {e(f'the sum of {a}, {b} and {c}')}",
+        f"can you {e(f'subract {b} from {a}')}",
+        f"what's {e(f'the total of {a} and {b}')}",
+        f"the bill came to {a} and i want to leave {pct} percent, how much is {e(f'{pct}% of {a}')}",
+        f"i'm splitting {a} between {g.number(2, 8)} people, so what's {e(f'{a} divided by {b}')}",
+        f"{e(f'{a} {op} {b}')}",
+        f"{e(f'{pct} percent of {a}')}",
     ]
     return g.dress(g.pick(forms))
 
@@ -279,6 +300,7 @@ def unit_convert(g: Gen) -> str:
     v = g.number(1, 500) if g.chance(0.8) else g.pick(
         ["three and a half", "two and a half", "a dozen", "1.5", "0.75", "half a dozen", "12.5"]
     )  # fmt: skip
+    v, a, b = slot("amount", v), slot("from_unit", a), slot("to_unit", b)
     forms = [
         f"convert {v} {a} to {b}",
         f"{v} {a} in {b}",
@@ -293,7 +315,7 @@ def unit_convert(g: Gen) -> str:
         f"can you convert {v} {a} into {b}",
         f"i have {v} {a}, what is that in {b}",
         f"turn {v} {a} into {b}",
-        f"{v}{a if len(a) <= 3 else ' ' + a} to {b} please",
+        f"{v} {a} to {b} please",
         f"express {v} {a} in {b}",
         f"what does {v} {a} come to in {b}",
         f"the recipe says {v} {a}, how much is that in {b}",
@@ -317,53 +339,86 @@ def unit_convert(g: Gen) -> str:
 
 
 WEATHER_WORDS = ["weather", "forecast", "weather forecast", "wether", "weather like"]
+WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+
+
+def _forecast_day(g: Gen) -> str:
+    """A day the 7-day forecast serves, its words marked as SLURP does (``date``,
+    ``timeofday``); often none (today)."""
+    date, part = (
+        slot("date", "today"),
+        slot("timeofday", g.pick(["morning", "afternoon", "evening"])),
+    )
+    return g.pick([
+        "", "", "", date, slot("date", "tomorrow"), slot("date", "tmrw"),
+        f"for {slot('date', 'tomorrow')}", f"{date} please", "right now", f"this {part}",
+        slot("timeofday", "tonight"), f"{slot('date', 'tomorrow')} {slot('timeofday', 'morning')}",
+        f"on {slot('date', g.pick(WEEKDAYS))}", slot("date", g.pick(WEEKDAYS)),
+        f"{slot('date', 'tomorrow')} {slot('timeofday', g.pick(['afternoon', 'night', 'evening']))}",
+    ])  # fmt: skip
 
 
 def get_weather(g: Gen) -> str:
-    city = g.city(known=0.88)
-    day = g.pick(["", "", "", "today", "tomorrow", "tmrw", "for tomorrow", "today please",
-                  "right now", "this afternoon", "tonight", "tomorrow morning"])  # fmt: skip
+    # No place: the device's home city ("what's the weather like").
+    city = slot("place_name", g.city(known=0.88))
+    day = _forecast_day(g)
+    rain = slot("weather_descriptor", g.pick(["rain", "snow", "sunny", "windy", "hot", "cold"]))
     forms = [
         f"what's the weather in {city} {day}",
         f"weather in {city} {day}",
         f"{city} weather {day}",
         f"how's the weather in {city} {day}",
         f"what is the forecast for {city} {day}",
-        f"will it rain in {city} {day}",
-        f"is it going to rain in {city} {day}",
-        f"is it sunny in {city} {day}",
-        f"do i need an umbrella in {city} {day}",
-        f"how hot is it in {city} {day}",
-        f"how cold will it be in {city} {day}",
+        f"will it {slot('weather_descriptor', g.pick(['rain', 'snow']))} in {city} {day}",
+        f"is it going to {slot('weather_descriptor', 'rain')} in {city} {day}",
+        f"is it {slot('weather_descriptor', 'sunny')} in {city} {day}",
+        f"do i need an {slot('weather_descriptor', 'umbrella')} in {city} {day}",
+        f"how {slot('weather_descriptor', 'hot')} is it in {city} {day}",
+        f"how {slot('weather_descriptor', 'cold')} will it be in {city} {day}",
         f"what's the temperature in {city} {day}",
-        f"is it snowing in {city}",
+        f"is it {slot('weather_descriptor', 'snowing')} in {city}",
         f"tell me the weather for {city} {day}",
         f"forecast {city} {day}",
         f"what's it like outside in {city} {day}",
-        f"any rain expected in {city} {day}",
+        f"any {slot('weather_descriptor', 'rain')} expected in {city} {day}",
         f"give me the {city} forecast {day}",
         f"weather {city}",
         f"what will the weather be like in {city} {day}",
-        f"is it windy in {city} {day}",
+        f"is it {slot('weather_descriptor', 'windy')} in {city} {day}",
         f"i'm flying to {city} {day}, what's the weather there",
         f"check the weather in {city} {day} for me",
-        f"how warm is it in {city} {day}",
+        f"how {slot('weather_descriptor', 'warm')} is it in {city} {day}",
         f"what's the {g.pick(WEATHER_WORDS)} in {city} looking like {day}",
         f"{day} in {city}, sun or rain?",
-        f"is it foggy in {city} {day}",
-        f"should i expect rain in {city} {day}",
+        f"is it {slot('weather_descriptor', 'foggy')} in {city} {day}",
+        f"should i expect {rain} in {city} {day}",
         f"what kind of weather is {city} getting {day}",
         f"weather report for {city} {day}",
-        f"tell me if it'll be cold in {city} {day}",
+        f"tell me if it'll be {slot('weather_descriptor', 'cold')} in {city} {day}",
         f"how many degrees is it in {city} {day}",
         f"i'm heading out in {city}, what's the weather",
-        f"is there a storm in {city} {day}",
+        f"is there a {slot('weather_descriptor', 'storm')} in {city} {day}",
         f"my {g.pick(['daughter', 'son', 'friend', 'boss', 'mum', 'dad'])} is off to {city} {day} and "
-        f"wants to know if {g.pick(['she', 'he'])}'ll need a coat, what's the forecast there",
+        f"wants to know if {g.pick(['she', 'he'])}'ll need a {slot('weather_descriptor', 'coat')}, what's the forecast there",
         f"we're driving to {city} {day}, what's the weather going to be like there",
         f"thinking about a walk in {city} {day}, what's the weather doing",
         f"could you tell me what the temperature is going to be in {city} {day}",
         f"what are the conditions in {city} {day}",
+        # at home
+        f"what's the weather {day}",
+        f"what's the weather like {day}",
+        f"weather {day}",
+        f"will it {slot('weather_descriptor', g.pick(['rain', 'snow']))} {day}",
+        f"is it going to be {rain} {day}",
+        f"do i need an {slot('weather_descriptor', 'umbrella')} {day}",
+        f"should i take a {slot('weather_descriptor', g.pick(['jacket', 'coat']))} {day}",
+        f"what's the temperature outside {day}",
+        f"how {slot('weather_descriptor', g.pick(['cold', 'hot', 'warm']))} is it outside",
+        f"what's the forecast {day}",
+        "what is it like outside",
+        f"tell me the weather for {day or slot('date', 'today')}",
+        f"weather for {slot('date', g.pick(WEEKDAYS))}",
+        f"is it {rain} outside",
     ]
     return g.dress(g.pick(forms))
 
@@ -378,15 +433,48 @@ DEVICES: dict[str, list[str]] = {
     "door_lock": ["front door", "door", "back door", "door lock", "deadbolt"],
     "thermostat": ["thermostat", "heat", "temperature"],
     "blinds": ["blinds", "curtains", "shades", "shutters"],
+    "plug": ["plug", "smart plug", "socket", "wemo plug", "power socket", "wemo"],
+    "vacuum": [
+        "vacuum",
+        "robot vacuum",
+        "hoover",
+        "robot vacuum cleaner",
+        "vacuum cleaner",
+        "roomba",
+    ],
+    "coffee_machine": ["coffee machine", "coffee maker", "espresso machine", "coffee pot"],
 }
 ROOMS = ["living room", "bedroom", "kitchen", "office", "bathroom", "hallway", "lounge",
          "garage", "dining room", "study", "kids room", "guest room", "basement", "hall"]  # fmt: skip
 
 
+def _volume(g: Gen) -> str:
+    """Speaker and TV volume: up, down, set, mute ("volume" is the device's word)."""
+    vol = slot("device_type", "volume")
+    where = g.pick(["", "", f" on the {slot('device_type', g.pick(['tv', 'speaker', 'stereo']))}"])
+    step = slot("change_amount", g.pick(["a bit", "a little", "by ten", "by 20", "ten percent"]))
+    level = slot(
+        "change_amount",
+        g.pick([g.number(5, 100), f"{g.number(5, 100)} percent", f"{g.number(5, 100)}%"]),
+    )
+    forms = [
+        f"turn the {vol} up{where}", f"turn the {vol} down{where}", f"{vol} up", f"{vol} down",
+        f"turn up the {vol}{where}", f"turn down the {vol}{where}", f"lower the {vol}{where}",
+        f"raise the {vol}{where} {step}", f"increase the {vol}{where}", f"decrease the {vol}{where}",
+        f"set the {vol}{where} to {level}", f"{vol} to {level}", "make it louder", "a bit quieter please",
+        f"mute{where}", f"mute the {slot('device_type', g.pick(['tv', 'speaker', 'speakers', 'music']))}",
+        f"unmute the {slot('device_type', g.pick(['tv', 'speaker']))}", f"turn the {vol} up {step}",
+        f"it's too loud, turn the {vol} down", f"i can't hear it, {vol} up please", f"silence the {slot('device_type', 'speakers')}",
+    ]  # fmt: skip
+    return g.dress(g.pick(forms))
+
+
 def device_control(g: Gen) -> str:
+    if g.chance(0.12):
+        return _volume(g)
     device = g.pick(list(DEVICES))
-    name = g.pick(DEVICES[device])
-    room = g.pick(ROOMS) if g.chance(0.5) else ""
+    name = slot("device_type", g.pick(DEVICES[device]))
+    room = slot("house_place", g.pick(ROOMS)) if g.chance(0.5) else ""
     where = ""
     if room:
         where = g.pick([f" in the {room}", f" in the {room}", f" in {room}"])
@@ -402,38 +490,53 @@ def device_control(g: Gen) -> str:
         return g.dress(g.pick(forms))
     if device == "blinds":
         verb = g.pick(["open", "close", "shut", "raise", "lower", "draw", "pull up", "pull down"])
-        value = g.number(0, 100)
+        value = slot("change_amount", f"{g.number(0, 100)}%")
         forms = [f"{verb} {the}{name}{where}", f"{verb} {the}{name}{where}",
-                 f"set {the}{name}{where} to {value}%", f"can you {verb} {the}{name}{where}",
+                 f"set {the}{name}{where} to {value}", f"can you {verb} {the}{name}{where}",
                  f"{the}{name}{where} {g.pick(['up', 'down', 'open', 'closed'])} please"]  # fmt: skip
         return g.dress(g.pick(forms))
     on = g.pick(["turn on", "switch on", "power on", "put on", "start"])
     off = g.pick(["turn off", "switch off", "shut off", "kill", "power off", "stop"])
+    if device in ("plug", "vacuum", "coffee_machine"):
+        extra = {
+            "vacuum": [f"start {the}{name}", f"{name} clean the {slot('house_place', g.pick(ROOMS))}",
+                       f"send {the}{name} back to its dock", f"run {the}{name}{where}",
+                       f"start cleaning with {the}{name}", f"vacuum the {slot('house_place', g.pick(ROOMS))}"],
+            "coffee_machine": ["make me a coffee", "brew some coffee", f"start {the}{name}",
+                               f"i need a coffee, switch on {the}{name}", f"get {the}{name} going"],
+            "plug": [f"switch {the}{name}{where} {g.pick(['on', 'off'])}", f"toggle {the}{name} {g.pick(['on', 'off'])}",
+                     f"cut the power to {the}{name}", f"power up {the}{name}{where}"],
+        }[device]  # fmt: skip
+        forms = [f"{on} {the}{name}{where}", f"{off} {the}{name}{where}",
+                 f"turn {the}{name}{where} {g.pick(['on', 'off'])}", f"{the}{name}{where} {g.pick(['on', 'off'])}",
+                 f"can you {g.pick([on, off])} {the}{name}{where}", *extra]  # fmt: skip
+        return g.dress(g.pick(forms))
     if device in ("thermostat", "ac", "heater"):
-        value = g.number(16, 28)
-        unit = g.pick(["", " degrees", "°", " degrees celsius", "c"])
+        value = slot(
+            "change_amount",
+            g.number(16, 28) + g.pick(["", " degrees", "°", " degrees celsius", "c"]),
+        )
     else:
-        value = g.number(5, 100)
-        unit = g.pick(["", "%", " percent"])
+        value = slot("change_amount", g.number(5, 100) + g.pick(["", "%", " percent"]))
     forms = [
         f"{on} {the}{name}{where}",
         f"{off} {the}{name}{where}",
         f"turn {the}{name}{where} {g.pick(['on', 'off'])}",
         f"switch {the}{name}{where} {g.pick(['on', 'off'])}",
         f"{the}{name}{where} {g.pick(['on', 'off'])}",
-        f"set {the}{name}{where} to {value}{unit}",
+        f"set {the}{name}{where} to {value}",
         f"{g.pick(['dim', 'set', 'turn', 'put', 'bring', 'adjust'])} {the}{name}{where} "
-        f"{g.pick(['to', 'down to', 'up to', 'at'])} {value}{unit}",
+        f"{g.pick(['to', 'down to', 'up to', 'at'])} {value}",
         f"can you {g.pick([on, off])} {the}{name}{where}",
         f"{the}{name}{where} {g.pick(['needs to be off', 'should be on', 'off please'])}",
         f"i'm going to bed, {off} {the}{name}{where}",
         f"it's too dark, {on} {the}{name}{where}",
-        f"it's freezing, {on} the heater{where}",
-        f"it's boiling in here, {on} the ac{where}",
-        f"set the thermostat to {g.number(16, 26)}",
-        f"change the temperature to {g.number(16, 26)} degrees",
-        f"brightness {g.number(5, 100)} in the {g.pick(ROOMS)}",
-        f"turn up the heat to {g.number(18, 26)}",
+        f"it's freezing, {on} the {slot('device_type', 'heater')}{where}",
+        f"it's boiling in here, {on} the {slot('device_type', 'ac')}{where}",
+        f"set the {slot('device_type', 'thermostat')} to {slot('change_amount', g.number(16, 26))}",
+        f"change the {slot('device_type', 'temperature')} to {slot('change_amount', g.number(16, 26) + ' degrees')}",
+        f"{slot('device_type', 'lights')} {g.pick(['off', 'on'])} {slot('house_place', g.pick(ROOMS))}",
+        f"turn up the {slot('device_type', 'heat')} to {slot('change_amount', g.number(18, 26))}",
         f"could you get {the}{name}{where} {g.pick(['on', 'off'])} for me",
         f"i want {the}{name}{where} {g.pick(['on', 'off'])}",
         f"{g.pick(['please', 'hey', 'ok'])} {g.pick([on, off])} {the}{name}{where} now",
@@ -451,18 +554,48 @@ def _duration(g: Gen) -> str:
         f"{g.number(1, 59)} minutes", f"{g.number(1, 59)} min", f"{g.number(1, 59)} mins",
         f"{g.number(5, 90)} seconds", f"{g.number(1, 12)} hours", f"{g.number(1, 5)} hr",
         "an hour and a half", "half an hour", "a quarter of an hour", "an hour", "a minute",
-        f"{g.number(1, 3)} hours and {g.number(1, 59)} minutes", f"{n} min", f"{n}m",
+        f"{g.number(1, 3)} hours and {g.number(1, 59)} minutes", f"{n} min", f"{n} m",
         "two and a half minutes", "a couple of minutes", "ninety seconds", "1h30",
         f"{g.number(1, 10)} minutes and {g.number(1, 59)} seconds", "three quarters of an hour",
         "one and a half hours", f"{g.number(1, 59)}-minute",
     ]  # fmt: skip
-    return g.pick(kinds)
+    return slot("time", g.pick(kinds))
+
+
+def _clock_time(g: Gen) -> str:
+    """A clock time as people say it: "five thirty am", "7:15", "six", "half past eight"."""
+    hour = g.r.randint(1, 12)
+    minute = g.pick(["", "", "fifteen", "thirty", "forty five", "o'clock", "ten", "twenty"])
+    spoken = spell_number(hour) if g.chance(0.6) else str(hour)
+    ampm = g.pick(["", "am", "pm", "a.m.", "p.m."])
+    if g.chance(0.25):
+        return g.pick([f"{hour}:{g.pick(['00', '15', '30', '45'])} {ampm}", f"half past {spoken}",
+                       f"quarter past {spoken}", f"quarter to {spoken}", f"{hour}{g.pick(['am', 'pm'])}"])  # fmt: skip
+    if minute == "o'clock":
+        return f"{spoken} o'clock"
+    return " ".join(f"{spoken} {minute} {ampm}".split())
 
 
 def set_timer(g: Gen) -> str:
+    label = g.pick(["", "", "pasta", "eggs", "laundry", "oven", "nap", "pizza", "tea", "meeting"])
+    what = f" for the {slot('timer_name', label)}" if label else ""
+    if g.chance(0.35):
+        # an alarm at a clock time
+        at = slot("time", _clock_time(g))
+        when = g.pick(["", "", f" {slot('date', 'tomorrow')}", f" {slot('date', 'tomorrow')} {slot('timeofday', 'morning')}",
+                       f" in the {slot('timeofday', 'morning')}", f" this {slot('timeofday', g.pick(['evening', 'afternoon']))}",
+                       f" on {slot('date', g.pick(WEEKDAYS))}", f" {slot('timeofday', 'tonight')}"])  # fmt: skip
+        forms = [
+            f"set an alarm for {at}{when}", f"wake me up at {at}{when}", f"wake me at {at}{when}",
+            f"alarm at {at}{when}", f"set alarm {at}{when}", f"i need to get up at {at}{when}",
+            f"set an alarm at {at}{when}{what}", f"alarm for {at}{when} please",
+            f"can you wake me up at {at}{when}", f"please set my alarm for {at}{when}",
+            f"set a wake up alarm for {at}{when}", f"put an alarm on for {at}{when}",
+            f"create an alarm for {at}{when}", f"remind me at {at}{when}{what}",
+            f"make sure i'm up by {at}{when}", f"{at} alarm{when}", f"alarm {at}",
+        ]  # fmt: skip
+        return g.dress(g.pick(forms))
     d = _duration(g)
-    what = g.pick(["", " for the pasta", " for the eggs", " for my laundry", " for the oven",
-                   " for my nap", " for the pizza", " for tea", " for the meeting"])  # fmt: skip
     forms = [
         f"set a timer for {d}{what}",
         f"timer {d}",
@@ -483,7 +616,7 @@ def set_timer(g: Gen) -> str:
         f"let me know when {d} have passed",
         f"ping me in {d}{what}",
         f"count down {d}",
-        f"set the oven timer for {d}",
+        f"set the {slot('timer_name', 'oven')} timer for {d}",
         f"alert me after {d}",
         f"beep in {d}",
         f"timer for {d} please",
@@ -513,10 +646,27 @@ NOTE_BODIES = [
     "the lawyer's number is 555 0199", "check the tire pressure", "passport number ends 8812",
     "favourite wine is the rioja from 2019", "grandma likes lilies", "blood pressure 120 over 80",
 ]  # fmt: skip
+LIST_NAMES = ["shopping", "grocery", "to do", "todo", "packing", "christmas", "groceries",
+              "chores", "birthday", "hardware store", "reading", "weekend"]  # fmt: skip
+LIST_ITEMS = ["milk", "eggs", "bread", "bananas", "coffee", "toilet paper", "batteries",
+              "call the bank", "dish soap", "olive oil", "tomatoes", "a birthday card", "cat food",
+              "pick up the dry cleaning", "sunscreen", "rice", "light bulbs", "paint the fence",
+              "apples", "butter", "book the dentist", "wrapping paper", "pasta", "orange juice"]  # fmt: skip
 
 
 def add_note(g: Gen) -> str:
-    body = g.pick(NOTE_BODIES)
+    if g.chance(0.35):
+        item, name = slot("note_text", g.pick(LIST_ITEMS)), slot("list_name", g.pick(LIST_NAMES))
+        forms = [
+            f"add {item} to my {name} list", f"add {item} to the {name} list", f"put {item} on the {name} list",
+            f"put {item} on my {name} list", f"{name} list: {item}", f"add {item} to {name}",
+            f"we need {item}, add it to the {name} list", f"can you add {item} to my {name} list",
+            f"please put {item} on my {name} list", f"stick {item} on the {name} list",
+            f"i need {item}, put it on the {name} list", f"include {item} in my {name} list",
+            f"add {item} on {name} list", f"new item for the {name} list: {item}",
+        ]  # fmt: skip
+        return g.dress(g.pick(forms))
+    body = slot("note_text", g.pick(NOTE_BODIES))
     forms = [
         f"add a note: {body}",
         f"take a note {body}",
@@ -540,7 +690,7 @@ def add_note(g: Gen) -> str:
         f"jot this down, {body}",
         f"save this: {body}",
         f"don't let me forget that {body}",
-        f'add "{body}" to my notes',
+        f'add " {body} " to my notes',
         f"keep a note that {body}",
         f"log a note: {body}",
         f"quick note, {body}",
@@ -553,7 +703,23 @@ def add_note(g: Gen) -> str:
         f"{g.pick(['we are almost out of coffee', 'i keep forgetting', 'so i do not forget', 'while i remember'])}, add a note: {body}",
         f"add {body} to my notes",
         f"i need to remember this, note down {body}",
+        f"remember this: {body}",
     ]
+    return g.dress(g.pick(forms))
+
+
+def remove_note(g: Gen) -> str:
+    item, name = slot("note_text", g.pick(LIST_ITEMS)), slot("list_name", g.pick(LIST_NAMES))
+    forms = [
+        f"remove {item} from my {name} list", f"take {item} off the {name} list",
+        f"delete {item} from the {name} list", f"cross {item} off my {name} list",
+        f"{item} can come off the {name} list", f"i bought {item}, take it off the {name} list",
+        f"scratch {item} from the {name} list", f"please remove {item} from {name}",
+        f"get rid of {item} on my {name} list", f"strike {item} off the {name} list",
+        f"remove {item} from my list", f"take {item} off my list", f"delete {item} from my list",
+        f"delete the note about {slot('note_text', g.pick(SEARCH_TOPICS))}",
+        f"remove my note {slot('note_text', g.pick(NOTE_BODIES))}",
+    ]  # fmt: skip
     return g.dress(g.pick(forms))
 
 
@@ -567,7 +733,17 @@ SEARCH_TOPICS = [
 
 
 def search_notes(g: Gen) -> str:
-    topic = g.pick(SEARCH_TOPICS)
+    if g.chance(0.3):
+        name = slot("list_name", g.pick(LIST_NAMES))
+        forms = [
+            f"what's on my {name} list", f"read my {name} list", f"read out the {name} list",
+            f"show me the {name} list", f"what is on the {name} list", f"tell me my {name} list",
+            f"what do i have on my {name} list", f"{name} list please", f"open my {name} list",
+            f"what's left on the {name} list", f"go through my {name} list",
+            f"read back my {name} list for {slot('date', 'today')}", f"check the {name} list",
+        ]  # fmt: skip
+        return g.dress(g.pick(forms))
+    topic = slot("query", g.pick(SEARCH_TOPICS))
     forms = [
         f"what did i note about {topic}",
         f"find my notes about {topic}",
@@ -604,8 +780,26 @@ def search_notes(g: Gen) -> str:
     return g.dress(g.pick(forms))
 
 
+MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august",
+          "september", "october", "november", "december"]  # fmt: skip
+ORDINALS = ["first", "second", "third", "fifth", "tenth", "twelfth", "thirteenth", "fifteenth",
+            "twentieth", "twenty first", "twenty third", "thirtieth", "1st", "4th", "22nd"]  # fmt: skip
+
+
 def world_clock(g: Gen) -> str:
-    city = g.city(known=0.88)
+    city = slot("place_name", g.city(known=0.88))
+    if g.chance(0.25):
+        # at home: the local time, today's date, a date's weekday
+        date = slot("date", g.pick([f"{g.pick(MONTHS)} {g.pick(ORDINALS)}", f"the {g.pick(ORDINALS)} of {g.pick(MONTHS)}",
+                                    f"{g.pick(ORDINALS)} {g.pick(MONTHS)}", "tomorrow", "today"]))  # fmt: skip
+        forms = [
+            "what time is it", "what's the time", "tell me the time", "what time is it now",
+            "what's the date today", "what's today's date", "what day is it today", "what is the date",
+            "time please", "what's the time right now", "current time", "do you know what time it is",
+            f"what day is {date}", f"what day of the week is {date}", f"is {date} a {slot('date', g.pick(WEEKDAYS))}",
+            f"which day does {date} fall on", f"what's the date {slot('date', 'tomorrow')}",
+        ]  # fmt: skip
+        return g.dress(g.pick(forms))
     forms = [
         f"what time is it in {city}",
         f"time in {city}",
@@ -637,6 +831,7 @@ def world_clock(g: Gen) -> str:
         f"i have a call with the team in {city} later, what time is it there right now",
         f"my cousin just landed in {city}, what's the local time there",
         f"before i ring my friend in {city}, what time is it over there",
+        f"what's the date in {city}",
     ]
     return g.dress(g.pick(forms))
 
@@ -711,7 +906,6 @@ KNOWLEDGE = [
     "book me a flight to berlin", "find me a hotel in madrid", "order a pizza",
     "play some jazz", "play the latest taylor swift album", "call mom", "text john i'm late",
     "send an email to my boss", "what's on my calendar today", "schedule a meeting at 3pm",
-    "set an alarm for 7am", "wake me up at 6:30 tomorrow", "remind me at 5pm to call the bank",
     "navigate to the nearest gas station", "how long does it take to drive to chicago",
     "what's the traffic like", "convert 100 dollars to euros", "how much is a bitcoin worth",
     "what's the exchange rate for yen", "how many calories are in a banana",
@@ -738,7 +932,7 @@ KNOWLEDGE = [
     "how many cups are in a gallon", "how many calories do i burn running 5 km",
     "how much does a blue whale weigh", "how far is tokyo from osaka",
     "how long would it take to walk 10 km", "what's heavier, a kilo of feathers or steel",
-    "summarize my notes", "delete my note about the dentist", "edit my shopping list note",
+    "summarize my notes", "edit my shopping list note",
     "how many notes do i have", "share my notes with anna", "email my notes to tom",
     "sort my notes by date", "translate my last note into spanish", "delete all my notes",
     "cancel my timer", "how much time is left on my timer", "pause the timer",
@@ -772,7 +966,7 @@ REASONING = [
     "should i go running in {a} this evening", "can i go to the beach in {a} tomorrow",
     "what's the weather in {a} and {b}", "weather in {a} and {b} tomorrow",
     "what time is it in {a} and {b}", "time in {a} and in {b}",
-    "weather in {a} next week", "will it rain in {a} on saturday", "what was the weather in {a} yesterday",
+    "weather in {a} next week", "what was the weather in {a} yesterday",
     "what's the weather in {a} this weekend", "10 day forecast for {a}",
     "what's the weather in {a} in fahrenheit", "convert the temperature in {a} to fahrenheit",
     "if it's noon in {a} what time is it in {b}", "when it's 9am in {a} what time is it in {b}",
@@ -802,17 +996,20 @@ JOINERS = [" and ", " and then ", ", then ", " then ", " and also ", ". also ", 
            ", and ", " plus ", "; ", " & ", " and after that "]  # fmt: skip
 
 
+def compound(g: Gen) -> tuple[str, str]:
+    """Two tool requests in one query, and their intents joined by ``#`` (the format's
+    multi-intent label): the cloud's, since the device runs one request. The frozen-heads
+    trainer reads such lines as ``oos``; the joint model's trainer composes its own."""
+    names = [n for n in TOOL_NAMES if n != "remove_note"]
+    first, second = g.r.sample(names, 2) if g.chance(0.8) else [g.r.choice(names)] * 2
+    a, b = _bare(MAKERS[first])(g), _bare(MAKERS[second])(g)
+    if first == second and a == b:
+        b = _bare(MAKERS[second])(g)
+    return g.dress(a + g.pick(JOINERS) + b), f"{first}#{second}"
+
+
 def oos(g: Gen) -> str:
-    roll = g.r.random()
-    if roll < 0.38:
-        # two tool calls in one query
-        makers = [calculator, unit_convert, get_weather, device_control, set_timer, add_note,
-                  search_notes, world_clock]  # fmt: skip
-        first, second = g.r.sample(makers, 2) if g.chance(0.8) else [g.r.choice(makers)] * 2
-        a, b = _bare(first)(g), _bare(second)(g)
-        if first is second and a == b:
-            b = _bare(second)(g)
-        return g.dress(a + g.pick(JOINERS) + b)
+    roll = 0.38 + 0.62 * g.r.random()
     if roll < 0.62:
         template = g.pick(REASONING)
         a = g.city()
@@ -837,16 +1034,21 @@ MAKERS: dict[str, Callable[[Gen], str]] = {
     "add_note": add_note,
     "search_notes": search_notes,
     "world_clock": world_clock,
+    "remove_note": remove_note,
     "smalltalk": smalltalk,
     "oos": oos,
 }
+
+
+COMPOUND = "compound"  # the build's name for two requests in one line (labelled "a#b")
 
 
 def build(seed: int, per_tool: int) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
     """Deduplicated train and validation rows (the validation set uses another seed)."""
     counts = {name: per_tool for name in MAKERS}
     counts["smalltalk"] = per_tool // 2
-    counts["oos"] = per_tool * 4
+    counts["oos"] = round(per_tool * 4 * 0.62)
+    counts[COMPOUND] = round(per_tool * 4 * 0.38)
 
     def rows(gen: Gen, scale: float, exclude: set[str]) -> list[dict[str, str]]:
         out: list[dict[str, str]] = []
@@ -857,12 +1059,17 @@ def build(seed: int, per_tool: int) -> tuple[list[dict[str, str]], list[dict[str
             made = 0
             while made < target and tries < target * 20:
                 tries += 1
-                text = MAKERS[intent](gen).strip()
+                label = intent
+                if intent == COMPOUND:
+                    text, label = compound(gen)
+                else:
+                    text = MAKERS[intent](gen)
+                text = text.strip()
                 key = text.lower()
                 if not text or key in seen:
                     continue
                 seen.add(key)
-                out.append({"text": text, "intent": intent})
+                out.append({"text": text, "intent": label})
                 made += 1
         gen.r.shuffle(out)
         return out
@@ -883,7 +1090,8 @@ def main() -> int:
         with path.open("w", encoding="utf-8") as handle:
             for row in rows:
                 handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-        print(f"wrote {path}: {len(rows)} rows {dict(Counter(r['intent'] for r in rows))}")
+        kinds = Counter("compound" if "#" in r["intent"] else r["intent"] for r in rows)
+        print(f"wrote {path}: {len(rows)} rows {dict(kinds)}")
     return 0
 
 

@@ -136,3 +136,54 @@ def test_one_request_sends_compound_queries_to_the_cloud() -> None:
     decision = Router(_TwoRequests(), threshold=0.5, one_request=True).decide(text)
     assert decision.route == "cloud"
     assert "2 requests" in decision.reason
+
+
+# The slot vocabulary of the project's generated lines (SLURP's names where SLURP has
+# them, and the project's own for what SLURP never marks).
+VOCABULARY = {
+    "place_name", "date", "time", "timeofday", "device_type", "house_place", "change_amount",
+    "list_name", "weather_descriptor", "note_text", "query", "expression", "amount",
+    "from_unit", "to_unit", "timer_name",
+}  # fmt: skip
+
+
+def test_generated_lines_mark_their_slots() -> None:
+    """Every built-in tool's lines carry slots of the shared vocabulary, the words as
+    said come back without the marks, and compound lines name their requests."""
+    from edge_agent.tools import TOOL_NAMES
+
+    rows = _rows(DATA / "router_train.jsonl")
+    with_slots: dict[str, int] = {}
+    for row in rows:
+        text, intent = str(row["text"]), str(row["intent"])
+        words, tags = parse_inline(text)
+        kinds = {tag[2:] for tag in tags if tag != "O"}
+        assert kinds <= VOCABULARY, (text, kinds - VOCABULARY)
+        assert words == parse_inline(build_router.plain_text(text))[0]
+        if kinds:
+            with_slots[intent] = with_slots.get(intent, 0) + 1
+        if "#" in intent:
+            assert len(intent.split("#")) == 2
+            assert set(intent.split("#")) <= set(TOOL_NAMES)
+        elif intent == "oos":
+            assert not kinds  # the cloud's queries are not the tools' arguments
+    counts = {i: sum(str(r["intent"]) == i for r in rows) for i in TOOL_NAMES}
+    for tool in TOOL_NAMES:
+        assert with_slots.get(tool, 0) >= 0.85 * counts[tool], tool
+
+
+def test_frozen_trainer_reads_the_words_and_compounds_as_oos() -> None:
+    examples = build_router.frozen_examples(DATA / "router_val.jsonl")
+    rows = _rows(DATA / "router_val.jsonl")
+    assert len(examples) == len(rows)
+    assert not any("[" in e.text or "]" in e.text for e in examples)
+    for example, row in zip(examples, rows, strict=True):
+        want = "oos" if "#" in str(row["intent"]) else row["intent"]
+        assert example.intent == want
+
+
+def test_generator_is_deterministic() -> None:
+    generator = _script("build_router_data")
+    first = generator.build(7, 12)
+    assert first == generator.build(7, 12)
+    assert first != generator.build(8, 12)
