@@ -15,9 +15,12 @@ fallback. A router trained on your own intents can carry your own tools
 (``Router.load(dir, tools=[...])``, see ``edge_agent.tools.user``): an intent named like
 one of them runs it, with arguments read by the schema-driven readers of
 ``edge_agent.arguments.schema``. A joint intent + slot model (``edge_agent.slu``,
-trained on data with slots) replaces gates 3 and 4 for your tools: it finds every
-request of a compound query and each one's slots, and the arguments come from the slots
-(``edge_agent.arguments.slots``); the decision then lists every call in ``calls``.
+trained on data with slots) replaces gates 3 and 4: it finds every request of a compound
+query and each one's slots, and the arguments come from the slots
+(``edge_agent.arguments.slots`` for your tools, ``edge_agent.arguments.builtin_slots``
+for the built-in ones, the readers over the request's words standing in only where that
+module says); the decision then lists every call in ``calls``. The frozen-heads router
+(intents only) keeps gates 3 and 4 as they are.
 ``decide`` is pure (no I/O after loading) and fast, so
 the cloud's planner can reuse it on each clause of a compound query.
 
@@ -39,7 +42,7 @@ from edge_agent.arguments import extract_arguments
 from edge_agent.cities import other_place, region_in, strip_qualifiers
 from edge_agent.errors import ModelFilesError
 from edge_agent.settings import Settings, complete_arguments
-from edge_agent.structure import compound_reason
+from edge_agent.structure import compound_reason, request_reason
 from edge_agent.tools import SIDE_EFFECT_TOOLS, TOOL_NAMES
 
 if TYPE_CHECKING:
@@ -278,8 +281,9 @@ class Router:
         intent: str,
     ) -> RouteDecision:
         """The decision of a joint intent + slot model: every request it found, each
-        with its tool and its arguments (from the slots for your tools, from the
-        readers on the request's own words for the built-in ones)."""
+        with its tool and its arguments from its slots (``edge_agent.arguments.slots``
+        for your tools, ``edge_agent.arguments.builtin_slots`` for the built-in ones)."""
+        from edge_agent.arguments.builtin_slots import builtin_from_slots
         from edge_agent.arguments.slots import fill_from_slots
 
         def cloud(reason: str) -> RouteDecision:
@@ -311,13 +315,13 @@ class Router:
             text = str(part.text) if len(parts) > 1 else query
             if name in PLACE_TOOLS and (place := _another_place(text, text)) is not None:
                 return cloud(f"{place} is not a city the device knows")
-            structural = compound_reason(strip_qualifiers(text), name)
+            structural = request_reason(strip_qualifiers(text), name)
             if structural is not None:
                 return cloud(structural)
-            arguments = complete_arguments(self.home, name, text, extract_arguments(name, text))
-            if arguments is None:
-                return cloud(f"cannot fill {name} arguments")
-            calls.append(ToolCall(name, arguments))
+            filled = builtin_from_slots(name, part.slots, text, self.home)
+            if filled.arguments is None:
+                return cloud(f"cannot fill {name} arguments: {filled.reason}")
+            calls.append(ToolCall(name, filled.arguments))
         if not calls:
             return cloud("no request the device can run")
         first = calls[0]

@@ -6,6 +6,12 @@ tool to it. These checks split the query at its joiners and look for a second re
 that starts a new clause, and for the words of comparison and advice that make a
 weather or time query the cloud's ("warmer than", "should I", "difference between").
 They are rules about English, written from the tool descriptions, not from any eval set.
+
+They serve the frozen-heads router, which reads intents only. A joint intent + slot model
+finds every request of an utterance and which words belong to which (issue 11): with it
+the router takes the compound structure from the model and keeps only the checks that are
+about one request, not about how many there are (:func:`request_reason`: a condition or
+schedule on a device command, a comparison or advice around a lookup).
 """
 
 from __future__ import annotations
@@ -226,6 +232,17 @@ def compound_reason(text: str, intent: str) -> str | None:
         return f"no {intent} subject in the query"
     if second_request(text, intent):
         return "compound: a second request follows the first"
+    if needs_reasoning(text, intent):
+        return "needs reasoning: comparison or advice on top of the tool"
+    return None
+
+
+def request_reason(text: str, intent: str) -> str | None:
+    """Why one request the joint model found is not one plain tool call (a scheduled or
+    conditional device command, a comparison or advice), or None. How many requests the
+    utterance holds is the model's to say, not this module's."""
+    if intent == "device_control" and _CONDITIONAL.search(_POLITE_CONDITIONS.sub(" ", text)):
+        return "conditional or scheduled device command"
     if needs_reasoning(text, intent):
         return "needs reasoning: comparison or advice on top of the tool"
     return None

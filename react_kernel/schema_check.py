@@ -67,6 +67,12 @@ class _Unsupported(Exception):
     """The schema uses something the fast check does not handle."""
 
 
+def _keywords(schema: dict[str, Any]) -> set[str]:
+    """The schema's keywords without the ``x-`` extensions (annotations to a validator,
+    such as ``x-edgeloop-slots``)."""
+    return {k for k in schema if not (isinstance(k, str) and k.startswith("x-"))}
+
+
 def compile_fast_check(schema: Any) -> FastCheck | None:
     """A predicate that is True only for instances ``schema`` surely accepts (or None)."""
     try:
@@ -124,7 +130,7 @@ def _count(schema: dict[str, Any], key: str) -> int | None:
 def _compile(schema: Any) -> FastCheck:
     if schema is True or schema == {}:
         return _always
-    if not isinstance(schema, dict) or not set(schema) <= _SUPPORTED:
+    if not isinstance(schema, dict) or not _keywords(schema) <= _SUPPORTED:
         raise _Unsupported("keyword")
     checks: list[FastCheck] = []
 
@@ -331,7 +337,7 @@ def surely_valid_schema(schema: Any, _depth: int = 0) -> bool:
                 return False
             if not all(surely_valid_schema(sub, _depth + 1) for sub in value):
                 return False
-        else:
+        elif not (isinstance(key, str) and key.startswith("x-")):
             ok = _KEYWORD_OK.get(key)
             if ok is None or not ok(value):
                 return False

@@ -41,7 +41,18 @@ _names(DEVICE_NAMES, "tv", "tv", "t.v.", "t.v", "telly", "television", "tele",
        "televison", "the box", "smart tv", "tv set", "teevee")  # fmt: skip
 _names(DEVICE_NAMES, "speaker", "speaker", "speakers", "music", "stereo", "sound system",
        "smart speaker", "sonos", "soundbar", "sound bar", "speeker", "volume",
-       "the music", "audio", "radio", "hifi", "hi-fi")  # fmt: skip
+       "the music", "audio", "radio", "hifi", "hi-fi", "sound", "the sound",
+       "the volume")  # fmt: skip
+_names(DEVICE_NAMES, "plug", "plug", "plugs", "smart plug", "smart plugs", "socket",
+       "sockets", "smart socket", "plug socket", "power socket", "wall socket", "outlet",
+       "smart outlet", "power outlet", "wemo", "wemo plug", "wemo socket",
+       "wemo plug socket", "smart plug socket")  # fmt: skip
+_names(DEVICE_NAMES, "vacuum", "vacuum", "vacuum cleaner", "robot vacuum",
+       "robot vacuum cleaner", "robot cleaner", "robovac", "roomba", "hoover", "vac",
+       "the cleaning", "cleaning robot", "robot hoover")  # fmt: skip
+_names(DEVICE_NAMES, "coffee_machine", "coffee machine", "coffee maker", "coffee pot",
+       "espresso machine", "coffee", "espresso", "nespresso", "coffeemaker",
+       "coffee_machine")  # fmt: skip
 _names(DEVICE_NAMES, "door_lock", "door lock", "door", "doors", "front door", "back door",
        "deadbolt", "lock", "locks", "smart lock", "door_lock", "main door", "entrance door",
        "side door", "front-door", "doorlock", "the locks")  # fmt: skip
@@ -112,7 +123,36 @@ def _has(text: str, phrases: tuple[str, ...]) -> bool:
     return any(f" {p} " in padded for p in phrases)
 
 
+_LOUDER = ("volume up", "turn up", "turn it up", "louder", "increase", "raise", "up the",
+           "pump up", "crank up", "boost", "higher", "bump up", "sound up", "up")  # fmt: skip
+_QUIETER = ("volume down", "turn down", "turn it down", "quieter", "lower", "decrease",
+            "reduce", "softer", "down", "less loud", "sound down")  # fmt: skip
+_MUTE = ("mute", "silence", "silent")
+_UNMUTE = ("unmute", "un mute")
+_BREW = ("make", "brew", "prepare", "pour", "get")
+
+
+def _volume_action(joined: str, value: float | None) -> str | None:
+    """volume_up / volume_down / mute / unmute for a speaker or TV, from the words."""
+    if _has(joined, _UNMUTE):
+        return "unmute"
+    if _has(joined, _MUTE):
+        return "mute"
+    if value is not None and _has(joined, ("to", "at", "set", "%", "percent")):
+        return None  # "volume to 30": set, read by the general rule
+    up, down = _has(joined, _LOUDER), _has(joined, _QUIETER)
+    if up != down:
+        return "volume_up" if up else "volume_down"
+    return None
+
+
 def _action(joined: str, tokens: list[str], device: str, value: float | None) -> str | None:
+    if device in ("speaker", "tv"):
+        volume = _volume_action(joined, value)
+        if volume is not None:
+            return volume
+    if device == "coffee_machine" and _has(joined, _BREW) and not _has(joined, _OFF):
+        return "on"
     if device == "door_lock":
         if _has(joined, ("unlock", "unlocked", "unbolt", "open", "let me in", "unlatch")):
             return "unlock"
@@ -148,11 +188,87 @@ def device_arguments(text: str) -> dict[str, Any] | None:
     >>> device_arguments("switch off the lamp in the lounge")
     {'device': 'light', 'action': 'off', 'room': 'living room'}
     """
+    return device_command(text)
+
+
+def device_name(span: str) -> str | None:
+    """The one device a span names ("robot vacuum cleaner" -> vacuum, "lights" -> light),
+    by the vocabulary above; None for none or several.
+
+    >>> device_name("wemo plug socket")
+    'plug'
+    """
+    kinds = {kind for _s, _e, kind in _find_phrases(tokenize(span), DEVICE_NAMES)}
+    if kinds == {"heater", "thermostat"}:
+        kinds = {"thermostat"}
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+def room_name(span: str) -> str | None:
+    """The room a span names, by its everyday names ("lounge" -> living room); a room the
+    vocabulary does not know is kept as said, without articles ("the sunroom" -> sunroom).
+
+    >>> room_name("bed room")
+    'bedroom'
+    """
+    tokens = tokenize(span)
+    rooms = {kind for _s, _e, kind in _find_phrases(tokens, ROOM_NAMES)}
+    if len(rooms) == 1:
+        return rooms.pop()
+    if rooms:
+        return None
+    words = [t for t in tokens if t not in ("the", "my", "our", "in", "of", "room's")]
+    said = " ".join(w for w in words if w.isalpha() or w == "'")
+    return said if 0 < len(said) <= 40 else None
+
+
+def device_command(
+    text: str,
+    *,
+    device: str | None = None,
+    room: str | None = None,
+    value: float | None = None,
+) -> dict[str, Any] | None:
+    """A device command read from ``text``, with what a slot tagger found (``device``,
+    ``room``, ``value``) in place of what the words would give; None when the words name
+    no device (or several), no action the device takes, or a state question."""
     if _STATE_QUESTION.search(text):
         return None  # "is the door locked?" asks about state; it commands nothing
     tokens = tokenize(text)
     joined = " ".join(tokens)
     rooms = _find_phrases(tokens, ROOM_NAMES)
+    if device is None:
+        device = _device_of(tokens, rooms)
+        if device is None:
+            return None
+    if room is None:
+        room_names = {r[2] for r in rooms}
+        if len(room_names) > 1:
+            return None
+        room = next(iter(room_names)) if room_names else None
+    numbers = find_numbers(tokens)
+    if value is None:
+        if len(numbers) > 1:
+            return None
+        value = numbers[-1].value if numbers else None
+    if device == "heater" and value is not None and _has(joined, ("heat", "the heat")):
+        device = "thermostat"
+    action = _action(joined, tokens, device, value)
+    if action is None:
+        return None
+    args: dict[str, Any] = {"device": device, "action": action}
+    if room:
+        args["room"] = room
+    stepped = action in ("volume_up", "volume_down") and _has(joined, ("by",))
+    if value is not None and (action == "set" or stepped):
+        args["value"] = int(value) if float(value).is_integer() else value
+    if check_arguments(args) is not None:
+        return None
+    return args
+
+
+def _device_of(tokens: list[str], rooms: list[tuple[int, int, str]]) -> str | None:
+    """The one device the words name (longest name first), or None."""
     devices = _find_phrases(tokens, DEVICE_NAMES)
     room_spans = {(s, e) for s, e, _ in rooms}
     # A room word inside a device phrase ("living room lamp") is still the room, but a
@@ -162,44 +278,16 @@ def device_arguments(text: str) -> dict[str, Any] | None:
     # "set the heat/temperature to 21" is the thermostat; "the heater" on/off is the heater.
     if kinds == {"heater", "thermostat"}:
         kinds = {"thermostat"}
-    if (
-        "door_lock" in kinds
-        and len(kinds) > 1
-        and any(d[2] == "door_lock" and tokens[d[0]] in ("lock", "locks") for d in devices)
+    for kind, words in (
+        ("door_lock", ("lock", "locks")),
+        ("thermostat", ("temperature", "temp")),
+        ("speaker", ("volume", "sound")),
+        ("coffee_machine", ("coffee", "espresso")),
     ):
-        kinds.discard("door_lock")
-    if (
-        "thermostat" in kinds
-        and len(kinds) > 1
-        and any(d[2] == "thermostat" and tokens[d[0]] in ("temperature", "temp") for d in devices)
-    ):
-        kinds.discard("thermostat")
-    if (
-        "speaker" in kinds
-        and len(kinds) > 1
-        and any(d[2] == "speaker" and tokens[d[0]] == "volume" for d in devices)
-    ):
-        kinds.discard("speaker")
-    if len(kinds) != 1:
-        return None
-    device = next(iter(kinds))
-    room_names = {r[2] for r in rooms}
-    if len(room_names) > 1:
-        return None
-    numbers = find_numbers(tokens)
-    value = numbers[-1].value if numbers else None
-    if len(numbers) > 1:
-        return None
-    if device == "heater" and value is not None and _has(joined, ("heat", "the heat")):
-        device = "thermostat"
-    action = _action(joined, tokens, device, value)
-    if action is None:
-        return None
-    args: dict[str, Any] = {"device": device, "action": action}
-    if room_names:
-        args["room"] = next(iter(room_names))
-    if action == "set" and value is not None:
-        args["value"] = int(value) if float(value).is_integer() else value
-    if check_arguments(args) is not None:
-        return None
-    return args
+        if (
+            kind in kinds
+            and len(kinds) > 1
+            and any(d[2] == kind and tokens[d[0]] in words for d in devices)
+        ):
+            kinds.discard(kind)
+    return next(iter(kinds)) if len(kinds) == 1 else None

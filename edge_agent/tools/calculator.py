@@ -21,7 +21,12 @@ MAX_EXPONENT = 512.0
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "expression": {"type": "string", "minLength": 1, "maxLength": MAX_LENGTH},
+        "expression": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": MAX_LENGTH,
+            "x-edgeloop-slots": ["expression"],
+        },
     },
     "required": ["expression"],
     "additionalProperties": False,

@@ -14,7 +14,14 @@ def input_schema() -> dict[str, Any]:
     """A city from the gazetteer (checked when the tool runs: 32,000 names are no enum)."""
     return {
         "type": "object",
-        "properties": {"city": {"type": "string", "minLength": 1, "maxLength": 80}},
+        "properties": {
+            "city": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 80,
+                "x-edgeloop-slots": ["place_name"],
+            }
+        },
         "required": ["city"],
         "additionalProperties": False,
     }

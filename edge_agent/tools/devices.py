@@ -82,10 +82,17 @@ SENSITIVE: frozenset[tuple[str, str]] = frozenset({("door_lock", "unlock")})
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "device": {"type": "string", "enum": list(DEVICES)},
-        "action": {"type": "string", "enum": list(ACTIONS)},
-        "room": {"type": "string", "minLength": 1, "maxLength": 40},
-        "value": {"type": "number"},
+        "device": {"type": "string", "enum": list(DEVICES), "x-edgeloop-slots": ["device_type"]},
+        # No slot: the action is read from the words of the request (SLURP puts it in
+        # its intent and leaves the words unannotated).
+        "action": {"type": "string", "enum": list(ACTIONS), "x-edgeloop-slots": []},
+        "room": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 40,
+            "x-edgeloop-slots": ["house_place"],
+        },
+        "value": {"type": "number", "x-edgeloop-slots": ["change_amount"]},
     },
     "required": ["device", "action"],
     "additionalProperties": False,

@@ -22,11 +22,22 @@ RESULT_KINDS = frozenset({"note", "answer", "fact"})
 # Facts the device keeps for itself (settings, the forecast cache), not things the user said.
 _MACHINE_FACTS = ("device/", "forecast/")
 
-LIST_NAME: dict[str, Any] = {"type": "string", "minLength": 1, "maxLength": 40}
+LIST_NAME: dict[str, Any] = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": 40,
+    "x-edgeloop-slots": ["list_name"],
+}
+NOTE_TEXT: dict[str, Any] = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": MAX_NOTE,
+    "x-edgeloop-slots": ["note_text"],
+}
 ADD_INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "text": {"type": "string", "minLength": 1, "maxLength": MAX_NOTE},
+        "text": NOTE_TEXT,
         "list": LIST_NAME,
     },
     "required": ["text"],
@@ -35,7 +46,7 @@ ADD_INPUT_SCHEMA: dict[str, Any] = {
 REMOVE_INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "text": {"type": "string", "minLength": 1, "maxLength": MAX_NOTE},
+        "text": NOTE_TEXT,
         "list": LIST_NAME,
     },
     "required": ["text"],
@@ -58,7 +69,12 @@ ADD_OUTPUT_SCHEMA: dict[str, Any] = {
 SEARCH_INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "query": {"type": "string", "minLength": 1, "maxLength": 200},
+        "query": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 200,
+            "x-edgeloop-slots": ["query"],
+        },
         # The same as LIST_NAME, with its type as a list: a model's bare argument
         # ("search_notes[passport]") is the query, the one plain string property.
         "list": {**LIST_NAME, "type": ["string"]},

@@ -24,12 +24,20 @@ MAX_SECONDS = 7 * 24 * 3600
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "seconds": {"type": "integer", "minimum": 1, "maximum": MAX_SECONDS},
+        # A ``time`` span that is a duration fills ``seconds``; one that is a clock time
+        # fills ``at``, with the day of a ``date`` span and the am/pm of a ``timeofday``.
+        "seconds": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": MAX_SECONDS,
+            "x-edgeloop-slots": ["time"],
+        },
         "at": {
             "type": "string",
             "pattern": r"^(\d{4}-\d{2}-\d{2}[T ])?\d{2}:\d{2}(:\d{2})?$",
+            "x-edgeloop-slots": ["time", "date", "timeofday"],
         },
-        "label": {"type": "string", "maxLength": 80},
+        "label": {"type": "string", "maxLength": 80, "x-edgeloop-slots": ["timer_name"]},
     },
     "oneOf": [{"required": ["seconds"]}, {"required": ["at"]}],
     "additionalProperties": False,

@@ -84,9 +84,13 @@ UNIT_NAMES: dict[str, tuple[str, str]] = {
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "value": {"type": "number"},
-        "from_unit": {"type": "string", "enum": list(UNIT_CODES)},
-        "to_unit": {"type": "string", "enum": list(UNIT_CODES)},
+        "value": {"type": "number", "x-edgeloop-slots": ["amount"]},
+        "from_unit": {
+            "type": "string",
+            "enum": list(UNIT_CODES),
+            "x-edgeloop-slots": ["from_unit"],
+        },
+        "to_unit": {"type": "string", "enum": list(UNIT_CODES), "x-edgeloop-slots": ["to_unit"]},
     },
     "required": ["value", "from_unit", "to_unit"],
     "additionalProperties": False,

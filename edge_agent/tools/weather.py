@@ -33,8 +33,18 @@ def input_schema() -> dict[str, Any]:
     return {
         "type": "object",
         "properties": {
-            "city": {"type": "string", "minLength": 1, "maxLength": 80},
-            "day": {"type": "string", "enum": list(DAYS), "default": "today"},
+            "city": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 80,
+                "x-edgeloop-slots": ["place_name"],
+            },
+            "day": {
+                "type": "string",
+                "enum": list(DAYS),
+                "default": "today",
+                "x-edgeloop-slots": ["date", "timeofday"],
+            },
         },
         "required": ["city"],
         "additionalProperties": False,

@@ -1,0 +1,494 @@
+"""The built-in tools' arguments from a joint model's slots.
+
+A joint intent + slot model (``edge_agent.slu``) gives each request of an utterance its
+words and its slots. Each built-in tool's input schema says which slot types feed which
+argument (``x-edgeloop-slots``, the vocabulary of docs/edge.md "Arguments from slots"),
+and here each argument's span is normalised by what the argument is:
+
+==================  ==========================================================
+slot type           argument and normaliser
+==================  ==========================================================
+``place_name``      ``get_weather.city``, ``world_clock.city``: a gazetteer city
+                    (spelling tolerance; "paris texas" is no city the device knows)
+``date``            ``get_weather.day``: today, tomorrow or a weekday; a date the
+                    forecast does not serve ("next week", "the 5th") fills nothing;
+                    ``set_timer.at``: the date of the alarm; ``world_clock``: a date
+                    other than today is the cloud's (the clock tells now)
+``timeofday``       ``set_timer.at`` (am/pm of the clock time), ``get_weather.day``
+``time``            ``set_timer.seconds`` (a duration) or ``set_timer.at`` (a clock
+                    time, its next occurrence unless a ``date`` names the day)
+``device_type``     ``device_control.device`` ("robot vacuum" -> vacuum)
+``house_place``     ``device_control.room`` ("bed room" -> bedroom)
+``change_amount``   ``device_control.value`` ("fifty percent" -> 50)
+``list_name``       ``add_note/search_notes/remove_note.list`` ("shopping list" ->
+                    shopping)
+``note_text``       ``add_note.text``, ``remove_note.text``: the words as said
+``query``           ``search_notes.query``
+``expression``      ``calculator.expression`` (number words read as numbers)
+``amount``,         ``unit_convert.value / from_unit / to_unit``
+``from_unit``,
+``to_unit``
+``timer_name``      ``set_timer.label``
+==================  ==========================================================
+
+The device action (on, off, volume_up...) is no slot: it is read from the words the model
+gave the request, with the device vocabulary of :mod:`edge_agent.arguments.devices`.
+
+**When the model gives no slot for an argument.** A required argument with no usable slot
+sends the query to the cloud with the reason. The readers over the request's own words
+stand in only where they normalise words the user said and the measure showed them add
+no wrong action (:data:`WORD_READERS`): the lookups (calculator, unit_convert,
+get_weather, world_clock, search_notes), which change nothing, and device_control's
+device, room and value, which the vocabulary reads from the words of the request (SLURP
+annotates the device of most light and volume commands nowhere but in its intent). A
+timer, a note or a list item is never read from anything but its slot.
+
+>>> from edge_agent.slu.model import Slot
+>>> builtin_from_slots("device_control", [Slot("house_place", "kitchen", 4, 5)],
+...                    "turn off the lights in kitchen").arguments
+{'device': 'light', 'action': 'off', 'room': 'kitchen'}
+>>> builtin_from_slots("add_note", [], "add milk to the shopping list").reason
+"no 'note_text' slot in the query for the required argument 'text'"
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from datetime import UTC, date, datetime, timedelta, tzinfo
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from edge_agent.arguments.schema import Filled
+from edge_agent.arguments.slots import _merged, clock_time
+
+__all__ = [
+    "SLOT_TYPES",
+    "WORD_READERS",
+    "builtin_from_slots",
+    "slot_date",
+    "slot_day",
+    "slot_duration",
+    "slot_list",
+]
+
+#: The slot types that feed each built-in tool's arguments (the tools' input schemas
+#: carry the same in ``x-edgeloop-slots``; a test keeps the two equal).
+SLOT_TYPES: dict[str, dict[str, list[str]]] = {
+    "calculator": {"expression": ["expression"]},
+    "unit_convert": {"value": ["amount"], "from_unit": ["from_unit"], "to_unit": ["to_unit"]},
+    "get_weather": {"city": ["place_name"], "day": ["date", "timeofday"]},
+    "world_clock": {"city": ["place_name"]},
+    "device_control": {
+        "device": ["device_type"],
+        "room": ["house_place"],
+        "value": ["change_amount"],
+    },
+    "set_timer": {
+        "seconds": ["time"],
+        "at": ["time", "date", "timeofday"],
+        "label": ["timer_name"],
+    },
+    "add_note": {"text": ["note_text"], "list": ["list_name"]},
+    "search_notes": {"query": ["query"], "list": ["list_name"]},
+    "remove_note": {"text": ["note_text"], "list": ["list_name"]},
+}
+
+#: (tool, argument) pairs that the reader over the request's words may fill when the
+#: model gives no slot for them (see the module docstring and docs/edge.md).
+WORD_READERS: frozenset[tuple[str, str]] = frozenset(
+    {
+        ("calculator", "expression"),
+        ("unit_convert", "value"),
+        ("get_weather", "city"),
+        ("get_weather", "day"),
+        ("world_clock", "city"),
+        ("search_notes", "query"),
+        ("device_control", "device"),
+        ("device_control", "room"),
+        ("device_control", "value"),
+    }
+)
+
+_TODAY = re.compile(
+    r"^(?:(?:for|on|in|at|during|by|of|from)\s+)?(?:the\s+)?(?:today'?s?|tonight'?s?|now|"
+    r"right now|currently|at the moment|this (?:morning|afternoon|evening|night)|"
+    r"later(?: on)?(?: today)?|(?:in the|this) (?:morning|afternoon|evening)|"
+    r"(?:morning|afternoon|evening|night|tonight|day))$"
+)
+_TOMORROW = re.compile(
+    r"^(?:(?:for|on|by)\s+)?(?:tomorrow|tomorow|tommorow|tommorrow|tmrw|tmr)'?s?"
+    r"(?:\s+(?:morning|afternoon|evening|night))?$"
+)
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_WEEKDAY = re.compile(
+    r"^(?:(?:on|for|by|this|this coming|coming)\s+)*(?P<day>" + "|".join(_WEEKDAYS) + r")s?"
+    r"(?:\s+(?:morning|afternoon|evening|night))?$"
+)
+_PM_TIMES = ("afternoon", "evening", "tonight", "night")
+
+
+def _said(span: str) -> str:
+    return " ".join(re.sub(r"[^\w' ]+", " ", span.lower()).split())
+
+
+def slot_day(spans: Sequence[str]) -> str | None:
+    """The forecast day (today, tomorrow, a weekday) that the ``date`` / ``timeofday``
+    spans name together; None for anything else, so a date the forecast cannot serve is
+    never read as today.
+
+    >>> slot_day(["tomorrow", "morning"]), slot_day(["friday"]), slot_day(["next week"])
+    ('tomorrow', 'friday', None)
+    """
+    days: set[str] = set()
+    for span in spans:
+        said = _said(span)
+        if _TOMORROW.match(said):
+            days.add("tomorrow")
+        elif match := _WEEKDAY.match(said):
+            days.add(match.group("day"))
+        elif _TODAY.match(said):
+            days.add("today")
+        else:
+            return None
+    if len(days - {"today"}) > 1:
+        return None
+    return (days - {"today"}).pop() if days - {"today"} else ("today" if days else None)
+
+
+def slot_date(spans: Sequence[str], today: date) -> date | None:
+    """The calendar date that ``date`` spans name, from ``today``: today, tomorrow or the
+    next such weekday (today's weekday is today); None for anything else."""
+    day = slot_day(spans)
+    if day is None:
+        return None
+    if day == "today":
+        return today
+    if day == "tomorrow":
+        return today + timedelta(days=1)
+    return today + timedelta(days=(_WEEKDAYS.index(day) - today.weekday()) % 7)
+
+
+_DURATION_WORDS = re.compile(
+    r"\b(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|half an hour|quarter of an hour|"
+    r"an hour|a minute|a second|days?)\b"
+)
+_CLOCK_WORDS = re.compile(r"\b(?:am|pm|a m|p m|o'?clock|noon|midday|midnight|past|to)\b|:")
+
+
+def slot_duration(span: str) -> int | None:
+    """Seconds for a ``time`` span that is a duration ("ten minutes", "half an hour",
+    "five minutes from now"); None for a clock time ("five thirty", "one pm").
+
+    >>> slot_duration("half an hour"), slot_duration("six am")
+    (1800, None)
+    """
+    from edge_agent.arguments.durations import parse_duration
+
+    said = _said(span)
+    if not _DURATION_WORDS.search(said) or _CLOCK_WORDS.search(said):
+        return None
+    return parse_duration(said)
+
+
+def slot_list(span: str) -> str | None:
+    """A list's name as kept ("my shopping list" -> shopping, "to do" -> to do)."""
+    from edge_agent.tools.notes import list_name
+
+    name = list_name(_said(span))
+    return name if 0 < len(name) <= 40 else None
+
+
+def _clock(time_span: str, timeofday: Sequence[str]) -> str | None:
+    """ "HH:MM" for a clock-time span, its am/pm from a ``timeofday`` span when it has
+    none of its own ("five" + "evening" -> 17:00)."""
+    said = _said(time_span)
+    said = re.sub(r"^(?:at|for|by)\s+", "", said)
+    if timeofday and not re.search(r"\b(?:am|pm|a m|p m)\b", said):
+        part = _said(" ".join(timeofday))
+        if any(word in part for word in _PM_TIMES):
+            said += " pm"
+        elif "morning" in part:
+            said += " am"
+        elif part:
+            return None
+    return clock_time(said)
+
+
+class _Request:
+    """One request's slots by type, and its words."""
+
+    def __init__(self, tool: str, slots: Sequence[Any], words: str) -> None:
+        self.tool = tool
+        self.slots = _merged(slots)
+        self.words = words
+
+    def spans(self, *types: str) -> list[str]:
+        return [str(s.value) for s in self.slots if s.type in types]
+
+    def reader_may(self, argument: str) -> bool:
+        return (self.tool, argument) in WORD_READERS
+
+
+def _missing(kinds: str, argument: str) -> Filled:
+    return Filled(None, f"no '{kinds}' slot in the query for the required argument '{argument}'")
+
+
+def _one(request: _Request, kind: str, argument: str) -> tuple[str | None, Filled | None]:
+    """The one span of ``kind`` (None when there is none), or a refusal for several."""
+    spans = request.spans(kind)
+    if len(spans) > 1:
+        listed = ", ".join(repr(s) for s in spans)
+        return None, Filled(None, f"several values for {argument!r} ({listed}): which is a guess")
+    return (spans[0] if spans else None), None
+
+
+def _calculator(request: _Request, _home: Any, _now: datetime) -> Filled:
+    from edge_agent.arguments.expressions import calculator_expression
+
+    span, refusal = _one(request, "expression", "expression")
+    if refusal is not None:
+        return refusal
+    if span is None:
+        if not request.reader_may("expression"):
+            return _missing("expression", "expression")
+        span = request.words
+    expression = calculator_expression(span)
+    if expression is None:
+        return Filled(None, f"{span!r} is no arithmetic the calculator reads")
+    return Filled({"expression": expression})
+
+
+def _unit_convert(request: _Request, _home: Any, _now: datetime) -> Filled:
+    from edge_agent.arguments.units import unit_arguments
+
+    amount, from_unit, to_unit = (request.spans(k) for k in ("amount", "from_unit", "to_unit"))
+    if len(amount) == len(from_unit) == len(to_unit) == 1:
+        text = f"convert {amount[0]} {from_unit[0]} to {to_unit[0]}"
+    elif request.reader_may("value"):
+        text = request.words
+    else:
+        return _missing("amount", "value")
+    args = unit_arguments(text)
+    if args is None:
+        return Filled(None, f"no conversion read from {text!r}")
+    value = float(args["value"])  # type: ignore[arg-type]
+    args["value"] = int(value) if value.is_integer() else value
+    return Filled(args)
+
+
+def _city(request: _Request, home: Any) -> Filled:
+    """``{"city": ...}`` from the place_name slot, else the words, else the home city."""
+    from edge_agent.arguments.places import one_city
+    from edge_agent.cities import other_place, resolve_city, strip_qualifiers
+
+    span, refusal = _one(request, "place_name", "city")
+    if refusal is not None:
+        return refusal
+    if span is not None:
+        if other_place(span) is not None:
+            return Filled(None, f"{span} is not a city the device knows")
+        city = one_city(span) or resolve_city(strip_qualifiers(span))
+        if city is None:
+            return Filled(None, f"{span!r} is not a city the device knows")
+        return Filled({"city": city})
+    if request.reader_may("city"):
+        from edge_agent.settings import _names_a_place
+
+        city = one_city(request.words)
+        if city is not None:
+            return Filled({"city": city})
+        if _names_a_place(request.words):
+            return Filled(None, "the query names a place that is no city the device knows")
+    home_city = getattr(home, "home_city", None)
+    if home_city:
+        return Filled({"city": home_city})
+    return Filled(None, "no 'place_name' slot and no home city (edge-agent config set home_city)")
+
+
+def _weather(request: _Request, home: Any, _now: datetime) -> Filled:
+    from edge_agent.arguments.places import weather_day
+
+    spans = request.spans("date", "timeofday")
+    if spans:
+        day = slot_day(spans)
+        if day is None:
+            return Filled(None, f"no forecast on the device for {' '.join(spans)!r}")
+    elif request.reader_may("day"):
+        day = weather_day(request.words)
+        if day is None:
+            return Filled(None, "the query names a day the forecast does not serve")
+    else:
+        day = "today"
+    city = _city(request, home)
+    if city.arguments is None:
+        return city
+    return Filled({**city.arguments, "day": day})
+
+
+def _world_clock(request: _Request, home: Any, _now: datetime) -> Filled:
+    dates = request.spans("date")
+    if dates and slot_day(dates) != "today":
+        return Filled(None, f"the clock tells the time now, not on {' '.join(dates)!r}")
+    if not dates and request.reader_may("city"):
+        from edge_agent.settings import _names_other_date
+
+        if _names_other_date(request.words):
+            return Filled(None, "the query asks about another date than today")
+    return _city(request, home)
+
+
+def _number(span: str) -> float | None:
+    from edge_agent.arguments.numbers import find_numbers, tokenize
+
+    values = [n.value for n in find_numbers(tokenize(span))]
+    return float(values[0]) if len(values) == 1 else None
+
+
+def _device_control(request: _Request, home: Any, _now: datetime) -> Filled:
+    from edge_agent.arguments.devices import device_command, device_name, room_name
+
+    overrides: dict[str, Any] = {}
+    for argument, kind, normalise in (
+        ("device", "device_type", device_name),
+        ("room", "house_place", room_name),
+        ("value", "change_amount", _number),
+    ):
+        span, refusal = _one(request, kind, argument)
+        if refusal is not None:
+            return refusal
+        if span is None:
+            if argument == "device" and not request.reader_may("device"):
+                return _missing(kind, argument)
+            continue
+        value = normalise(span)
+        if value is None:
+            return Filled(None, f"{span!r} is no {argument} the device knows")
+        overrides[argument] = value
+    words = request.words
+    if not request.reader_may("room") and "room" not in overrides:
+        overrides["room"] = ""
+    if not request.reader_may("value") and "value" not in overrides:
+        from edge_agent.arguments.numbers import normalise_numbers
+
+        words = re.sub(r"\d+(?:\.\d+)?", " ", normalise_numbers(words))
+    args = device_command(words, **overrides)
+    if args is None:
+        return Filled(None, "no device command the device can run read from the request")
+    if home is not None and getattr(home, "default_room", None) and not args.get("room"):
+        args["room"] = home.default_room
+    return Filled(args)
+
+
+def _zone(home: Any) -> tzinfo:
+    zone = getattr(home, "timezone", None)
+    if zone:
+        return ZoneInfo(zone)
+    return datetime.now().astimezone().tzinfo or UTC
+
+
+def _set_timer(request: _Request, home: Any, now: datetime) -> Filled:
+    times = request.spans("time")
+    dates = request.spans("date")
+    timeofday = request.spans("timeofday")
+    label, refusal = _one(request, "timer_name", "label")
+    if refusal is not None:
+        return refusal
+    extra: dict[str, Any] = {"label": " ".join(label.split())} if label else {}
+    if not times:
+        return _missing("time", "seconds' or 'at")
+    if len(times) > 1:
+        listed = ", ".join(repr(s) for s in times)
+        return Filled(None, f"several times ({listed}): which one is a guess")
+    seconds = slot_duration(times[0])
+    if seconds is not None:
+        if dates or timeofday:
+            return Filled(None, f"a duration ({times[0]!r}) with a day: which one is meant")
+        return Filled({"seconds": seconds, **extra})
+    clock = _clock(times[0], timeofday)
+    if clock is None:
+        return Filled(None, f"{times[0]!r} is no clock time or duration")
+    if not dates:
+        return Filled({"at": clock, **extra})
+    day = slot_date(dates, now.astimezone(_zone(home)).date())
+    if day is None:
+        return Filled(None, f"the alarm's day {' '.join(dates)!r} is not one the device sets")
+    return Filled({"at": f"{day.isoformat()}T{clock}", **extra})
+
+
+def _note(request: _Request, _home: Any, _now: datetime) -> Filled:
+    text, refusal = _one(request, "note_text", "text")
+    if refusal is not None:
+        return refusal
+    if text is None:
+        return _missing("note_text", "text")
+    args: dict[str, Any] = {"text": " ".join(text.split())}
+    return _with_list(request, args)
+
+
+def _with_list(request: _Request, args: dict[str, Any]) -> Filled:
+    span, refusal = _one(request, "list_name", "list")
+    if refusal is not None:
+        return refusal
+    if span is not None:
+        name = slot_list(span)
+        if name is None:
+            return Filled(None, f"{span!r} is no list name")
+        args["list"] = name
+    return Filled(args)
+
+
+def _search_notes(request: _Request, _home: Any, _now: datetime) -> Filled:
+    from edge_agent.arguments.free_text import search_query
+
+    query, refusal = _one(request, "query", "query")
+    if refusal is not None:
+        return refusal
+    args: dict[str, Any] = {"query": " ".join(query.split())} if query else {}
+    listed = _with_list(request, args)
+    if listed.arguments is None or listed.arguments:
+        return listed
+    if request.reader_may("query") and (found := search_query(request.words)):
+        return Filled({"query": found})
+    return _missing("query' or 'list_name", "query")
+
+
+_FILLERS: dict[str, Callable[[_Request, Any, datetime], Filled]] = {
+    "calculator": _calculator,
+    "unit_convert": _unit_convert,
+    "get_weather": _weather,
+    "world_clock": _world_clock,
+    "device_control": _device_control,
+    "set_timer": _set_timer,
+    "add_note": _note,
+    "remove_note": _note,
+    "search_notes": _search_notes,
+}
+
+
+def builtin_from_slots(
+    tool: str,
+    slots: Sequence[Any],
+    words: str,
+    home: Any = None,
+    now: datetime | None = None,
+) -> Filled:
+    """``tool``'s arguments from the ``slots`` of one request (objects with ``type``,
+    ``value``, ``start``, ``end``) and the request's ``words``, with the home defaults of
+    ``home`` (``edge_agent.settings.Settings``) and checked against the tool's schema and
+    business rules; or None with the reason."""
+    from edge_agent.arguments import validate_arguments
+
+    filler = _FILLERS.get(tool)
+    if filler is None:
+        return Filled(None, f"{tool!r} is no built-in tool")
+    try:
+        filled = filler(_Request(tool, slots, words), home, now or datetime.now(UTC))
+    except (ValueError, ArithmeticError) as exc:
+        return Filled(None, f"cannot read {tool} arguments: {exc}")
+    if filled.arguments is None:
+        return filled
+    problem = validate_arguments(tool, filled.arguments)
+    if problem is not None:
+        return Filled(None, problem)
+    return filled

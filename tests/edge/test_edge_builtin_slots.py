@@ -1,0 +1,298 @@
+"""The built-in tools' arguments from a joint model's slots (issues 11 and 12).
+
+Each test gives one request's ``Slot`` list and words, as the joint model's decoder
+produces them, and checks what the tool gets, or that the query goes to the cloud with
+the reason (a required argument with no usable slot is never guessed).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from edge_agent.arguments.builtin_slots import (
+    SLOT_TYPES,
+    builtin_from_slots,
+    slot_date,
+    slot_day,
+    slot_duration,
+)
+from edge_agent.arguments.slots import clock_time
+from edge_agent.settings import Settings
+from edge_agent.slu.model import Slot
+from edge_agent.tools import input_schemas
+
+HOME = Settings(home_city="london", default_room="living room")
+NOW = datetime(2026, 12, 1, 20, 0, tzinfo=UTC)  # a Tuesday, 20:00 in London
+
+
+def slots(words: str, **spans: str | list[str]) -> list[Slot]:
+    """Slots at their places in ``words`` (type=span or type=[span, ...])."""
+    tokens = words.split()
+    out = []
+    for kind, value in spans.items():
+        for span in [value] if isinstance(value, str) else value:
+            parts = span.split()
+            start = next(i for i in range(len(tokens)) if tokens[i : i + len(parts)] == parts)
+            out.append(Slot(kind, span, start, start + len(parts)))
+    return out
+
+
+def fill(tool: str, words: str, *, home: Settings | None = HOME, **spans: Any) -> Any:
+    filled = builtin_from_slots(tool, slots(words, **spans), words, home, NOW)
+    return filled.arguments if filled.arguments is not None else ("cloud", filled.reason)
+
+
+def test_every_schema_declares_the_slot_types_that_feed_it() -> None:
+    schemas = input_schemas()
+    for tool, arguments in SLOT_TYPES.items():
+        for argument, kinds in arguments.items():
+            declared = schemas[tool]["properties"][argument]["x-edgeloop-slots"]
+            assert declared == kinds, (tool, argument)
+    assert schemas["device_control"]["properties"]["action"]["x-edgeloop-slots"] == []
+
+
+@pytest.mark.parametrize(
+    ("words", "spans", "expected"),
+    [
+        ("set an alarm for six am", {"time": "six am"}, {"at": "06:00"}),
+        ("wake me up at five thirty", {"time": "five thirty"}, {"at": "05:30"}),
+        (
+            "set an alarm for five o'clock this evening",
+            {"time": "five o'clock", "timeofday": "evening"},
+            {"at": "17:00"},
+        ),
+        (
+            "wake me at seven am tomorrow",
+            {"time": "seven am", "date": "tomorrow"},
+            {"at": "2026-12-02T07:00"},
+        ),
+        (
+            "alarm at nine on friday",
+            {"time": "nine", "date": "friday"},
+            {"at": "2026-12-04T09:00"},
+        ),
+        ("set a timer for ten minutes", {"time": "ten minutes"}, {"seconds": 600}),
+        ("alarm for five minutes from now", {"time": "five minutes from now"}, {"seconds": 300}),
+        (
+            "pasta timer for half an hour",
+            {"time": "half an hour", "timer_name": "pasta"},
+            {"seconds": 1800, "label": "pasta"},
+        ),
+    ],
+)
+def test_set_timer_reads_a_clock_time_or_a_duration(
+    words: str, spans: dict[str, Any], expected: dict[str, Any]
+) -> None:
+    assert fill("set_timer", words, **spans) == expected
+
+
+@pytest.mark.parametrize(
+    ("words", "spans", "reason"),
+    [
+        ("please set my alarm", {}, "no 'time' slot"),
+        ("set an alarm for this morning", {"timeofday": "morning"}, "no 'time' slot"),
+        ("set alarm on may fifth at five pm", {"time": "five pm", "date": "may fifth"}, "day"),
+        ("a timer for ten minutes tomorrow", {"time": "ten minutes", "date": "tomorrow"}, "day"),
+        ("alarm at six and at seven", {"time": ["six", "seven"]}, "several"),
+    ],
+)
+def test_set_timer_never_guesses(words: str, spans: dict[str, Any], reason: str) -> None:
+    # Even where the words hold a duration the reader would find, no slot: no timer.
+    result = fill("set_timer", words, **spans)
+    assert result[0] == "cloud" and reason in result[1]
+
+
+def test_a_timer_without_a_time_slot_is_not_read_from_the_words() -> None:
+    assert fill("set_timer", "set a timer for ten minutes")[0] == "cloud"
+
+
+@pytest.mark.parametrize(
+    ("words", "spans", "expected"),
+    [
+        ("weather in lisbon", {"place_name": "lisbon"}, {"city": "lisbon", "day": "today"}),
+        ("weather in lisbn tomorrow", {"place_name": "lisbn", "date": "tomorrow"},
+         {"city": "lisbon", "day": "tomorrow"}),
+        ("will it rain on friday", {"date": "friday"}, {"city": "london", "day": "friday"}),
+        ("umbrella this afternoon", {"timeofday": "this afternoon"},
+         {"city": "london", "day": "today"}),
+        ("what is it like outside", {}, {"city": "london", "day": "today"}),
+        ("weather in tokyo please", {}, {"city": "tokyo", "day": "today"}),
+    ],
+)  # fmt: skip
+def test_get_weather(words: str, spans: dict[str, Any], expected: dict[str, Any]) -> None:
+    assert fill("get_weather", words, **spans) == expected
+
+
+@pytest.mark.parametrize(
+    ("words", "spans"),
+    [
+        ("will it rain in lisbon next week", {"place_name": "lisbon", "date": "next week"}),
+        ("weather on the 5th", {"date": "the 5th"}),
+        ("weather this week", {"date": "this week"}),
+        ("forecast from monday to friday", {"date": ["monday", "friday"]}),
+        ("weather in paris texas", {"place_name": "paris texas"}),
+        ("weather in mordor", {"place_name": "mordor"}),
+        ("weather in paris and rome", {"place_name": ["paris", "rome"]}),
+    ],
+)
+def test_get_weather_sends_what_it_cannot_serve_to_the_cloud(
+    words: str, spans: dict[str, Any]
+) -> None:
+    assert fill("get_weather", words, **spans)[0] == "cloud"
+
+
+def test_no_place_and_no_home_goes_to_the_cloud() -> None:
+    assert fill("get_weather", "will it rain", home=None)[0] == "cloud"
+    assert fill("world_clock", "what time is it", home=None)[0] == "cloud"
+
+
+def test_world_clock() -> None:
+    assert fill("world_clock", "time in new york", place_name="new york") == {"city": "new york"}
+    assert fill("world_clock", "what time is it") == {"city": "london"}
+    assert fill("world_clock", "what time is it now", date="now") == {"city": "london"}
+    refused = fill("world_clock", "what day is april sixteenth", date="april sixteenth")
+    assert refused[0] == "cloud" and "april sixteenth" in refused[1]
+
+
+@pytest.mark.parametrize(
+    ("words", "spans", "expected"),
+    [
+        ("turn on the robot vacuum cleaner", {"device_type": "robot vacuum cleaner"},
+         {"device": "vacuum", "action": "on"}),
+        ("toggle wemo plug socket on", {"device_type": "wemo plug socket"},
+         {"device": "plug", "action": "on"}),
+        ("turn off the light of my bed room", {"house_place": "bed room"},
+         {"device": "light", "action": "off", "room": "bedroom"}),
+        ("turn off the fan in the master bedroom",
+         {"device_type": "fan", "house_place": "master bedroom"},
+         {"device": "fan", "action": "off", "room": "bedroom"}),
+        ("set the lights to fifty percent", {"change_amount": "fifty percent"},
+         {"device": "light", "action": "set", "value": 50}),
+        ("turn the volume up by ten", {"device_type": "volume", "change_amount": "ten"},
+         {"device": "speaker", "action": "volume_up", "value": 10}),
+        ("lower your volume please", {}, {"device": "speaker", "action": "volume_down"}),
+        ("mute the speakers", {}, {"device": "speaker", "action": "mute"}),
+        ("prepare coffee", {}, {"device": "coffee_machine", "action": "on"}),
+        ("lights off in the sunroom", {"house_place": "sunroom"},
+         {"device": "light", "action": "off", "room": "sunroom"}),
+    ],
+)  # fmt: skip
+def test_device_control(words: str, spans: dict[str, Any], expected: dict[str, Any]) -> None:
+    assert fill("device_control", words, home=None, **spans) == expected
+
+
+def test_device_control_takes_the_default_room_when_none_is_said() -> None:
+    assert fill("device_control", "switch on the lights") == {
+        "device": "light",
+        "action": "on",
+        "room": "living room",
+    }
+
+
+@pytest.mark.parametrize(
+    ("words", "spans"),
+    [
+        ("turn up the lights", {}),  # lights have no relative step: no action to take
+        ("do the thing with the gizmo", {"device_type": "gizmo"}),
+        ("is the door locked", {"device_type": "door"}),
+        ("turn off the lights and the tv", {"device_type": ["lights", "tv"]}),
+        ("set the heater to ninety", {"device_type": "heater", "change_amount": "ninety"}),
+    ],
+)
+def test_device_control_refuses(words: str, spans: dict[str, Any]) -> None:
+    assert fill("device_control", words, **spans)[0] == "cloud"
+
+
+def test_notes_and_lists() -> None:
+    assert fill(
+        "add_note", "add milk to my shopping list", note_text="milk", list_name="shopping"
+    ) == {"text": "milk", "list": "shopping"}
+    assert fill("add_note", "remember locker 214", note_text="locker 214") == {"text": "locker 214"}
+    assert fill(
+        "remove_note", "take eggs off the to do list", note_text="eggs", list_name="to do"
+    ) == {"text": "eggs", "list": "to do"}
+    assert fill("search_notes", "read my shopping list", list_name="shopping") == {
+        "list": "shopping"
+    }
+    assert fill("search_notes", "find my notes on the blue bicycle", query="the blue bicycle") == {
+        "query": "the blue bicycle"
+    }
+
+
+def test_a_note_without_its_text_slot_is_not_written() -> None:
+    result = fill("add_note", "add milk to the grocery list", list_name="grocery")
+    assert result == ("cloud", "no 'note_text' slot in the query for the required argument 'text'")
+
+
+def test_lookups_fall_back_to_the_request_words() -> None:
+    assert fill("calculator", "how much is twelve divided by four") == {"expression": "12 / 4"}
+    assert fill("calculator", "what's 15% of 80", expression="15% of 80") == {
+        "expression": "15 % of 80"
+    }
+    assert fill("unit_convert", "five km in miles", amount="five", from_unit="km",
+                to_unit="miles") == {"value": 5, "from_unit": "km", "to_unit": "mi"}  # fmt: skip
+    assert fill("unit_convert", "how many miles in five kilometers") == {
+        "value": 5,
+        "from_unit": "km",
+        "to_unit": "mi",
+    }
+
+
+# -- the normalisers, over what people say -------------------------------------------------
+
+HOUR_WORDS = [
+    "twelve",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+]
+
+
+@given(st.integers(1, 12), st.sampled_from([0, 15, 30, 45]), st.sampled_from(["am", "pm"]))
+def test_clock_times_read_in_words_and_digits(hour: int, minute: int, half: str) -> None:
+    expected = f"{hour % 12 + (12 if half == 'pm' else 0):02d}:{minute:02d}"
+    digits = f"{hour}:{minute:02d} {half}" if minute else f"{hour} {half}"
+    assert clock_time(digits) == expected
+    said = {0: "", 15: " fifteen", 30: " thirty", 45: " forty five"}[minute]
+    assert clock_time(f"{HOUR_WORDS[hour % 12]}{said} {half}") == expected
+    # A clock time is never a duration.
+    assert slot_duration(digits) is None
+
+
+@given(st.integers(1, 59), st.sampled_from(["minutes", "minute", "mins", "hours", "seconds"]))
+def test_durations_are_read_and_never_taken_for_clock_times(count: int, unit: str) -> None:
+    seconds = slot_duration(f"{count} {unit}")
+    factor = 3600 if unit == "hours" else 1 if unit == "seconds" else 60
+    assert seconds == count * factor
+    assert clock_time(f"{count} {unit}") is None
+
+
+@given(st.integers(0, 365))
+def test_slot_dates_are_within_a_week(offset: int) -> None:
+    today = datetime(2026, 1, 1).date() + timedelta(days=offset)
+    for day in ("today", "tomorrow", "monday", "on friday", "this sunday"):
+        when = slot_date([day], today)
+        assert when is not None and 0 <= (when - today).days <= 6
+    assert slot_date(["next week"], today) is None
+
+
+@pytest.mark.parametrize(
+    "span",
+    ["next week", "the 5th", "december thirteenth", "this week", "the weekend", "in 3 days",
+     "yesterday", "next friday", "friday after next", "march"],
+)  # fmt: skip
+def test_a_day_the_forecast_does_not_serve_is_never_today(span: str) -> None:
+    assert slot_day([span]) is None
