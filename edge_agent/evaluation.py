@@ -5,6 +5,13 @@ each query; nothing with a side effect runs (only the calculator, whose result i
 ``expected_value`` checks). Arguments match by the contract's rules: numbers within
 1e-6, enum and name strings case-insensitively after trimming, free text (``text``,
 ``query``) by token F1 >= 0.6.
+
+A compound request the device runs call by call (a joint model's decision lists them in
+``calls``) is written with ``"calls": [{"tool", "args"}, ...]`` in place of ``tool`` and
+``args``: its tool is right when the multiset of the decision's tools is the expected
+one, its arguments when every call matches one expected call (one to one; a call whose
+expected ``args`` is null matches on its tool alone). Every call is scored, not only the
+first.
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from edge_agent.errors import EvalFileError
-from edge_agent.router import Router
+from edge_agent.router import RouteDecision, Router
 from edge_agent.settings import Settings
 from edge_agent.tools.calculator import CalculatorError, evaluate
 
@@ -38,6 +45,7 @@ class EvalCase:
     tool: str | None
     args: dict[str, Any] | None
     expected_value: float | None
+    calls: tuple[tuple[str, dict[str, Any] | None], ...] = ()
 
 
 @dataclass
@@ -85,7 +93,30 @@ def _parse_line(file: Path, number: int, raw: str) -> EvalCase:
         raise EvalFileError(f"{where}: 'args' must be an object or null")
     if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
         raise EvalFileError(f"{where}: 'expected_value' must be a number or null")
-    return EvalCase(number, query, route, tool, args, None if value is None else float(value))
+    calls = _parse_calls(where, data.get("calls"))
+    if calls and route != "edge":
+        raise EvalFileError(f"{where}: 'calls' is for lines the device runs (route \"edge\")")
+    if calls and tool is None:
+        tool, args = calls[0]
+    return EvalCase(
+        number, query, route, tool, args, None if value is None else float(value), calls
+    )
+
+
+def _parse_calls(where: str, raw: Any) -> tuple[tuple[str, dict[str, Any] | None], ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list) or not raw:
+        raise EvalFileError(f"{where}: 'calls' must be a non-empty list of {{tool, args}}")
+    calls: list[tuple[str, dict[str, Any] | None]] = []
+    for call in raw:
+        if not isinstance(call, dict) or not isinstance(call.get("tool"), str):
+            raise EvalFileError(f"{where}: each call must be an object with a 'tool' string")
+        args = call.get("args")
+        if args is not None and not isinstance(args, dict):
+            raise EvalFileError(f"{where}: a call's 'args' must be an object or null")
+        calls.append((call["tool"], args))
+    return tuple(calls)
 
 
 def _tokens(text: str) -> list[str]:
@@ -165,7 +196,13 @@ def run_eval(router: Router, cases: list[EvalCase], home: Settings | None = None
         if decision.route == "edge":
             kept += 1
             kept_ok += case.route == "edge"
-        right_tool = right_route and decision.tool == case.tool
+        made = _calls_of(decision)
+        if case.calls:
+            right_tool = right_route and sorted(t for t, _ in made) == sorted(
+                t for t, _ in case.calls
+            )
+        else:
+            right_tool = right_route and decision.tool == case.tool and len(made) <= 1
         right_args = True
         if case.route == "cloud":
             cloud_total += 1
@@ -173,7 +210,11 @@ def run_eval(router: Router, cases: list[EvalCase], home: Settings | None = None
         else:
             edge_total += 1
             tool_ok += right_tool
-            if case.args is not None or case.expected_value is not None:
+            if case.calls and any(args is not None for _, args in case.calls):
+                args_total += 1
+                right_args = right_tool and calls_match(case.calls, made)
+                args_ok += right_args
+            elif not case.calls and (case.args is not None or case.expected_value is not None):
                 args_total += 1
                 right_args = right_tool and _args_right(case, decision.arguments)
                 args_ok += right_args
@@ -190,6 +231,14 @@ def run_eval(router: Router, cases: list[EvalCase], home: Settings | None = None
                     "args": decision.arguments,
                     "expected_args": case.args,
                     "reason": decision.reason,
+                    **(
+                        {
+                            "calls": [{"tool": t, "args": a} for t, a in made],
+                            "expected_calls": [{"tool": t, "args": a} for t, a in case.calls],
+                        }
+                        if case.calls or len(made) > 1
+                        else {}
+                    ),
                 }
             )
 
@@ -207,6 +256,34 @@ def run_eval(router: Router, cases: list[EvalCase], home: Settings | None = None
         "p95_ms": round(_percentile(latencies, 0.95), 3),
     }
     return report
+
+
+def _calls_of(decision: RouteDecision) -> list[tuple[str, dict[str, Any] | None]]:
+    """Every call of a decision: its ``calls`` for a compound one, else its one tool."""
+    if decision.route != "edge":
+        return []
+    if decision.calls:
+        return [(c.tool, c.arguments) for c in decision.calls]
+    return [(decision.tool, decision.arguments)] if decision.tool else []
+
+
+def calls_match(
+    expected: tuple[tuple[str, dict[str, Any] | None], ...] | list[Any],
+    made: list[tuple[str, dict[str, Any] | None]],
+) -> bool:
+    """Every call made matches one expected call, one to one (a null ``args`` expects the
+    tool alone)."""
+    if len(expected) != len(made):
+        return False
+    left = list(made)
+    for tool, args in expected:
+        for k, (got_tool, got_args) in enumerate(left):
+            if got_tool == tool and (args is None or args_match(args, got_args)):
+                del left[k]
+                break
+        else:
+            return False
+    return True
 
 
 def _args_right(case: EvalCase, arguments: dict[str, Any] | None) -> bool:

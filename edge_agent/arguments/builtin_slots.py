@@ -396,6 +396,8 @@ def _set_timer(request: _Request, home: Any, now: datetime) -> Filled:
         return refusal
     extra: dict[str, Any] = {"label": " ".join(label.split())} if label else {}
     if not times:
+        if request.reader_may("seconds") and (found := _timer_from_words(request.words)):
+            return Filled({**found, **extra})
         return _missing("time", "seconds' or 'at")
     if len(times) > 1:
         listed = ", ".join(repr(s) for s in times)
@@ -421,9 +423,38 @@ def _note(request: _Request, _home: Any, _now: datetime) -> Filled:
     if refusal is not None:
         return refusal
     if text is None:
+        if request.reader_may("text") and (found := _note_from_words(request)):
+            return Filled(found)
         return _missing("note_text", "text")
     args: dict[str, Any] = {"text": " ".join(text.split())}
     return _with_list(request, args)
+
+
+def _timer_from_words(words: str) -> dict[str, Any] | None:
+    """The readers' timer (a duration, else an alarm's clock time) from the words; only
+    where :data:`WORD_READERS` allows it (not in the shipped policy)."""
+    from edge_agent.arguments.durations import parse_duration
+    from edge_agent.requests import alarm_time
+
+    at = alarm_time(words)
+    if at is not None:
+        return {"at": at}
+    seconds = parse_duration(words)
+    return {"seconds": seconds} if seconds else None
+
+
+def _note_from_words(request: _Request) -> dict[str, Any] | None:
+    """The readers' note or list item from the words (not in the shipped policy)."""
+    from edge_agent.arguments.free_text import note_text
+    from edge_agent.requests import list_request
+
+    listed = list_request(request.words)
+    wanted = "add" if request.tool == "add_note" else "remove"
+    if listed is not None and listed[0] == wanted and listed[1]:
+        return {"text": listed[1], "list": listed[2]}
+    if request.tool == "add_note" and (body := note_text(request.words)):
+        return {"text": body}
+    return None
 
 
 def _with_list(request: _Request, args: dict[str, Any]) -> Filled:
@@ -448,8 +479,18 @@ def _search_notes(request: _Request, _home: Any, _now: datetime) -> Filled:
     listed = _with_list(request, args)
     if listed.arguments is None or listed.arguments:
         return listed
-    if request.reader_may("query") and (found := search_query(request.words)):
-        return Filled({"query": found})
+    if request.reader_may("query"):
+        from edge_agent.requests import list_request
+
+        asked = list_request(request.words)
+        if asked is not None and asked[0] == "read":
+            return Filled({"list": asked[2]})
+        if re.search(r"\blists?\b", request.words, re.IGNORECASE):
+            # "what's on my list": which list is the person's to say, not a search for
+            # the word "list".
+            return Filled(None, "the query asks for a list without naming it")
+        if found := search_query(request.words):
+            return Filled({"query": found})
     return _missing("query' or 'list_name", "query")
 
 

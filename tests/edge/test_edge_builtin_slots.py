@@ -224,6 +224,12 @@ def test_notes_and_lists() -> None:
     }
 
 
+def test_a_list_read_without_slots_names_its_list_or_goes_to_the_cloud() -> None:
+    assert fill("search_notes", "what's on my to do list") == {"list": "to do"}
+    assert fill("search_notes", "check my list")[0] == "cloud"
+    assert fill("search_notes", "what did i write about the boiler") == {"query": "boiler"}
+
+
 def test_a_note_without_its_text_slot_is_not_written() -> None:
     result = fill("add_note", "add milk to the grocery list", list_name="grocery")
     assert result == ("cloud", "no 'note_text' slot in the query for the required argument 'text'")

@@ -10,6 +10,7 @@ import pytest
 from edge_agent.evaluation import (
     EvalFileError,
     args_match,
+    calls_match,
     load_cases,
     run_eval,
     token_f1,
@@ -38,6 +39,10 @@ def line(**fields: object) -> str:
         (line(query="hi", route="moon"), "'route'"),
         (line(query="hi", args=[1]), "'args'"),
         (line(query="hi", expected_value="12"), "'expected_value'"),
+        (line(query="hi", calls=[]), "'calls'"),
+        (line(query="hi", calls=[{"args": {}}]), "'tool'"),
+        (line(query="hi", calls=[{"tool": "add_note", "args": "milk"}]), "'args'"),
+        (line(query="hi", route="cloud", calls=[{"tool": "add_note", "args": None}]), "'calls'"),
     ],
 )
 def test_malformed_line_names_its_number(tmp_path: Path, bad: str, message: str) -> None:
@@ -51,6 +56,15 @@ def test_missing_and_empty_files(tmp_path: Path) -> None:
         load_cases(tmp_path / "nope.jsonl")
     with pytest.raises(EvalFileError, match="no eval lines"):
         load_cases(write(tmp_path, [""]))
+
+
+def test_calls_match_one_to_one() -> None:
+    timer = ("set_timer", {"seconds": 600})
+    light = ("device_control", {"device": "light", "action": "off"})
+    assert calls_match((timer, light), [light, timer])
+    assert calls_match((timer, ("calculator", None)), [timer, ("calculator", {"expression": "1"})])
+    assert not calls_match((timer, light), [timer])
+    assert not calls_match((timer, timer), [timer, ("set_timer", {"seconds": 60})])
 
 
 def test_argument_matching_rules() -> None:
