@@ -372,7 +372,7 @@ def _device_control(request: _Request, home: Any, _now: datetime) -> Filled:
         from edge_agent.arguments.numbers import normalise_numbers
 
         words = re.sub(r"\d+(?:\.\d+)?", " ", normalise_numbers(words))
-    args = device_command(words, **overrides)
+    args = device_command(words, strict=True, **overrides)
     if args is None:
         return Filled(None, "no device command the device can run read from the request")
     if home is not None and getattr(home, "default_room", None) and not args.get("room"):

@@ -228,17 +228,22 @@ def device_command(
     device: str | None = None,
     room: str | None = None,
     value: float | None = None,
+    strict: bool = False,
 ) -> dict[str, Any] | None:
     """A device command read from ``text``, with what a slot tagger found (``device``,
     ``room``, ``value``) in place of what the words would give; None when the words name
-    no device (or several), no action the device takes, or a state question."""
+    no device (or several), no action the device takes, or a state question.
+
+    ``strict`` (the slot path, where no clause rules run): "lock" beside another device
+    is no verb on it but a second request ("turn off the lights and lock the door"), so
+    the words name several devices."""
     if _STATE_QUESTION.search(text):
         return None  # "is the door locked?" asks about state; it commands nothing
     tokens = tokenize(text)
     joined = " ".join(tokens)
     rooms = _find_phrases(tokens, ROOM_NAMES)
     if device is None:
-        device = _device_of(tokens, rooms)
+        device = _device_of(tokens, rooms, strict=strict)
         if device is None:
             return None
     if room is None:
@@ -267,7 +272,9 @@ def device_command(
     return args
 
 
-def _device_of(tokens: list[str], rooms: list[tuple[int, int, str]]) -> str | None:
+def _device_of(
+    tokens: list[str], rooms: list[tuple[int, int, str]], *, strict: bool = False
+) -> str | None:
     """The one device the words name (longest name first), or None."""
     devices = _find_phrases(tokens, DEVICE_NAMES)
     room_spans = {(s, e) for s, e, _ in rooms}
@@ -278,6 +285,8 @@ def _device_of(tokens: list[str], rooms: list[tuple[int, int, str]]) -> str | No
     # "set the heat/temperature to 21" is the thermostat; "the heater" on/off is the heater.
     if kinds == {"heater", "thermostat"}:
         kinds = {"thermostat"}
+    if strict and "door_lock" in kinds and len(kinds) > 1:
+        return None
     for kind, words in (
         ("door_lock", ("lock", "locks")),
         ("thermostat", ("temperature", "temp")),

@@ -201,6 +201,7 @@ def test_device_control_takes_the_default_room_when_none_is_said() -> None:
         ("do the thing with the gizmo", {"device_type": "gizmo"}),
         ("is the door locked", {"device_type": "door"}),
         ("turn off the lights and the tv", {"device_type": ["lights", "tv"]}),
+        ("turn off the kitchen lights and lock the door", {}),  # two requests, one intent
         ("set the heater to ninety", {"device_type": "heater", "change_amount": "ninety"}),
     ],
 )
