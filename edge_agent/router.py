@@ -215,7 +215,8 @@ class Router:
             return cloud(f"low confidence {confidence:.2f} < {bar:.2f} for {intent}")
         parts = getattr(prediction, "parts", None)
         if parts is not None:
-            return self._from_parts(parts, query, plain, confidence, scores, intent)
+            words = tuple(getattr(prediction, "words", ()))
+            return self._from_parts(parts, query, plain, confidence, scores, intent, words)
         if intent == SMALLTALK:
             if smalltalk_kind(query) is None:
                 return cloud("small talk the device has no answer for")
@@ -279,6 +280,7 @@ class Router:
         confidence: float,
         scores: dict[str, float],
         intent: str,
+        words: tuple[str, ...] = (),
     ) -> RouteDecision:
         """The decision of a joint intent + slot model: every request it found, each
         with its tool and its arguments from its slots (``edge_agent.arguments.slots``
@@ -318,7 +320,7 @@ class Router:
             structural = request_reason(strip_qualifiers(text), name)
             if structural is not None:
                 return cloud(structural)
-            filled = builtin_from_slots(name, part.slots, text, self.home)
+            filled = builtin_from_slots(name, part.slots, text, self.home, utterance=words)
             if filled.arguments is None:
                 return cloud(f"cannot fill {name} arguments: {filled.reason}")
             calls.append(ToolCall(name, filled.arguments))

@@ -218,13 +218,29 @@ def _clock(time_span: str, timeofday: Sequence[str]) -> str | None:
 class _Request:
     """One request's slots by type, and its words."""
 
-    def __init__(self, tool: str, slots: Sequence[Any], words: str) -> None:
+    def __init__(
+        self, tool: str, slots: Sequence[Any], words: str, utterance: Sequence[str] = ()
+    ) -> None:
         self.tool = tool
         self.slots = _merged(slots)
         self.words = words
+        self.utterance = list(utterance)
 
     def spans(self, *types: str) -> list[str]:
         return [str(s.value) for s in self.slots if s.type in types]
+
+    def free_text(self, kind: str) -> list[str]:
+        """The spans of a free-text type; several of them (a tagger that broke "Tom
+        prefers tea, not coffee" in two) read as the words from the first to the last,
+        when the utterance's words are known."""
+        found = [s for s in self.slots if s.type == kind]
+        if len(found) < 2 or not self.utterance:
+            return [str(s.value) for s in found]
+        start, end = found[0].start, found[-1].end
+        if not 0 <= start < end <= len(self.utterance):
+            return [str(s.value) for s in found]
+        text = " ".join(self.utterance[start:end])
+        return [re.sub(r"\s+([,.;:!?])", r"\1", text)]
 
     def reader_may(self, argument: str) -> bool:
         return (self.tool, argument) in WORD_READERS
@@ -234,9 +250,12 @@ def _missing(kinds: str, argument: str) -> Filled:
     return Filled(None, f"no '{kinds}' slot in the query for the required argument '{argument}'")
 
 
+_FREE_TEXT = frozenset({"note_text", "query", "timer_name"})
+
+
 def _one(request: _Request, kind: str, argument: str) -> tuple[str | None, Filled | None]:
     """The one span of ``kind`` (None when there is none), or a refusal for several."""
-    spans = request.spans(kind)
+    spans = request.free_text(kind) if kind in _FREE_TEXT else request.spans(kind)
     if len(spans) > 1:
         listed = ", ".join(repr(s) for s in spans)
         return None, Filled(None, f"several values for {argument!r} ({listed}): which is a guess")
@@ -331,9 +350,10 @@ def _world_clock(request: _Request, home: Any, _now: datetime) -> Filled:
     if dates and slot_day(dates) != "today":
         return Filled(None, f"the clock tells the time now, not on {' '.join(dates)!r}")
     if not dates and request.reader_may("city"):
+        from edge_agent.forecast import unserved_day
         from edge_agent.settings import _names_other_date
 
-        if _names_other_date(request.words):
+        if _names_other_date(request.words) or unserved_day(request.words) is not None:
             return Filled(None, "the query asks about another date than today")
     return _city(request, home)
 
@@ -387,6 +407,13 @@ def _zone(home: Any) -> tzinfo:
     return datetime.now().astimezone().tzinfo or UTC
 
 
+_RECURRING = re.compile(
+    r"\b(?:every|each|daily|weekdays|weekends|weekly|on (?:mondays|tuesdays|wednesdays|"
+    r"thursdays|fridays|saturdays|sundays))\b",
+    re.IGNORECASE,
+)
+
+
 def _set_timer(request: _Request, home: Any, now: datetime) -> Filled:
     times = request.spans("time")
     dates = request.spans("date")
@@ -395,6 +422,9 @@ def _set_timer(request: _Request, home: Any, now: datetime) -> Filled:
     if refusal is not None:
         return refusal
     extra: dict[str, Any] = {"label": " ".join(label.split())} if label else {}
+    recurring = _RECURRING.search(" ".join([request.words, *times, *dates, *timeofday]))
+    if recurring is not None:
+        return Filled(None, f"a recurring alarm ({recurring.group(0)!r}) is not one timer")
     if not times:
         if request.reader_may("seconds") and (found := _timer_from_words(request.words)):
             return Filled({**found, **extra})
@@ -418,10 +448,26 @@ def _set_timer(request: _Request, home: Any, now: datetime) -> Filled:
     return Filled({"at": f"{day.isoformat()}T{clock}", **extra})
 
 
+_EMPTY_WORDS = frozenset(
+    "a an the my our your this that these those it them some any of about for on to".split()  # noqa: SIM905
+)
+
+
+def _words_of(span: str | None) -> str | None:
+    """The span as said, or None when it holds no word of its own ("the", "it")."""
+    if span is None:
+        return None
+    said = " ".join(span.split())
+    return said if set(_said(said).split()) - _EMPTY_WORDS else None
+
+
 def _note(request: _Request, _home: Any, _now: datetime) -> Filled:
-    text, refusal = _one(request, "note_text", "text")
+    span, refusal = _one(request, "note_text", "text")
     if refusal is not None:
         return refusal
+    text = _words_of(span)
+    if span is not None and text is None:
+        return Filled(None, f"{span!r} says nothing to write down")
     if text is None:
         if request.reader_may("text") and (found := _note_from_words(request)):
             return Filled(found)
@@ -472,10 +518,13 @@ def _with_list(request: _Request, args: dict[str, Any]) -> Filled:
 def _search_notes(request: _Request, _home: Any, _now: datetime) -> Filled:
     from edge_agent.arguments.free_text import search_query
 
-    query, refusal = _one(request, "query", "query")
+    span, refusal = _one(request, "query", "query")
     if refusal is not None:
         return refusal
-    args: dict[str, Any] = {"query": " ".join(query.split())} if query else {}
+    query = _words_of(span)
+    if span is not None and query is None:
+        return Filled(None, f"{span!r} names nothing to search for")
+    args: dict[str, Any] = {"query": query} if query else {}
     listed = _with_list(request, args)
     if listed.arguments is None or listed.arguments:
         return listed
@@ -513,18 +562,21 @@ def builtin_from_slots(
     words: str,
     home: Any = None,
     now: datetime | None = None,
+    utterance: Sequence[str] = (),
 ) -> Filled:
     """``tool``'s arguments from the ``slots`` of one request (objects with ``type``,
     ``value``, ``start``, ``end``) and the request's ``words``, with the home defaults of
     ``home`` (``edge_agent.settings.Settings``) and checked against the tool's schema and
-    business rules; or None with the reason."""
+    business rules; or None with the reason. ``utterance``: the words the slots' indices
+    point into (the model's ``words``), for free text tagged in several pieces."""
     from edge_agent.arguments import validate_arguments
 
     filler = _FILLERS.get(tool)
     if filler is None:
         return Filled(None, f"{tool!r} is no built-in tool")
     try:
-        filled = filler(_Request(tool, slots, words), home, now or datetime.now(UTC))
+        request = _Request(tool, slots, words, utterance)
+        filled = filler(request, home, now or datetime.now(UTC))
     except (ValueError, ArithmeticError) as exc:
         return Filled(None, f"cannot read {tool} arguments: {exc}")
     if filled.arguments is None:

@@ -246,6 +246,10 @@ def device_command(
         device = _device_of(tokens, rooms, strict=strict)
         if device is None:
             return None
+    elif strict and device_kinds(tokens, rooms, strict=True) - {device}:
+        # The tagger found one device, the words name another too: a second request of
+        # the same intent ("turn off the lights and lock the door"), not one command.
+        return None
     if room is None:
         room_names = {r[2] for r in rooms}
         if len(room_names) > 1:
@@ -276,6 +280,16 @@ def _device_of(
     tokens: list[str], rooms: list[tuple[int, int, str]], *, strict: bool = False
 ) -> str | None:
     """The one device the words name (longest name first), or None."""
+    kinds = device_kinds(tokens, rooms, strict=strict)
+    return next(iter(kinds)) if len(kinds) == 1 else None
+
+
+def device_kinds(
+    tokens: list[str], rooms: list[tuple[int, int, str]], *, strict: bool = False
+) -> set[str]:
+    """Every device the words name, once the words that name a device only beside
+    another are set aside ("the volume of the tv" is the tv); ``strict``: see
+    :func:`device_command`."""
     devices = _find_phrases(tokens, DEVICE_NAMES)
     room_spans = {(s, e) for s, e, _ in rooms}
     # A room word inside a device phrase ("living room lamp") is still the room, but a
@@ -285,18 +299,18 @@ def _device_of(
     # "set the heat/temperature to 21" is the thermostat; "the heater" on/off is the heater.
     if kinds == {"heater", "thermostat"}:
         kinds = {"thermostat"}
-    if strict and "door_lock" in kinds and len(kinds) > 1:
-        return None
     for kind, words in (
         ("door_lock", ("lock", "locks")),
         ("thermostat", ("temperature", "temp")),
         ("speaker", ("volume", "sound")),
         ("coffee_machine", ("coffee", "espresso")),
     ):
+        if strict and kind == "door_lock":
+            continue
         if (
             kind in kinds
             and len(kinds) > 1
             and any(d[2] == kind and tokens[d[0]] in words for d in devices)
         ):
             kinds.discard(kind)
-    return next(iter(kinds)) if len(kinds) == 1 else None
+    return kinds

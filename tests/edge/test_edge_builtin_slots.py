@@ -99,6 +99,8 @@ def test_set_timer_reads_a_clock_time_or_a_duration(
         ("set alarm on may fifth at five pm", {"time": "five pm", "date": "may fifth"}, "day"),
         ("a timer for ten minutes tomorrow", {"time": "ten minutes", "date": "tomorrow"}, "day"),
         ("alarm at six and at seven", {"time": ["six", "seven"]}, "several"),
+        ("wake me up at five am every morning", {"time": "five am"}, "recurring"),
+        ("alarm at seven on weekdays", {"time": "seven", "date": "weekdays"}, "recurring"),
     ],
 )
 def test_set_timer_never_guesses(words: str, spans: dict[str, Any], reason: str) -> None:
@@ -155,6 +157,7 @@ def test_world_clock() -> None:
     assert fill("world_clock", "time in new york", place_name="new york") == {"city": "new york"}
     assert fill("world_clock", "what time is it") == {"city": "london"}
     assert fill("world_clock", "what time is it now", date="now") == {"city": "london"}
+    assert fill("world_clock", "how many weeks are left until christmas")[0] == "cloud"
     refused = fill("world_clock", "what day is april sixteenth", date="april sixteenth")
     assert refused[0] == "cloud" and "april sixteenth" in refused[1]
 
@@ -202,6 +205,11 @@ def test_device_control_takes_the_default_room_when_none_is_said() -> None:
         ("is the door locked", {"device_type": "door"}),
         ("turn off the lights and the tv", {"device_type": ["lights", "tv"]}),
         ("turn off the kitchen lights and lock the door", {}),  # two requests, one intent
+        ("turn off the lights and lock the door", {"device_type": "door"}),
+        (
+            "turn on the bedroom light and set the thermostat to 20",
+            {"device_type": "thermostat", "change_amount": "20"},
+        ),
         ("set the heater to ninety", {"device_type": "heater", "change_amount": "ninety"}),
     ],
 )
@@ -229,6 +237,26 @@ def test_a_list_read_without_slots_names_its_list_or_goes_to_the_cloud() -> None
     assert fill("search_notes", "what's on my to do list") == {"list": "to do"}
     assert fill("search_notes", "check my list")[0] == "cloud"
     assert fill("search_notes", "what did i write about the boiler") == {"query": "boiler"}
+
+
+def test_free_text_tagged_in_pieces_reads_from_the_first_to_the_last() -> None:
+    words = "note that Tom prefers tea , not coffee"
+    pieces = slots(words, note_text=["Tom prefers tea", "coffee"])
+    filled = builtin_from_slots("add_note", pieces, words, None, NOW, utterance=words.split())
+    assert filled.arguments == {"text": "Tom prefers tea, not coffee"}
+    # Without the utterance's words, two pieces are two values: the cloud's.
+    assert builtin_from_slots("add_note", pieces, words, None, NOW).arguments is None
+
+
+def test_a_span_with_no_word_of_its_own_fills_nothing() -> None:
+    assert fill("search_notes", "find my notes about the project", query="the")[0] == "cloud"
+    assert fill("add_note", "note it", note_text="it")[0] == "cloud"
+
+
+def test_the_words_may_name_a_device_beside_the_tagged_one() -> None:
+    assert fill("device_control", "set the ac temperature to 20", home=None,
+                device_type="ac", change_amount="20") == {
+        "device": "ac", "action": "set", "value": 20}  # fmt: skip
 
 
 def test_a_note_without_its_text_slot_is_not_written() -> None:
