@@ -213,6 +213,10 @@ class MemoryDocument:
         self.maps: dict[str, Map[Any]] = {k: self.doc.get(k, type=Map) for k in KINDS}
         self.sys: Map[Any] = self.doc.get(SYS_MAP, type=Map)
         self._nodes: dict[str, dict[str, set[str]]] = {k: {} for k in KINDS}
+        self.client_id = int(self.doc.client_id)
+        # The next Yjs clock of this document's own client: each map set takes one, so
+        # ``put`` knows the id of the item it writes (``sync.entry_update``).
+        self._clock = 0
         self._on_update = on_update
         self._subscription = self.doc.observe(self._updated)
 
@@ -234,6 +238,7 @@ class MemoryDocument:
                 self.doc.apply_update(update)
         finally:
             self._on_update = callback
+        self._clock = decode_state_vector(self.doc.get_state()).get(self.client_id, 0)
         for kind, ymap in self.maps.items():
             nodes = self._nodes[kind] = {}
             for key in list(ymap.keys()):
@@ -271,8 +276,11 @@ class MemoryDocument:
 
     # ---- local writes --------------------------------------------------------------
 
-    def put(self, kind: str, record_id: str, hlc: str, data: dict[str, Any] | None) -> None:
-        """Write this replica's version of a record (None: a tombstone).
+    def put(
+        self, kind: str, record_id: str, hlc: str, data: dict[str, Any] | None
+    ) -> tuple[int, int]:
+        """Write this replica's version of a record (None: a tombstone); return the Yjs
+        id ``(client, clock)`` of the item written.
 
         Call inside ``doc.transaction()`` to batch many writes into one update.
         """
@@ -285,6 +293,9 @@ class MemoryDocument:
             ymap[f"{record_id}{SEPARATOR}{self.node_id}"] = encode_entry(hlc, data)
         nodes.clear()
         nodes.add(self.node_id)
+        item = (self.client_id, self._clock)
+        self._clock += 1
+        return item
 
     # ---- remote updates ------------------------------------------------------------
 
@@ -425,6 +436,7 @@ class MemoryDocument:
             previous = self.sys.get(self.node_id)
             count = int(previous) + 1 if isinstance(previous, str) and previous.isdigit() else 1
             self.sys[self.node_id] = str(count)
+        self._clock += 1
 
     # ---- state ---------------------------------------------------------------------
 

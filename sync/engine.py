@@ -12,12 +12,13 @@ from __future__ import annotations
 import gc
 import itertools
 import os
+import secrets
 import sqlite3
 import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from types import TracebackType
 from typing import Any, Self
 
@@ -32,8 +33,10 @@ from sync.document import (
     MemoryDocument,
     check_id,
     decode_state_vector,
+    encode_entry,
     encode_state_vector,
 )
+from sync.entry_update import MapSet, encode_map_sets
 from sync.errors import InvalidRecordError, InvalidUpdateError, RecordNotFoundError
 from sync.hlc import HybridLogicalClock, decode_hlc
 from sync.ids import json_safe
@@ -161,6 +164,11 @@ class StoreEngine:
         # one (a new map key has no origin to refer to).
         self._doc: MemoryDocument | None = None
         self._scratch: MemoryDocument | None = None
+        # Edits of records whose own item is known (``own_items``) are encoded without
+        # any document (sync.entry_update), as this Yjs client, clock by clock.
+        self._edit_client = secrets.randbits(31) + 1
+        self._edit_clock = 0
+        self._own_items_complete = self._meta("own_items") == "complete"
         self._head = self._log.head()
         if self._head < 0 and self._meta("state_vector") is None:
             with self.db.atomic():  # a new store: its state vector is known, and empty
@@ -321,6 +329,7 @@ class StoreEngine:
             self._depth = 1
             self._captured.clear()
             self._dirty = False
+            edit_clock = self._edit_clock
             try:
                 with self._immediate():
                     self._sync_with_log()
@@ -330,6 +339,9 @@ class StoreEngine:
                         self._set_meta("hlc_high", self.clock.last())
                         self._head = self._log.head()
             except BaseException:
+                # Clocks of the edit client used by the rolled-back update are free again:
+                # a gap would leave every later edit pending in the peers' documents.
+                self._edit_clock = edit_clock
                 if self._dirty or self._captured:
                     self._reload()
                 raise
@@ -348,10 +360,14 @@ class StoreEngine:
         before = self._stored_state()
         if self._doc is not None:
             after: dict[int, int] | None = decode_state_vector(self._doc.state_vector())
-        elif self._scratch is not None and before is not None:
+        elif before is not None:
             after = dict(before)
-            for client, clock in decode_state_vector(self._scratch.state_vector()).items():
-                after[client] = max(after.get(client, 0), clock)
+            if self._scratch is not None:
+                for client, clock in decode_state_vector(self._scratch.state_vector()).items():
+                    after[client] = max(after.get(client, 0), clock)
+            if self._edit_clock:
+                edits = after.get(self._edit_client, 0)
+                after[self._edit_client] = max(edits, self._edit_clock)
         else:
             after = None
         clocks: dict[int, tuple[int, int]] = {}
@@ -516,50 +532,91 @@ class StoreEngine:
             row = build_row(kind, record_id, Entry("0" * 16, self.node_id, clean))
             prepared.append((record_id, clean, row))
         with self._transaction():
-            doc = self._writable(kind, [record_id for record_id, _, _ in prepared])
+            doc, origins = self._writable(kind, [record_id for record_id, _, _ in prepared])
             self._dirty = True
             changes: list[tuple[str, tuple[Any, ...] | None]] = []
-            with doc.doc.transaction():
+            items: list[tuple[str, str, int, int]] = []
+            edits: list[MapSet] = []
+            with nullcontext() if doc is None else doc.doc.transaction():
                 for record_id, clean, row in prepared:
                     hlc = self.clock.now()
-                    doc.put(kind, record_id, hlc, clean)
+                    origin = origins.get(record_id)
+                    if origin is None:
+                        assert doc is not None
+                        client, clock = doc.put(kind, record_id, hlc, clean)
+                    else:
+                        key = f"{record_id}|{self.node_id}"
+                        edits.append(MapSet(kind, key, encode_entry(hlc, clean), origin))
+                        client, clock = self._edit_client, self._edit_clock + len(edits) - 1
+                        origins[record_id] = (client, clock)  # written twice in one call
+                    items.append((kind, record_id, client, clock))
                     changes.append((record_id, None if row is None else (record_id, hlc, *row[2:])))
+            if edits:
+                self._captured.append(encode_map_sets(self._edit_client, self._edit_clock, edits))
+                self._edit_clock += len(edits)
+            self._own(items)
             self._untomb(kind, [record_id for record_id, _, _ in prepared])
             materialise(self.db.conn, kind, changes, self.embedder)
 
-    def _writable(self, kind: str, record_ids: Sequence[str]) -> MemoryDocument:
-        """The document to write these records into (inside a write transaction).
+    def _writable(
+        self, kind: str, record_ids: Sequence[str]
+    ) -> tuple[MemoryDocument | None, dict[str, tuple[int, int]]]:
+        """Where to write these records (inside a write transaction): a document, and the
+        records to encode as edits of their own item instead, with that item's id.
 
-        The scratch document when the whole one is not loaded and this replica holds no
-        entry of any of them (it wrote none, or only in the scratch document): the new
-        entry then has no predecessor to replace, and its update is the same in both.
-        Otherwise the whole document, loaded now. (A peer's entry of such a record stays
-        until the next merge that touches it: it loses to the newer one everywhere.)
+        With the whole document loaded, everything goes there. Otherwise a record this
+        replica wrote before (its item is in ``own_items``) is an edit of that item,
+        encoded without a document (``sync.entry_update``: the new item's origin is the
+        old one, which it deletes, as Yjs itself would write it), and a record this
+        replica never wrote goes into the scratch document: its entry has no predecessor
+        to replace, and its update is the same in both. (A peer's entry of such a record
+        stays until the next merge that touches it: it loses to the newer one
+        everywhere.) In a store whose own items are not all known (one written before
+        schema v7), a record it holds a row or a tombstone of may have an entry of ours
+        of unknown item: the whole document is loaded for it.
         """
         if self._doc is not None:
-            return self._doc
+            return self._doc, {}
         scratch = self._scratch
         unknown = [r for r in record_ids if scratch is None or not scratch.holds(kind, r)]
-        if unknown and self._written_here(kind, unknown):
-            return self.doc
-        if scratch is None:
+        origins = self._own_items(kind, unknown) if unknown else {}
+        rest = [r for r in unknown if r not in origins]
+        if rest and not self._own_items_complete and self._held_here(kind, rest):
+            return self.doc, {}
+        if scratch is None and len(origins) < len(record_ids):
             scratch = self._scratch = MemoryDocument(self.node_id, on_update=self._captured.append)
-        return scratch
+        return scratch, origins
 
-    def _written_here(self, kind: str, record_ids: Sequence[str]) -> bool:
-        """True if this replica holds an entry of its own of any of the records: the
-        winner of a live record (its view row's ``node``) or of a deleted one
-        (``tombstones``)."""
+    def _own_items(self, kind: str, record_ids: Sequence[str]) -> dict[str, tuple[int, int]]:
+        """The Yjs item ``(client, clock)`` of this replica's entry of each record it wrote."""
+        out: dict[str, tuple[int, int]] = {}
+        conn = self.db.conn
+        for i in range(0, len(record_ids), 500):
+            part = record_ids[i : i + 500]
+            marks = ", ".join("?" for _ in part)
+            sql = f"SELECT id, client, clock FROM own_items WHERE kind = ? AND id IN ({marks})"
+            for record_id, client, clock in conn.execute(sql, [kind, *part]):
+                out[str(record_id)] = (int(client), int(clock))
+        return out
+
+    def _own(self, items: Sequence[tuple[str, str, int, int]]) -> None:
+        """Remember the items of the entries this replica just wrote."""
+        self.db.conn.executemany(
+            "INSERT OR REPLACE INTO own_items (kind, id, client, clock) VALUES (?, ?, ?, ?)",
+            items,
+        )
+
+    def _held_here(self, kind: str, record_ids: Sequence[str]) -> bool:
+        """True if this replica holds a row or a tombstone of any of the records."""
         conn = self.db.conn
         for i in range(0, len(record_ids), 500):
             part = record_ids[i : i + 500]
             marks = ", ".join("?" for _ in part)
             sql = (
-                f"SELECT 1 FROM {kind} WHERE node = ? AND id IN ({marks}) UNION ALL"
-                f" SELECT 1 FROM tombstones WHERE kind = ? AND node = ? AND id IN ({marks})"
-                " LIMIT 1"
+                f"SELECT 1 FROM {kind} WHERE id IN ({marks}) UNION ALL"
+                f" SELECT 1 FROM tombstones WHERE kind = ? AND id IN ({marks}) LIMIT 1"
             )
-            if conn.execute(sql, [self.node_id, *part, kind, self.node_id, *part]).fetchone():
+            if conn.execute(sql, [*part, kind, *part]).fetchone():
                 return True
         return False
 
@@ -590,7 +647,8 @@ class StoreEngine:
             self._dirty = True
             self._forgot = True
             hlc = self.clock.now()
-            doc.put(kind, record_id, hlc, None)
+            client, clock = doc.put(kind, record_id, hlc, None)
+            self._own([(kind, record_id, client, clock)])
             self._tomb(kind, record_id, hlc, self.node_id)
             materialise(self.db.conn, kind, [(record_id, None)], self.embedder)
 

@@ -221,6 +221,22 @@ def _v6_update_clocks(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX update_clocks_client_end ON update_clocks (client, end)")
 
 
+def _v7_own_items(db: sqlite_utils.Database) -> None:
+    """Record the Yjs item (client, clock) of this replica's entry of each record it
+    writes, so that an edit can be encoded against it without loading the document
+    (``sync.entry_update``). A store with history written before has entries of its own
+    whose items are unknown (``meta.own_items`` stays unset): it loads the document to
+    edit a record it holds a row or a tombstone of, as before."""
+    db.execute(
+        "CREATE TABLE own_items (kind TEXT NOT NULL, id TEXT NOT NULL, client INTEGER NOT NULL,"
+        " clock INTEGER NOT NULL, PRIMARY KEY (kind, id)) WITHOUT ROWID"
+    )
+    logged = db.execute("SELECT count(*) FROM update_log").fetchone()[0]
+    snapshots = db.execute("SELECT count(*) FROM snapshots").fetchone()[0]
+    if not logged and not snapshots:
+        db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('own_items', 'complete')")
+
+
 MIGRATIONS: list[Migration] = [
     _v1_initial,
     _v2_fts_vocab,
@@ -228,6 +244,7 @@ MIGRATIONS: list[Migration] = [
     _v4_no_notes_time_index,
     _v5_tombstones,
     _v6_update_clocks,
+    _v7_own_items,
 ]
 """Migration ``i`` takes the schema from version ``i`` to ``i + 1``."""
 

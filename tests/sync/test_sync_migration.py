@@ -66,3 +66,27 @@ def test_a_version_4_store_migrates_with_nothing_lost(
         assert peer.document_json() == store.document_json()
         assert peer.search("oat milk") == []
         assert store.search_index_matches() and peer.search_index_matches()
+
+
+def test_a_migrated_store_edits_through_the_document_until_its_items_are_known(
+    tmp_path: Path, make_store: Callable[..., MemoryStore]
+) -> None:
+    # Its entries were written before ``own_items``: their Yjs items are unknown, so the
+    # first edit of each loads the document; later edits are encoded without it.
+    path = tmp_path / "device.db"
+    shutil.copy(V4_STORE, path)
+    with MemoryStore(path) as store:
+        assert store.db.execute("SELECT value FROM meta WHERE key = 'own_items'").fetchone() is None
+        store.set_device_state("light", "kitchen", {"state": "off"})
+        assert store.document_loaded
+    with MemoryStore(path) as store:
+        store.set_device_state("light", "kitchen", {"brightness": 20})
+        assert not store.document_loaded
+        peer = make_store("fresh")
+        sync_stores(store, peer)
+        for replica in (store, peer):
+            assert replica.get_device_state("light", "kitchen") == {
+                "state": "off",
+                "brightness": 20,
+            }
+        assert peer.document_json() == store.document_json()

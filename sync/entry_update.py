@@ -1,0 +1,89 @@
+"""Yjs v1 updates for map-entry writes, encoded without the document.
+
+An edit of a record replaces this replica's entry ``"<id>|<node>"``: in Yjs that is a
+new map item whose left origin is the entry's current item, plus the deletion of that
+item. Both need only the item's id (its Yjs client and clock), which the store keeps
+for the entries it wrote (``own_items``), so an edit need not load the whole document
+to produce the update the document itself would have produced (the bytes are the same:
+``tests/sync/test_sync_entry_update.py``). Encoding follows the Yjs v1 update format
+(lib0 var-uints, ``ContentAny`` strings), as yjs and yrs write it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+_HAS_ORIGIN = 0x80
+_HAS_PARENT_SUB = 0x20
+_CONTENT_ANY = 8
+_ANY_STRING = 119
+_PARENT_IS_ROOT_NAME = 1
+
+
+class MapSet(NamedTuple):
+    """One entry written into a root map: ``origin`` is the ``(client, clock)`` of the
+    item it replaces (None: a key the document does not hold)."""
+
+    root: str
+    key: str
+    value: str
+    origin: tuple[int, int] | None
+
+
+def _varuint(out: bytearray, value: int) -> None:
+    while value >= 0x80:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+
+
+def _string(out: bytearray, text: str) -> None:
+    data = text.encode("utf-8")
+    _varuint(out, len(data))
+    out += data
+
+
+def encode_map_sets(client: int, clock: int, sets: Sequence[MapSet]) -> bytes:
+    """The update of one transaction that writes ``sets`` (in order) as client ``client``
+    from clock ``clock`` on, and deletes each replaced item (its origin)."""
+    out = bytearray()
+    if sets:
+        _varuint(out, 1)  # one client
+        _varuint(out, len(sets))
+        _varuint(out, client)
+        _varuint(out, clock)
+        for item in sets:
+            if item.origin is None:
+                out.append(_HAS_PARENT_SUB | _CONTENT_ANY)
+                _varuint(out, _PARENT_IS_ROOT_NAME)
+                _string(out, item.root)
+                _string(out, item.key)
+            else:
+                # With an origin, the parent and the key come from the origin item.
+                out.append(_HAS_ORIGIN | _HAS_PARENT_SUB | _CONTENT_ANY)
+                _varuint(out, item.origin[0])
+                _varuint(out, item.origin[1])
+            _varuint(out, 1)  # one value
+            out.append(_ANY_STRING)
+            _string(out, item.value)
+    else:
+        _varuint(out, 0)
+    deleted: dict[int, list[int]] = {}
+    for item in sets:
+        if item.origin is not None:
+            deleted.setdefault(item.origin[0], []).append(item.origin[1])
+    _varuint(out, len(deleted))
+    for owner in sorted(deleted):
+        ranges: list[list[int]] = []
+        for at in sorted(set(deleted[owner])):
+            if ranges and ranges[-1][0] + ranges[-1][1] == at:
+                ranges[-1][1] += 1
+            else:
+                ranges.append([at, 1])
+        _varuint(out, owner)
+        _varuint(out, len(ranges))
+        for start, length in ranges:
+            _varuint(out, start)
+            _varuint(out, length)
+    return bytes(out)
