@@ -172,14 +172,43 @@ def eval_command(
     show_failures: bool = typer.Option(
         False, "--failures", help="Also list the lines the planner got wrong (stderr)."
     ),
+    router: str = typer.Option(
+        None,
+        "--router",
+        help="The edge router the planner asks (a model folder; default: the shipped one).",
+    ),
+    split: str = typer.Option(
+        "rules",
+        "--split",
+        help="rules: the clause rules (the default); model: a joint router's parse gives "
+        "the clauses (see docs/cloud.md).",
+    ),
+    home: str = typer.Option(None, "--home", help="Plan as for a device at home in CITY."),
 ) -> None:
     """Run the planner over a compound-query file and print its metrics."""
     from cloud_agent.errors import EvalFileError
     from cloud_agent.evaluation import evaluate
+    from cloud_agent.planner.reasoner import PlannerReasoner, load_edge_router
 
+    if split not in ("model", "rules"):
+        raise fail(f"--split must be model or rules, not {split!r}", 2)
+    settings = None
+    if home:
+        from edge_agent.errors import EdgeError
+        from edge_agent.settings import Settings, check_setting
+
+        try:
+            settings = Settings(home_city=check_setting("home_city", home))
+        except EdgeError as exc:
+            raise fail(str(exc), 2) from None
+    try:
+        edge_router = load_edge_router(router)
+    except LookupError as exc:
+        raise fail(str(exc), 2) from None
+    reasoner = PlannerReasoner(router=edge_router, split_with_model=split == "model", home=settings)
     failures: list[dict[str, object]] = []
     try:
-        metrics = evaluate(file, failures_out=failures)
+        metrics = evaluate(file, reasoner, failures_out=failures)
     except EvalFileError as exc:
         raise fail(str(exc), 2) from None
     if show_failures:

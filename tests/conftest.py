@@ -39,3 +39,28 @@ def cloud_server() -> Iterator[BackgroundServer]:
     server = BackgroundServer(start)
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def builtin_slot_model(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """A small joint intent + slot model trained (for real, a few dozen steps) on the
+    built-in tools' annotated requests (tests/edge/data/builtin_slots.jsonl), once per
+    session; any test that needs a joint router may share it."""
+    from pathlib import Path
+
+    pytest.importorskip("torch", reason="the train extra (torch) trains the slot model")
+    import typer
+    from typer.testing import CliRunner
+
+    from edge_agent.intents.cli import train
+
+    data = Path(__file__).resolve().parent / "edge" / "data" / "builtin_slots.jsonl"
+    trainer = typer.Typer()
+    trainer.command("train")(train)
+    trainer.command("unused")(lambda: None)  # two commands: typer keeps "train" as a name
+    out = tmp_path_factory.mktemp("slu-builtin-shared") / "model"
+    result = CliRunner().invoke(
+        trainer, ["train", "--data", str(data), "--out", str(out), "--epochs", "15", "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    return out

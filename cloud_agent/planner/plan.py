@@ -19,7 +19,7 @@ import re
 from typing import Any
 
 from cloud_agent.planner import interpret as it
-from cloud_agent.planner import places, qualifiers
+from cloud_agent.planner import model_split, places, qualifiers
 from cloud_agent.planner.arguments import (
     NOTE_PREFIX,
     SCALES,
@@ -53,7 +53,14 @@ _ASKS_WEATHER = re.compile(
 _COMPARES = re.compile(r"\b(?:than|or|versus|compared)\b|\w+er\b")
 
 
-def make_plan(query: str, extractor: it.Extractor | None = None, router: Any = None) -> Plan:
+def make_plan(
+    query: str,
+    extractor: it.Extractor | None = None,
+    router: Any = None,
+    *,
+    home: Any = None,
+    split_with_model: bool = False,
+) -> Plan:
     """Plan ``query``: clauses read, carried over, and turned into tool calls.
 
     ``router`` (the edge's ``Router``) reads the clauses that no cue word places: when its
@@ -68,15 +75,33 @@ def make_plan(query: str, extractor: it.Extractor | None = None, router: Any = N
     # "Cairo, Egypt" is Cairo (the comma cuts no clause); "Paris, Texas" is a place of its own.
     qualified = qualifiers.read_qualifiers(query)
     text = normalise(qualified.text)
-    read = _without_chatter([it.read_clause(piece, extractor) for piece in split_clauses(text)])
-    # Places are looked for before the cuts are repaired too: a repair may fold a fragment
-    # into the clause before it ("weather in oslo | and rom tomorrow" keeps only the day).
-    unknown = places.unknown_places(qualified.text, read)
-    clauses = merge_fragments(list(read), extractor)
     plan = Plan(query=query)
-    carry_tools(clauses)
-    if router is not None:
-        _ask_router(router, clauses)
+    parse = model_split.parse_query(router, text) if split_with_model else None
+    if parse is not None and parse.declined is not None:
+        # The device's model sends out of its scope alike what needs open knowledge and
+        # what is one request compared or advised on ("is tokyo warmer than seoul"):
+        # the clause rules tell the two apart (and decline the first).
+        parse = None
+    by_model = parse is not None
+    if parse is not None:
+        try:
+            read = _without_chatter(model_split.model_clauses(parse, extractor, home))
+        except model_split.Disagreement as exc:
+            plan.refusal, plan.refusal_kind = _disagreement_message(exc), NEEDS_LLM
+            return plan
+        unknown = places.unknown_places(qualified.text, read)
+        clauses = list(read)
+        carry_tools(clauses)
+    else:
+        read = _without_chatter([it.read_clause(piece, extractor) for piece in split_clauses(text)])
+        # Places are looked for before the cuts are repaired too: a repair may fold a
+        # fragment into the clause before it ("weather in oslo | and rom tomorrow" keeps
+        # only the day).
+        unknown = places.unknown_places(qualified.text, read)
+        clauses = merge_fragments(list(read), extractor)
+        carry_tools(clauses)
+        if router is not None:
+            _ask_router(router, clauses)
     refusal = _refusal(text, clauses, open_only=True)
     if refusal is None:
         unknown += [p for p in places.unknown_places(qualified.text, clauses) if p not in unknown]
@@ -113,7 +138,14 @@ def make_plan(query: str, extractor: it.Extractor | None = None, router: Any = N
         return plan
     previous: it.Clause | None = None
     for clause in clauses:
-        plan.calls.extend(_calls(clause, previous, clauses, text, extractor))
+        calls = _calls(clause, previous, clauses, text, extractor, home)
+        if calls is None and by_model:
+            # The model found a request the slots and readers cannot fill: half a plan
+            # would drop it silently.
+            plan.refusal, plan.refusal_kind = _unfilled_message(clause), NEEDS_LLM
+            plan.calls = []
+            return plan
+        plan.calls.extend(calls or [])
         previous = clause
     if not plan.calls:
         plan.refusal, plan.refusal_kind = _OPEN_MESSAGE, NEEDS_LLM
@@ -130,6 +162,20 @@ def make_plan(query: str, extractor: it.Extractor | None = None, router: Any = N
         ]
     plan.compare = _comparison(text, plan.calls)
     return plan
+
+
+def _disagreement_message(exc: model_split.Disagreement) -> str:
+    return (
+        f"I read {exc.text!r} as more than a {exc.tool} request and can't tell which "
+        "reading is right: I won't guess."
+    )
+
+
+def _unfilled_message(clause: it.Clause) -> str:
+    return (
+        f"I can't tell what to do for {clause.text!r} with {clause.tool}: I won't guess, "
+        "and half the plan would leave it out."
+    )
 
 
 def _without_repeats(calls: list[PlannedCall]) -> list[PlannedCall]:
@@ -218,7 +264,10 @@ def _calls(
     clauses: list[it.Clause],
     text: str,
     extractor: it.Extractor | None,
-) -> list[PlannedCall]:
+    home: Any = None,
+) -> list[PlannedCall] | None:
+    """The calls of one clause; [] when it asks for none of its own (a statement, a
+    repeat of the reading before), None when it asks for a call that cannot be built."""
     tool = clause.tool
     if tool is None:
         return []  # a statement the clauses after it refer back to
@@ -256,6 +305,11 @@ def _calls(
             cities = [c for c in previous.cities if c not in cities] + cities
         if not cities and previous is not None and previous.tool in NEEDS_CITY:
             cities = previous.cities  # "weather in melbourne today | and tomorrow"
+        home_city = getattr(home, "home_city", None)
+        if not cities and home_city and not clause.refers_back:
+            cities = [home_city]  # no place named or carried: the device's home
+        if not cities:
+            return None
         clause.cities = cities
         if tool == it.CLOCK:
             return [PlannedCall(it.CLOCK, {"city": city}) for city in cities]
@@ -278,9 +332,9 @@ def _calls(
     if clause.args and tool not in NEEDS_CITY:
         return [PlannedCall(tool, dict(clause.args))]  # placed by the edge's router
     if tool == it.DEVICE:
-        return device_call(clause, previous, extractor)
+        return device_call(clause, previous, extractor) or None
     if tool == it.CONVERT:
-        return convert_call(clause, text, extractor, previous)
+        return convert_call(clause, text, extractor, previous) or None
     if tool == it.CALCULATOR:
         return [PlannedCall(it.CALCULATOR, {"expression": expression(clause, previous)})]
     if (
@@ -301,7 +355,7 @@ def _calls(
         return [PlannedCall(tool, {"seconds": f"{PREV}*{factor}"})]
     if args and tool == it.ADD_NOTE and NOTE_PREFIX.match(str(args.get("text", ""))):
         args = own_arguments(tool, str(args["text"])) or args  # "remind me to buy milk"
-    return [PlannedCall(tool, args)] if args else []
+    return [PlannedCall(tool, args)] if args else None
 
 
 _ONLY_COMPARES = re.compile(

@@ -46,9 +46,16 @@ class PlannerReasoner:
         extractor: it.Extractor | None = None,
         on_route: Callable[[str, str], None] | None = None,
         router: Any = None,
+        *,
+        split_with_model: bool = True,
+        home: Any = None,
     ) -> None:
         self._extractor = extractor
         self._router = router
+        # With a joint router, its parse of the query gives the clauses (see
+        # ``cloud_agent.planner.model_split``); False keeps the clause rules.
+        self._split_with_model = split_with_model
+        self._home = home
         self._on_route = on_route
         self._plans: OrderedDict[str, Plan] = OrderedDict()
 
@@ -58,7 +65,13 @@ class PlannerReasoner:
         if found is not None:
             self._plans.move_to_end(query)
             return found
-        plan = make_plan(query, self._extractor, self._router)
+        plan = make_plan(
+            query,
+            self._extractor,
+            self._router,
+            home=self._home,
+            split_with_model=self._split_with_model,
+        )
         if self._on_route is not None:
             if plan.refusal:
                 self._on_route("refuse", "")
@@ -104,14 +117,22 @@ class PlannerReasoner:
         return [_final(compose_answer(plan, done))]
 
 
-def load_edge_router() -> Any:
-    """The edge's shipped router, for clauses no cue word places (None when not built)."""
+def load_edge_router(model_dir: str | None = None) -> Any:
+    """The edge's router (the shipped one, or the one in ``model_dir``): a joint model's
+    parse splits compound queries, an intent model places the clauses no cue word places.
+    None when the shipped router is not built.
+
+    Raises:
+        LookupError: ``model_dir`` holds no router.
+    """
     from edge_agent.errors import ModelFilesError
     from edge_agent.router import Router  # loads onnxruntime: only when asked
 
     try:
-        return Router.load()
-    except ModelFilesError:
+        return Router.load(model_dir)
+    except ModelFilesError as exc:
+        if model_dir is not None:
+            raise LookupError(str(exc)) from exc
         return None
 
 

@@ -1,0 +1,357 @@
+"""A joint intent + slot model's parse of a compound query, as the planner's clauses.
+
+With a joint model (``edge_agent.slu``) as the edge's router, the model decides the
+structure of a query: which requests it holds (its intents), which words belong to each
+and which slots each request has. The planner takes those requests as its clauses and
+fills each call from the request's slots with the device's own slot filling
+(``edge_agent.arguments.builtin_slots``), so the cloud and the device read a request the
+same way. Rules only normalise what the model found:
+
+- The model gives each *intent* its words, so two requests of the same tool ("turn off the
+  tv and lock the door") arrive as one part. A part whose slots name one argument twice
+  (two devices, two places, two times) is cut at the joiner ("and", "then", a comma)
+  between them; what each piece lacks (the action of "turn off the tv, the speaker", the
+  day of "weather in beijing and shanghai tomorrow") is carried over by
+  ``cloud_agent.planner.discourse`` as on the rule path.
+- A piece the slots cannot fill (a reference to an earlier result, "add 3 to that")
+  keeps the model's tool and is built by the planner's own readers of such references.
+
+The model declines (``Parse.declined``) when it reads the query as out of its scope,
+as small talk only, or a request under the router's confidence bar; the planner then
+says why it cannot plan (see ``cloud_agent.planner.plan``).
+
+>>> cut_points(["lights", "off", "and", "tv", "off"], [(0, 1), (3, 4)])
+[2]
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from cloud_agent.planner import interpret as it
+from cloud_agent.planner.clauses import split_clauses
+from cloud_agent.planner.discourse import NEEDS_CITY, merge_fragments
+from edge_agent.arguments.builtin_slots import SLOT_TYPES
+
+__all__ = [
+    "Disagreement",
+    "ModelRequest",
+    "Parse",
+    "Span",
+    "cut_points",
+    "model_clauses",
+    "parse_query",
+]
+
+#: Words that join two requests (the model's own part texts are trimmed of them too).
+JOINERS = frozenset({"and", "then", ",", ";", "also", "plus", "&", "after", "that", "."})
+_CUT_WORDS = frozenset({"and", "then", ",", ";", "also", "plus", "&"})
+SMALLTALK = "smalltalk"
+
+
+@dataclass(frozen=True)
+class Span:
+    """A slot re-indexed to the words of its piece (what ``builtin_from_slots`` reads)."""
+
+    type: str
+    value: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class ModelRequest:
+    """One request the model found (or a piece of one, cut between repeated slots)."""
+
+    tool: str
+    text: str
+    slots: tuple[Any, ...]
+    confidence: float
+    first: bool = True  # the first piece of the model's part (the words naming the tool)
+    start: int = 0  # first word index in the utterance, for ordering
+
+
+@dataclass
+class Parse:
+    """The model's reading of a query: its requests in order, or why it has none."""
+
+    requests: list[ModelRequest] = field(default_factory=list)
+    declined: str | None = None
+    words: tuple[str, ...] = ()
+
+
+def joint_model(router: Any) -> Any:
+    """The router's joint model, or None when it reads intents only (frozen heads)."""
+    model = getattr(router, "model", None)
+    if model is None or not callable(getattr(model, "predict_words", None)):
+        return None
+    if not hasattr(model, "tags"):
+        return None
+    return model
+
+
+def parse_query(router: Any, text: str) -> Parse | None:
+    """The joint model's parse of ``text`` (None: the router has no joint model)."""
+    from edge_agent.slu.data import split_words
+
+    model = joint_model(router)
+    if model is None:
+        return None
+    words = split_words(text)
+    if not words:
+        return Parse(declined="empty query")
+    prediction = model.predict_words(words)
+    parse = Parse(words=tuple(prediction.words))
+    if not prediction.in_scope:
+        parse.declined = "out of the device model's scope"
+        return parse
+    threshold = float(getattr(router, "threshold", 0.5))
+    action_threshold = float(getattr(router, "action_threshold", threshold))
+    from edge_agent.tools import SIDE_EFFECT_TOOLS
+
+    for part in prediction.parts:
+        name = str(part.intent)
+        bar = action_threshold if name in SIDE_EFFECT_TOOLS else threshold
+        if float(part.confidence) < bar:
+            parse.declined = f"low confidence {part.confidence:.2f} for {name}"
+            return parse
+        indices = _part_indices(list(prediction.words), str(part.text), part.slots)
+        if name not in SLOT_TYPES:
+            # Small talk (or an intent with no built-in tool): words the planner reads as
+            # chatter, or declines.
+            start = indices[0] if indices else 0
+            parse.requests.append(
+                ModelRequest(name, str(part.text), (), part.confidence, True, start)
+            )
+            continue
+        parse.requests.extend(_pieces(name, part, indices, list(prediction.words)))
+    parse.requests.sort(key=lambda r: r.start)
+    if all(r.tool not in SLOT_TYPES for r in parse.requests):
+        parse.declined = "no request a tool serves"
+    return parse
+
+
+def _part_indices(words: list[str], text: str, slots: Sequence[Any]) -> list[int]:
+    """The utterance word indices of a part: where its words stand contiguously (the part
+    that covers its slots), else [] (the part's words interleave with another's)."""
+    tokens = text.split(" ")
+    n = len(tokens)
+    found = [i for i in range(len(words) - n + 1) if words[i : i + n] == tokens]
+    starts = [int(s.start) for s in slots]
+    for i in found:
+        if all(i <= s < i + n for s in starts):
+            return list(range(i, i + n))
+    return []
+
+
+def cut_points(words: Sequence[str], spans: Sequence[tuple[int, int]]) -> list[int]:
+    """Where to cut a part whose argument slots repeat: at the first joiner word between
+    two consecutive spans of one type (``spans`` sorted (start, end) word ranges); no cut
+    where no joiner stands between them ("the kitchen bedroom lights")."""
+    cuts: list[int] = []
+    for (_, end), (start, _) in itertools.pairwise(spans):
+        between = [i for i in range(end, start) if words[i].lower() in _CUT_WORDS]
+        if between:
+            cuts.append(between[0])
+    return sorted(set(cuts))
+
+
+def _pieces(name: str, part: Any, indices: list[int], words: list[str]) -> list[ModelRequest]:
+    """The part as one request, or cut in pieces between slots that repeat an argument."""
+    from edge_agent.arguments.slots import _merged
+
+    slots = _merged(list(part.slots))
+    confidence = float(part.confidence)
+    if not indices:
+        start = min((int(s.start) for s in slots), default=0)
+        return [ModelRequest(name, str(part.text), tuple(slots), confidence, True, start)]
+    kinds = {kind for types in SLOT_TYPES[name].values() for kind in types}
+    cuts: set[int] = set()
+    for kind in kinds:
+        same = sorted((int(s.start), int(s.end)) for s in slots if s.type == kind)
+        if len(same) > 1:
+            cuts.update(cut_points(words, same))
+    pieces: list[list[int]] = [[]]
+    for i in indices:
+        if i in cuts:
+            pieces.append([])
+            continue
+        pieces[-1].append(i)
+    out: list[ModelRequest] = []
+    for k, piece in enumerate(p for p in pieces if p):
+        while len(piece) > 1 and words[piece[0]].lower() in JOINERS:
+            piece = piece[1:]
+        while len(piece) > 1 and words[piece[-1]].lower() in JOINERS:
+            piece = piece[:-1]
+        first = piece[0]
+        own = tuple(
+            Span(s.type, s.value, int(s.start) - first, int(s.end) - first)
+            for s in slots
+            if piece[0] <= int(s.start) and int(s.end) <= piece[-1] + 1
+        )
+        text = " ".join(words[i] for i in piece)
+        out.append(ModelRequest(name, text, own, confidence, k == 0, first))
+    return out
+
+
+def model_clauses(parse: Parse, extractor: it.Extractor | None, home: Any) -> list[it.Clause]:
+    """The model's requests as clauses: the model's tool, each call's arguments from the
+    request's slots (the device's slot filling); the words read as on the rule path only
+    for what the discourse carries (places, days, devices, references back)."""
+    from edge_agent.arguments.builtin_slots import builtin_from_slots
+
+    clauses = []
+    for whole in parse.requests:
+        if whole.tool not in SLOT_TYPES:
+            clause = it.read_clause(whole.text, extractor)
+            clause.tool = clause.own_tool = None  # small talk: chatter, or declined
+            clause.args = None
+            clauses.append(clause)
+            continue
+        pieces = _rule_pieces(whole, extractor)
+        if pieces is None:
+            raise Disagreement(whole.text, whole.tool)
+        for request in pieces:
+            clauses.append(_model_clause(request, extractor, home, builtin_from_slots))
+    return clauses
+
+
+class Disagreement(Exception):
+    """The rules read a request of another tool in words the model gave to one tool."""
+
+    def __init__(self, text: str, tool: str) -> None:
+        super().__init__(text)
+        self.text, self.tool = text, tool
+
+
+def _rule_pieces(
+    request: ModelRequest, extractor: it.Extractor | None
+) -> list[ModelRequest] | None:
+    """The model's request, or its pieces where the clause rules read two requests of its
+    tool in it ("turn off the lights and lock the door": one intent, two calls); None
+    when the rules read a request of another tool there (the parse and the rules
+    disagree: the planner declines rather than guess which is right)."""
+    subs = merge_fragments(
+        [it.read_clause(piece, extractor) for piece in split_clauses(request.text)], extractor
+    )
+    if not any(c.own_tool for c in subs) and not _slot_kinds(request) & _argument_kinds(request):
+        # Neither a slot for the tool's arguments nor a word the rules read as a request
+        # ("lock in my answer: b"): the model alone would be a guess.
+        return None
+    cues = {
+        c.own_tool
+        for k, c in enumerate(subs)
+        if c.own_tool is not None and not (k and _works_on_result(c))
+    }
+    if cues - {request.tool}:
+        return None
+    # A request of the tool's own words, or a fragment that names what the tool acts on
+    # or points back ("turn off the tv, | the lights", "turn on the ac | and set it to 22").
+    asks = sum(c.own_tool == request.tool or c.has_entity or c.refers_back for c in subs)
+    from edge_agent.slu.data import split_words
+
+    if not any(k and _works_on_result(c) for k, c in enumerate(subs)) and (
+        len(subs) < 2 or asks < 2
+    ):
+        return [request]
+    pieces = []
+    left = list(request.slots)
+    for k, sub in enumerate(subs):
+        if k and _works_on_result(sub) and sub.own_tool != request.tool:
+            # "convert 10 miles to km | and double it": a step on the result before,
+            # which the planner's reference reading builds.
+            pieces.append(
+                ModelRequest(
+                    str(sub.own_tool), sub.text, (), request.confidence, True, request.start
+                )
+            )
+            continue
+        words = [w.lower() for w in split_words(sub.text)]
+        own = []
+        for slot in list(left):
+            tokens = str(slot.value).lower().split()
+            at = next(
+                (
+                    i
+                    for i in range(len(words) - len(tokens) + 1)
+                    if words[i : i + len(tokens)] == tokens
+                ),
+                None,
+            )
+            if at is not None:
+                own.append(Span(slot.type, str(slot.value), at, at + len(tokens)))
+                left.remove(slot)
+        pieces.append(
+            ModelRequest(
+                request.tool,
+                sub.text,
+                tuple(own),
+                request.confidence,
+                request.first and (k == 0 or sub.own_tool == request.tool),
+                request.start,
+            )
+        )
+    return pieces
+
+
+_ON_RESULT = re.compile(
+    r"^(?:and\s+|then\s+)*(?:times|multiply|multiplied|divide|divided|subtract|minus|plus|add|"
+    r"double|triple|halve|half|square|cube|take\s+away|convert\s+(?:that|it|the\s+(?:result|answer)))\b"
+)
+
+
+def _works_on_result(clause: it.Clause) -> bool:
+    """A calculation or conversion on the result before ("times 2", "double it",
+    "convert that to km"): the planner's reference reading, not a request of its own."""
+    return clause.own_tool in (it.CALCULATOR, it.CONVERT) and bool(
+        clause.refers_back or _ON_RESULT.match(clause.text)
+    )
+
+
+def _slot_kinds(request: ModelRequest) -> set[str]:
+    return {str(s.type) for s in request.slots}
+
+
+def _argument_kinds(request: ModelRequest) -> set[str]:
+    return {k for kinds in SLOT_TYPES.get(request.tool, {}).values() for k in kinds}
+
+
+def _model_clause(
+    request: ModelRequest,
+    extractor: it.Extractor | None,
+    home: Any,
+    builtin_from_slots: Any,
+) -> it.Clause:
+    """One request of the model's as a clause (see ``_model_clauses``)."""
+    clause = it.read_clause(request.text, extractor)
+    cue = clause.own_tool
+    # The home city is the planner's to add once nothing was carried over.
+    filled = builtin_from_slots(
+        request.tool,
+        request.slots,
+        request.text,
+        None if request.tool in NEEDS_CITY else home,
+    )
+    args = filled.arguments
+    if request.first or cue == request.tool or args is not None:
+        clause.tool = request.tool
+        clause.own_tool = request.tool if request.first or cue == request.tool else None
+    else:
+        clause.tool = clause.own_tool = None  # a fragment: the discourse carries a tool
+    clause.args = None
+    if args is not None and request.tool in NEEDS_CITY:
+        kinds = {s.type for s in request.slots}
+        # The slot's place first; places and days the gazetteer and the day reader
+        # find in the request's own words too ("in moscow or stockholm tomorrow": the
+        # tagger may mark one of a list).
+        if "place_name" in kinds:
+            clause.cities = list(dict.fromkeys([str(args["city"]), *clause.cities]))
+        if request.tool == it.WEATHER and kinds & {"date", "timeofday"}:
+            clause.days = list(dict.fromkeys([str(args["day"]), *clause.days]))
+    elif args is not None:
+        clause.args = dict(args)
+    return clause
