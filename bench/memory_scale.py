@@ -6,6 +6,9 @@ receipts, about one note in ten, written over three years), prints:
 - a cold ``edge-agent ask`` (a new process, as a user runs it) of a calculator query and
   of a note search: wall time, CPU time and peak RSS (median of ``--repeat`` runs each);
 - the store's open time (``MemoryStore(path)``, in process, median of 5);
+- a cold edit (a new process that opens the store and edits the newest note, as an
+  ``ask`` that updates a record does): wall time, peak RSS, and whether it had to load
+  the CRDT document (it does not when the note's own Yjs item is known: schema v7);
 - an incremental sync of 100 new records per side (device and cloud replicas that share
   the memory, each then writing 100 records): time and bytes both ways, against the JSON
   of the 200 records. Measured twice: ``warm``, on stores whose documents are already in
@@ -50,7 +53,7 @@ from sync.retention import DEVICE_HISTORY_DAYS
 from sync.views import iso
 
 ROOT = Path(__file__).resolve().parent.parent
-CACHE = Path(tempfile.gettempdir()) / "edgeloop-memory-scale" / "v2"
+CACHE = Path(tempfile.gettempdir()) / "edgeloop-memory-scale" / "v3"  # v3: own_items
 CALCULATOR = "what's 15% of 80"
 SEARCH = "what did i note about the blue bicycle"
 YEARS = 3
@@ -230,6 +233,40 @@ def run_measured(arguments: list[str]) -> tuple[float, float, str, float]:
     return wall, int(kb) / 1024, lines[-1] if lines else "", float(cpu)
 
 
+# A cold edit: open the store, edit the newest note, report (wall s, peak RSS kB, loaded).
+_EDIT = """
+import sys, time
+started = time.perf_counter()
+from sync import MemoryStore
+store = MemoryStore(sys.argv[1])
+row = store.db.execute("SELECT id FROM notes ORDER BY id DESC LIMIT 1").fetchone()
+if row is not None:
+    store.update_note(row[0], "the blue bicycle lock code changed")
+loaded = store.document_loaded
+store.close()
+wall = time.perf_counter() - started
+hwm = next(l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM:'))
+print(wall, hwm, int(loaded))
+"""
+
+
+def cold_edits(memory: Path, repeat: int) -> tuple[float, float, bool]:
+    """Median wall seconds, peak RSS (MB) and whether the document was loaded, of
+    ``repeat`` cold processes that each edit the newest note."""
+    runs = []
+    for _ in range(repeat):
+        done = subprocess.run(
+            [sys.executable, "-c", _EDIT, str(memory)], capture_output=True, check=True
+        )
+        wall, kb, loaded = done.stdout.decode().split()
+        runs.append((float(wall), int(kb) / 1024, loaded == "1"))
+    return (
+        statistics.median(r[0] for r in runs),
+        max(r[1] for r in runs),
+        any(r[2] for r in runs),
+    )
+
+
 def asks(memory: Path, query: str, repeat: int) -> tuple[float, float, str, float]:
     runs = [run_measured(["ask", query, "--memory", str(memory)]) for _ in range(repeat)]
     return (
@@ -319,6 +356,7 @@ def measure(n: int, repeat: int, rebuild: bool, work: Path) -> dict[str, Any]:
     copy_store(source, memory)
     ask_s, ask_rss, ask_line, ask_cpu = asks(memory, CALCULATOR, repeat)
     search_s, search_rss, search_line, search_cpu = asks(memory, SEARCH, repeat)
+    edit_s, edit_rss, edit_loaded = cold_edits(memory, repeat)
     sync = incremental_sync(source, work, seed=7 + n)
     kept = incremental_sync(retained(n, source), work, seed=11 + n)
     result = {
@@ -329,6 +367,9 @@ def measure(n: int, repeat: int, rebuild: bool, work: Path) -> dict[str, Any]:
         "cold_ask_cpu_s": round(ask_cpu, 3),
         "search_cpu_s": round(search_cpu, 3),
         "open_s": round(open_time(memory), 4),
+        "cold_edit_s": round(edit_s, 3),
+        "cold_edit_rss_mb": round(edit_rss, 1),
+        "cold_edit_loads_document": edit_loaded,
         "incremental_sync_s": round(sync["warm_s"], 4),
         "incremental_sync_bytes": int(sync["warm_bytes"]),
         "incremental_sync_json_bytes": int(sync["json_bytes"]),
@@ -371,7 +412,7 @@ def main() -> None:
     print(
         f"{'records':>9} | {'ask s':>6} | {'ask MB':>6} | {'search s':>8} | {'open ms':>7} |"
         f" {'sync ms warm':>12} | {'bytes / JSON':>12} | {'sync s cold':>11} |"
-        f" {'cold, 90 days':>13} | {'db MB':>7}"
+        f" {'cold, 90 days':>13} | {'edit s (MB)':>12} | {'db MB':>7}"
     )
     for n, r in results.items():
         ratio = r["incremental_sync_bytes"] / r["incremental_sync_json_bytes"]
@@ -380,7 +421,7 @@ def main() -> None:
             f" {r['search_s']:>8.2f} | {r['open_s'] * 1000:>7.1f} |"
             f" {r['incremental_sync_s'] * 1000:>12.1f} | {ratio:>11.2f}x |"
             f" {r['cold_incremental_sync_s']:>11.2f} | {r['retained_cold_sync_s']:>13.2f} |"
-            f" {r['db_mb']:>7.1f}"
+            f" {r['cold_edit_s']:>5.2f} ({r['cold_edit_rss_mb']:>4.0f}) | {r['db_mb']:>7.1f}"
         )
     if base:
         for n, r in results.items():

@@ -114,7 +114,7 @@ def decode_entry(node: str, value: object) -> Entry:
     return _new_entry(Entry, (hlc, node, data))
 
 
-def _decode_entry_of(kind: str, record_id: str, node: str, value: object) -> Entry:
+def decode_entry_of(kind: str, record_id: str, node: str, value: object) -> Entry:
     """:func:`decode_entry`, its error naming the record (the peer can repair or drop it)."""
     try:
         return decode_entry(node, value)
@@ -393,10 +393,10 @@ class MemoryDocument:
                 if len(nodes) == 1 and len(values) == 1 and nodes.issuperset(values):
                     # The common case: a record only the peer has written.
                     [(node, value)] = values.items()
-                    winners[record_id] = _decode_entry_of(kind, record_id, node, value)
+                    winners[record_id] = decode_entry_of(kind, record_id, node, value)
                     continue
                 entries = [
-                    _decode_entry_of(
+                    decode_entry_of(
                         kind,
                         record_id,
                         node,

@@ -32,11 +32,12 @@ from sync.document import (
     Entry,
     MemoryDocument,
     check_id,
+    decode_entry_of,
     decode_state_vector,
     encode_entry,
     encode_state_vector,
 )
-from sync.entry_update import MapSet, encode_map_sets
+from sync.entry_update import MapSet, deleted_ranges, encode_deletions, encode_map_sets
 from sync.errors import InvalidRecordError, InvalidUpdateError, RecordNotFoundError
 from sync.hlc import HybridLogicalClock, decode_hlc
 from sync.ids import json_safe
@@ -79,6 +80,20 @@ MAX_LOG_DIFF_ENTRIES = 2_000
 """Beyond this many log entries a diff comes from the whole document instead."""
 LOG_DIFF_BYTES = 1 << 20
 """With the document in memory, a diff of more log bytes than this comes from it."""
+
+
+def _deleted_by(
+    update: bytes, clients: Mapping[int, int], items: Sequence[tuple[int, int]]
+) -> set[tuple[int, int]]:
+    """Which of these items the update's delete set deletes (``clients``: the update's
+    state vector, so that the delete set can be cut out of it without its structs)."""
+    everything = encode_state_vector({client: 1 << 53 for client in clients})
+    spans = deleted_ranges(get_update(update, everything))
+    return {
+        (client, clock)
+        for client, clock in items
+        if any(start <= clock < start + length for start, length in spans.get(client, ()))
+    }
 
 
 class StoreEngine:
@@ -149,6 +164,7 @@ class StoreEngine:
         self._log = UpdateLog(self.db)
         self._captured: list[bytes] = []
         self._forgot = False  # the transaction wrote or merged a tombstone
+        self._merged: dict[int, int] = {}  # Yjs clocks a merge without the document brought
         self._depth = 0
         self._dirty = False
         self._version = 0
@@ -348,6 +364,7 @@ class StoreEngine:
             finally:
                 self._version += 1
                 self._captured.clear()
+                self._merged = {}
                 self._depth = 0
                 self._dirty = False
                 self._forgot = False
@@ -368,6 +385,8 @@ class StoreEngine:
             if self._edit_clock:
                 edits = after.get(self._edit_client, 0)
                 after[self._edit_client] = max(edits, self._edit_clock)
+            for client, clock in self._merged.items():
+                after[client] = max(after.get(client, 0), clock)
         else:
             after = None
         clocks: dict[int, tuple[int, int]] = {}
@@ -772,6 +791,10 @@ class StoreEngine:
             raise InvalidUpdateError("an update is bytes")
         with self._transaction(), _gc_paused():
             self._dirty = True
+            if self._doc is None:
+                merged = self._merge_without_document(bytes(update))
+                if merged is not None:
+                    return merged
             touched = self.doc.apply_remote(bytes(update))
             for kind, winners in touched.winners.items():
                 if winners:
@@ -806,6 +829,112 @@ class StoreEngine:
                 self.clock.observe(highest)
             changed = bool(self._captured)
         return changed
+
+    def _merge_without_document(self, update: bytes) -> bool | None:
+        """Merge a peer's update without loading the whole document, when it stands on
+        its own; None when it does not (the caller merges it into the document).
+
+        The update is integrated into an empty *probe* document. It stands on its own
+        when all of it integrates there: every Yjs client in it starts at clock 0 (a
+        client this replica knows part of continues from there), and no item has an
+        origin outside it (a new map key has none; an edit of an entry this replica
+        holds does). Every entry it brings is then a new key, read from the probe as a
+        merge reads it, and each touched record's winner is the greater of the update's
+        best entry and the replica's current winner (its row, or its tombstone): a
+        merge leaves a record only its winning entry, so the row names the one entry the
+        document holds. The loser is dropped as a merge drops it: an incoming entry
+        inside the probe, this replica's own entry by its item id (``own_items``); a
+        peer's entry that loses to the incoming one has an item id the replica does not
+        know, and the document decides. Deletions in the update (entries the peer
+        replaced, or retired) are logged with it and applied when the document is next
+        loaded; rows never follow deletions alone (a record whose entries are all
+        retired keeps its row, archived).
+        """
+        ours = self._stored_state()
+        if ours is None:
+            return None
+        probe = MemoryDocument(self.node_id, on_update=self._captured.append)
+        try:
+            touched = probe.apply_remote(update)
+            merged = decode_state_vector(probe.doc.get_state())
+            pending = get_update(update, probe.doc.get_state())[:1] != b"\x00"
+            if pending or all(clock <= ours.get(client, 0) for client, clock in merged.items()):
+                # Structs left pending, or nothing new (its deletions may be): the
+                # document decides.
+                self._captured.clear()
+                return None
+            plans = []
+            dropped: list[tuple[str, str, str]] = []  # incoming entries that lost
+            own_losers: list[tuple[int, int]] = []  # items of our entries that lost
+            for kind in KINDS:
+                created = touched.created.get(kind, [])
+                incoming = {r: e for r, e in touched.winners.get(kind, {}).items() if e}
+                if not created and not incoming:
+                    continue
+                current = self._current_winners(kind, [c[0] for c in created] + list(incoming))
+                fresh = []
+                for record_id, node, value in created:
+                    if record_id in current:
+                        incoming[record_id] = decode_entry_of(kind, record_id, node, value)
+                    else:
+                        fresh.append((record_id, node, value))
+                known = [r for r in incoming if r in current]
+                items = self._own_items(kind, known) if known else {}
+                winners: dict[str, Entry | None] = {}
+                for record_id, entry in incoming.items():
+                    now = current.get(record_id)
+                    if now is None:
+                        winners[record_id] = entry
+                    elif entry.order < now:
+                        dropped.append((kind, record_id, entry.node))
+                    elif entry.order > now:
+                        if now[1] != self.node_id or record_id not in items:
+                            self._captured.clear()
+                            return None  # a peer's entry of unknown item loses
+                        own_losers.append(items[record_id])
+                        winners[record_id] = entry
+                plans.append((kind, fresh, winners, {r for r in winners if r not in current}))
+            if own_losers:
+                # The peer may have deleted our entry already (it wrote after seeing it).
+                gone = _deleted_by(update, merged, own_losers)
+                own_losers = [item for item in own_losers if item not in gone]
+            if own_losers:
+                self._captured.append(encode_deletions(own_losers))
+            if dropped or own_losers:
+                probe._drop(dropped)  # and bumps our ``_sys`` entry, as a merge does
+            self._merged = decode_state_vector(probe.doc.get_state())
+        finally:
+            probe.close()
+        highest = ""
+        for kind, fresh, winners, unknown in plans:
+            self._index_tombstones(kind, winners)
+            tombs: list[tuple[str, str, str]] = []
+            new_rows, changes, latest = merged_rows(kind, fresh, winners, tombs)
+            for record_id, hlc, node in tombs:
+                self._tomb(kind, record_id, hlc, node)
+                self._forgot = True
+            highest = max(highest, latest)
+            materialise(self.db.conn, kind, changes, self.embedder, new=unknown, new_rows=new_rows)
+        if highest:
+            decode_hlc(highest)
+            self.clock.observe(highest)
+        return bool(self._captured)
+
+    def _current_winners(self, kind: str, record_ids: Sequence[str]) -> dict[str, tuple[str, str]]:
+        """The ``(hlc, node)`` of the winning entry of each record the replica holds a row
+        or a tombstone of."""
+        out: dict[str, tuple[str, str]] = {}
+        conn = self.db.conn
+        for i in range(0, len(record_ids), 500):
+            part = record_ids[i : i + 500]
+            marks = ", ".join("?" for _ in part)
+            sql = (
+                f"SELECT id, hlc, node FROM {kind} WHERE id IN ({marks}) UNION ALL"
+                f" SELECT id, hlc, node FROM tombstones WHERE kind = ? AND id IN ({marks})"
+            )
+            for record_id, hlc, node in conn.execute(sql, [*part, kind, *part]):
+                out[str(record_id)] = (str(hlc), str(node))
+        return out
 
     def _index_tombstones(self, kind: str, winners: Mapping[str, Entry | None]) -> None:
         live = []

@@ -87,3 +87,53 @@ def encode_map_sets(client: int, clock: int, sets: Sequence[MapSet]) -> bytes:
             _varuint(out, start)
             _varuint(out, length)
     return bytes(out)
+
+
+def encode_deletions(items: Sequence[tuple[int, int]]) -> bytes:
+    """An update that only deletes these items (``(client, clock)`` each)."""
+    out = bytearray()
+    _varuint(out, 0)  # no structs
+    by_client: dict[int, list[int]] = {}
+    for client, clock in items:
+        by_client.setdefault(client, []).append(clock)
+    _varuint(out, len(by_client))
+    for client in sorted(by_client):
+        clocks = sorted(set(by_client[client]))
+        _varuint(out, client)
+        _varuint(out, len(clocks))
+        for clock in clocks:
+            _varuint(out, clock)
+            _varuint(out, 1)
+    return bytes(out)
+
+
+def _read_varuint(data: bytes, pos: int) -> tuple[int, int]:
+    result = shift = 0
+    while True:
+        if pos >= len(data):
+            raise ValueError("truncated update")
+        byte = data[pos]
+        pos += 1
+        result |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return result, pos
+        shift += 7
+
+
+def deleted_ranges(update: bytes) -> dict[int, list[tuple[int, int]]]:
+    """The delete set of an update that has no structs (``get_update`` of an update
+    against a state vector that holds all of it): ``{client: [(clock, length)]}``."""
+    count, pos = _read_varuint(update, 0)
+    if count:
+        raise ValueError("the update has structs")
+    clients, pos = _read_varuint(update, pos)
+    out: dict[int, list[tuple[int, int]]] = {}
+    for _ in range(clients):
+        client, pos = _read_varuint(update, pos)
+        ranges, pos = _read_varuint(update, pos)
+        spans = out.setdefault(client, [])
+        for _ in range(ranges):
+            clock, pos = _read_varuint(update, pos)
+            length, pos = _read_varuint(update, pos)
+            spans.append((clock, length))
+    return out

@@ -196,7 +196,15 @@ def test_a_peers_record_is_overwritten_lazily_and_converges(make_store: Factory)
     sync_stores(device, cloud)
     for store in (device, cloud):
         assert [f["value"] for f in store.facts("user")] == ["tea"]
-        assert [e.node for e in store.doc.entries("facts", "user/likes")] == ["device"]
+        winner = store.doc.winner("facts", "user/likes")
+        assert winner is not None and winner.node == "device"
+    assert device.document_json() == cloud.document_json()
+    # Both merged without their documents, which leaves the losing entry in place; a
+    # merge with the document loaded drops it, and the replicas agree again.
+    cloud.add_fact("user", "likes", "tea")
+    sync_stores(device, cloud)
+    for store in (device, cloud):
+        assert [e.node for e in store.doc.entries("facts", "user/likes")] == ["cloud"]
     assert device.document_json() == cloud.document_json()
 
 
@@ -282,3 +290,75 @@ def test_a_diff_from_the_log_equals_the_documents(make_store: Factory, tmp_path:
     assert copies[0].table_rows("notes") == copies[1].table_rows("notes")
     for copy in copies:
         copy.close()
+
+
+def test_a_cold_sync_of_new_records_loads_neither_document(make_store: Factory) -> None:
+    device, cloud = make_store("device"), make_store("cloud")
+    for i in range(20):
+        device.add_note(f"shared note {i}")
+    sync_stores(device, cloud)
+    device, cloud = reopen(device), reopen(cloud)
+    mine = device.add_note("the blue bicycle lock code is 4321")
+    ask_like_writes(device, "s9")
+    theirs = cloud.add_note("the garden tap is under the porch")
+    stats = sync_stores(device, cloud)
+    assert stats.rounds >= 1
+    assert not device.document_loaded and not cloud.document_loaded
+    for store in (device, cloud):
+        assert {mine, theirs} <= {n["note_id"] for n in store.notes()}
+        assert [h.record_id for h in store.search("blue bicycle lock")][:1] == [mine]
+        assert [s.content for s in store.steps("s9")] == ["a percentage", "15% of 80 is 12"]
+    assert device.document_json() == cloud.document_json()
+    views_match_document(device)
+    views_match_document(cloud)
+
+
+def test_a_tombstone_merged_without_the_document_deletes_the_row(make_store: Factory) -> None:
+    device, cloud = make_store("device"), make_store("cloud")
+    note = cloud.add_note("old wifi password is hunter2")
+    sync_stores(device, cloud)
+    device.forget("notes", note)
+    cloud = reopen(cloud)
+    sync_stores(device, cloud)
+    assert not cloud.document_loaded
+    for store in (device, cloud):
+        assert store.notes() == [] and store.search("wifi password") == []
+        assert store.db.execute("SELECT kind, node FROM tombstones").fetchall() == [
+            ("notes", "device")
+        ]
+    assert device.document_json() == cloud.document_json()
+    views_match_document(cloud)
+
+
+def test_a_peers_edit_of_an_entry_held_here_merges_through_the_document(
+    make_store: Factory,
+) -> None:
+    # The cloud's new entry replaces its earlier one: its item's origin is in the
+    # device's document, which the merge then needs.
+    device, cloud = make_store("device"), make_store("cloud")
+    cloud.add_fact("user", "city", "oslo")
+    sync_stores(device, cloud)
+    cloud.add_fact("user", "city", "bergen")
+    device = reopen(device)
+    sync_stores(device, cloud)
+    assert device.document_loaded
+    assert [f["value"] for f in device.facts("user")] == ["bergen"]
+    assert device.document_json() == cloud.document_json()
+
+
+def test_a_bad_update_merged_without_the_document_changes_nothing(make_store: Factory) -> None:
+    from pycrdt import Doc, Map
+
+    from sync.errors import InvalidUpdateError
+
+    store = make_store("device")
+    store.add_note("kept")
+    store = reopen(store)
+    bad = Doc()
+    bad.get("notes", type=Map)["n2|peer"] = '{"h":"0000000003e80000","v":{"text":5}}'
+    log, rows = store.log_length(), store.table_rows("notes")
+    with pytest.raises(InvalidUpdateError):
+        store.apply_update(bad.get_update())
+    assert store.log_length() == log and store.table_rows("notes") == rows
+    store.add_note("after")
+    views_match_document(store)
