@@ -104,6 +104,10 @@ class SessionWatcher(Protocol):
     def session_ended(self, session_id: str, outcome: str) -> None: ...
 
 
+HOME_CITY_KEY = "home_city"
+"""The session metadata key of the device's home city (see ``RequestHandler.home_city_of``)."""
+
+
 class RequestHandler:
     """Transport-free handler of ``Reason`` and ``Converse``."""
 
@@ -126,6 +130,11 @@ class RequestHandler:
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="reasoner")
         #: Watchers of every session (``add_watcher``); empty unless a page is served.
         self.watchers: list[SessionWatcher] = []
+        #: The home city of the caller's device (its synced ``home_city`` setting), when
+        #: the server can tell it: put in the session's metadata as ``home_city``, where
+        #: the planner takes it for a request that names no place. Called once per
+        #: session on the event loop, so it must answer from memory at hand (a cache).
+        self.home_city_of: Callable[[Principal], str | None] | None = None
 
     def add_watcher(self, watcher: SessionWatcher) -> None:
         """Let ``watcher`` see every session from now on."""
@@ -247,6 +256,10 @@ class RequestHandler:
         )
         session.turn_id = request.turn_id
         session.deadline = deadline  # backends bound every call by it
+        if self.home_city_of is not None:
+            home_city = self.home_city_of(principal)
+            if home_city:
+                session.metadata[HOME_CITY_KEY] = home_city
         if self.watchers:
             self._tell("session_started", principal, session.session_id, query, trace_id)
         log.info("session %s started (%s, device %s)", session.session_id, rpc, principal.device_id)

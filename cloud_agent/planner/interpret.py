@@ -123,6 +123,7 @@ class Clause:
     refers_back: bool = False
     args: dict[str, Any] | None = None
     own_tool: str | None = None  # the tool its own words name (None: carried over)
+    model_tool: str | None = None  # the tool a joint model gave its words (model split)
 
     @property
     def has_entity(self) -> bool:

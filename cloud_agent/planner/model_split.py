@@ -34,7 +34,7 @@ from typing import Any
 
 from cloud_agent.planner import interpret as it
 from cloud_agent.planner.clauses import split_clauses
-from cloud_agent.planner.discourse import NEEDS_CITY, merge_fragments
+from cloud_agent.planner.discourse import NEEDS_CITY, SET_PRONOUN, carry_tools, merge_fragments
 from edge_agent.arguments.builtin_slots import SLOT_TYPES
 
 __all__ = [
@@ -212,7 +212,7 @@ def model_clauses(parse: Parse, extractor: it.Extractor | None, home: Any) -> li
             clause.args = None
             clauses.append(clause)
             continue
-        pieces = _rule_pieces(whole, extractor)
+        pieces = _rule_pieces(whole, extractor, after_another=bool(clauses))
         if pieces is None:
             raise Disagreement(whole.text, whole.tool)
         for request in pieces:
@@ -229,7 +229,7 @@ class Disagreement(Exception):
 
 
 def _rule_pieces(
-    request: ModelRequest, extractor: it.Extractor | None
+    request: ModelRequest, extractor: it.Extractor | None, *, after_another: bool = False
 ) -> list[ModelRequest] | None:
     """The model's request, or its pieces where the clause rules read two requests of its
     tool in it ("turn off the lights and lock the door": one intent, two calls); None
@@ -242,10 +242,11 @@ def _rule_pieces(
         # Neither a slot for the tool's arguments nor a word the rules read as a request
         # ("lock in my answer: b"): the model alone would be a guess.
         return None
+    carry_tools(subs)  # what the discourse makes of them ("set it to 22": the device)
     cues = {
-        c.own_tool
+        c.tool
         for k, c in enumerate(subs)
-        if c.own_tool is not None and not (k and _works_on_result(c))
+        if c.tool is not None and not ((k or after_another) and _works_on_result(c))
     }
     if cues - {request.tool}:
         return None
@@ -254,14 +255,14 @@ def _rule_pieces(
     asks = sum(c.own_tool == request.tool or c.has_entity or c.refers_back for c in subs)
     from edge_agent.slu.data import split_words
 
-    if not any(k and _works_on_result(c) for k, c in enumerate(subs)) and (
+    if not any((k or after_another) and _works_on_result(c) for k, c in enumerate(subs)) and (
         len(subs) < 2 or asks < 2
     ):
         return [request]
     pieces = []
     left = list(request.slots)
     for k, sub in enumerate(subs):
-        if k and _works_on_result(sub) and sub.own_tool != request.tool:
+        if (k or after_another) and _works_on_result(sub) and sub.own_tool != request.tool:
             # "convert 10 miles to km | and double it": a step on the result before,
             # which the planner's reference reading builds.
             pieces.append(
@@ -307,6 +308,8 @@ _ON_RESULT = re.compile(
 def _works_on_result(clause: it.Clause) -> bool:
     """A calculation or conversion on the result before ("times 2", "double it",
     "convert that to km"): the planner's reference reading, not a request of its own."""
+    if SET_PRONOUN.search(clause.text):
+        return False  # "set them to 50 percent": the device before, set
     return clause.own_tool in (it.CALCULATOR, it.CONVERT) and bool(
         clause.refers_back or _ON_RESULT.match(clause.text)
     )
@@ -337,11 +340,15 @@ def _model_clause(
         None if request.tool in NEEDS_CITY else home,
     )
     args = filled.arguments
-    if request.first or cue == request.tool or args is not None:
+    clause.model_tool = request.tool
+    if cue == request.tool or args is not None:
         clause.tool = request.tool
         clause.own_tool = request.tool if request.first or cue == request.tool else None
     else:
-        clause.tool = clause.own_tool = None  # a fragment: the discourse carries a tool
+        # Neither its slots nor its words make it a request of its own ("both the front
+        # door | and the back door locked", "the lights, | and the heater"): a fragment the
+        # discourse lends a tool, else declined.
+        clause.tool = clause.own_tool = None
     clause.args = None
     if args is not None and request.tool in NEEDS_CITY:
         kinds = {s.type for s in request.slots}

@@ -92,6 +92,12 @@ def make_plan(
         unknown = places.unknown_places(qualified.text, read)
         clauses = list(read)
         carry_tools(clauses)
+        lent = next((c for c in clauses if c.tool and c.model_tool not in (None, c.tool)), None)
+        if lent is not None:
+            # The discourse lent a fragment another tool than the model gave it.
+            disagreement = model_split.Disagreement(lent.text, str(lent.model_tool))
+            plan.refusal, plan.refusal_kind = _disagreement_message(disagreement), NEEDS_LLM
+            return plan
     else:
         read = _without_chatter([it.read_clause(piece, extractor) for piece in split_clauses(text)])
         # Places are looked for before the cuts are repaired too: a repair may fold a

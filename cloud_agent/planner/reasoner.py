@@ -31,6 +31,7 @@ from edgeloop.v1 import agent_pb2 as pb
 from react_kernel.steps import from_struct, to_struct
 
 REFUSAL_KEY = "refusal"
+HOME_CITY_KEY = "home_city"  # session metadata: the device's home city (cloud_agent.handler)
 PLAN_CACHE_SIZE = 4096
 MAX_ERRORS = 3
 
@@ -57,19 +58,26 @@ class PlannerReasoner:
         self._split_with_model = split_with_model
         self._home = home
         self._on_route = on_route
-        self._plans: OrderedDict[str, Plan] = OrderedDict()
+        self._plans: OrderedDict[tuple[str, str | None], Plan] = OrderedDict()
 
-    def plan(self, query: str) -> Plan:
-        """The plan for ``query`` (cached)."""
-        found = self._plans.get(query)
+    def plan(self, query: str, home_city: str | None = None) -> Plan:
+        """The plan for ``query`` (cached), for a device at home in ``home_city`` when
+        given (else the ``home`` the planner was built with)."""
+        key = (query, home_city)
+        found = self._plans.get(key)
         if found is not None:
-            self._plans.move_to_end(query)
+            self._plans.move_to_end(key)
             return found
+        home = self._home
+        if home_city:
+            from edge_agent.settings import Settings
+
+            home = Settings(home_city=home_city)
         plan = make_plan(
             query,
             self._extractor,
             self._router,
-            home=self._home,
+            home=home,
             split_with_model=self._split_with_model,
         )
         if self._on_route is not None:
@@ -77,14 +85,14 @@ class PlannerReasoner:
                 self._on_route("refuse", "")
             for call in plan.calls:
                 self._on_route("edge" if call.tool in DEVICE_TOOLS else "cloud", call.tool)
-        self._plans[query] = plan
+        self._plans[key] = plan
         if len(self._plans) > PLAN_CACHE_SIZE:
             self._plans.popitem(last=False)
         return plan
 
     def next_steps(self, ctx: Any) -> list[pb.ReactStep]:
         """The next steps for the context's query given the turn's history."""
-        plan = self.plan(ctx.query)
+        plan = self.plan(ctx.query, ctx.metadata.get(HOME_CITY_KEY) or None)
         if plan.refusal:
             return [_final(plan.refusal, refusal=plan.refusal_kind or "needs_llm")]
         missing = sorted({c.tool for c in plan.calls if ctx.tools.get(c.tool) is None})
