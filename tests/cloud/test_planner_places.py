@@ -223,6 +223,7 @@ class _Context:
         self.history: list[object] = []
         self.turn_id = ""
         self.tools: dict[str, object] = {}
+        self.metadata: dict[str, str] = {}
 
 
 @pytest.mark.parametrize(
