@@ -104,7 +104,13 @@ def build_reasoner(
         if name == "planner":
             from cloud_agent.planner.reasoner import PlannerReasoner, load_edge_router
 
-            backends.append(PlannerReasoner(on_route=on_route, router=load_edge_router()))
+            backends.append(
+                PlannerReasoner(
+                    on_route=on_route,
+                    router=load_edge_router(config.planner_router),
+                    split_with_model=config.planner_split == "model",
+                )
+            )
         elif name == "openai":
             from cloud_agent.openai_backend import OpenAIReasoner
 

@@ -66,6 +66,14 @@ def serve(
         "--insecure",
         help="Serve beyond loopback without tokens, or metrics beyond loopback (loud warning).",
     ),
+    planner_split: str = typer.Option(
+        None,
+        help="How the planner finds a compound query's requests: rules, or model (a joint "
+        "router's parse) [default: rules].",
+    ),
+    planner_router: str = typer.Option(
+        None, help="The edge router folder the planner asks [default: the shipped one]."
+    ),
 ) -> None:
     """Serve the cloud reasoner over gRPC (health checking and reflection included)."""
     from cloud_agent.config import CloudConfig
@@ -92,6 +100,8 @@ def serve(
             memory_idle_s=memory_idle_s,
             metrics_host=metrics_host,
             insecure=insecure or None,
+            planner_split=planner_split,
+            planner_router=planner_router,
         )
     except ValueError as exc:
         raise fail(str(exc), 2) from None
@@ -203,7 +213,7 @@ def eval_command(
             raise fail(str(exc), 2) from None
     try:
         edge_router = load_edge_router(router)
-    except LookupError as exc:
+    except ValueError as exc:
         raise fail(str(exc), 2) from None
     reasoner = PlannerReasoner(router=edge_router, split_with_model=split == "model", home=settings)
     failures: list[dict[str, object]] = []

@@ -15,6 +15,8 @@ Example ``cloud.toml``::
     memory_cache_users = 1000           # user memories each replica keeps loaded
     memory_cache_mb = 256
     memory_idle_s = 600
+    planner_split = "rules"             # or "model": a joint router's parse gives the clauses
+    planner_router = "models/joint"     # the edge router the planner asks [default: shipped]
 
     [openai]
     base_url = "http://127.0.0.1:8000/v1"
@@ -33,6 +35,8 @@ from pathlib import Path
 from typing import Any
 
 KNOWN_BACKENDS = ("planner", "openai")
+#: How the planner finds the requests of a compound query (docs/cloud.md).
+PLANNER_SPLITS = ("rules", "model")
 #: How the openai backend asks for tool calls: ``tools``/``tool_calls``, ReAct text, or
 #: native until the server refuses it.
 TOOL_MODES = ("native", "text", "auto")
@@ -101,8 +105,14 @@ class CloudConfig:
     #: Megabytes one Sync update may carry, and all Sync streams may buffer together.
     sync_update_mb: float = 256.0
     sync_budget_mb: float = 512.0
+    #: The planner's clauses: the clause rules, or a joint router's parse (off by default:
+    #: see docs/cloud.md for the figures); the router folder (None: the shipped one).
+    planner_split: str = "rules"
+    planner_router: str | None = None
 
     def __post_init__(self) -> None:
+        if self.planner_split not in PLANNER_SPLITS:
+            raise ValueError(f"--planner-split must be one of {', '.join(PLANNER_SPLITS)}")
         unknown = [name for name in self.backends if name not in KNOWN_BACKENDS]
         if unknown or not self.backends:
             raise ValueError(

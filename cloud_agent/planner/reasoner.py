@@ -131,7 +131,7 @@ def load_edge_router(model_dir: str | None = None) -> Any:
     None when the shipped router is not built.
 
     Raises:
-        LookupError: ``model_dir`` holds no router.
+        ValueError: ``model_dir`` holds no router (a configuration error).
     """
     from edge_agent.errors import ModelFilesError
     from edge_agent.router import Router  # loads onnxruntime: only when asked
@@ -140,7 +140,7 @@ def load_edge_router(model_dir: str | None = None) -> Any:
         return Router.load(model_dir)
     except ModelFilesError as exc:
         if model_dir is not None:
-            raise LookupError(str(exc)) from exc
+            raise ValueError(str(exc)) from exc
         return None
 
 

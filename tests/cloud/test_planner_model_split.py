@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from cloud_agent.cli import app
@@ -224,3 +225,15 @@ def test_eval_plans_with_a_joint_router(builtin_slot_model: Path, tmp_path: Path
 def test_eval_rejects_an_unknown_split(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["eval", str(tmp_path / "x.jsonl"), "--split", "both"])
     assert result.exit_code == 2
+
+
+def test_the_server_setting_turns_the_model_split_on(builtin_slot_model: Path) -> None:
+    from cloud_agent.backends import build_reasoner
+    from cloud_agent.config import CloudConfig
+
+    query = "set a timer for ten minutes and turn off the kitchen lights"
+    config = CloudConfig(port=0, planner_split="model", planner_router=str(builtin_slot_model))
+    (planner,) = build_reasoner(config).backends
+    assert [c.tool for c in planner.plan(query).calls] == ["set_timer", "device_control"]
+    with pytest.raises(ValueError, match="planner-split"):
+        CloudConfig(planner_split="both")
