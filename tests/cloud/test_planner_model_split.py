@@ -10,11 +10,14 @@ disagree with, a query the model declines.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from cloud_agent.cli import app
@@ -237,3 +240,26 @@ def test_the_server_setting_turns_the_model_split_on(builtin_slot_model: Path) -
     assert [c.tool for c in planner.plan(query).calls] == ["set_timer", "device_control"]
     with pytest.raises(ValueError, match="planner-split"):
         CloudConfig(planner_split="both")
+
+
+_WORDS = st.sampled_from(["and", "then", ",", "the", "lights", "tv", "off", "in", "kitchen"])
+
+
+@given(
+    words=st.lists(_WORDS, min_size=2, max_size=14),
+    cuts=st.lists(st.integers(min_value=0, max_value=13), max_size=6),
+)
+def test_cuts_fall_on_joiners_between_the_spans(words: list[str], cuts: list[int]) -> None:
+    # Spans: one-word ranges at sorted distinct positions.
+    starts = sorted({c for c in cuts if c < len(words)})
+    spans = [(s, s + 1) for s in starts]
+    found = model_split.cut_points(words, spans)
+    assert found == sorted(set(found))
+    for cut in found:
+        assert words[cut] in {"and", "then", ","}
+        assert not any(s <= cut < e for s, e in spans)  # never inside a span
+    # At most one cut between two spans, and one wherever a joiner stands between them.
+    for (_, end), (start, _) in itertools.pairwise(spans):
+        inside = [c for c in found if end <= c < start]
+        joiners = [i for i in range(end, start) if words[i] in {"and", "then", ","}]
+        assert len(inside) == (1 if joiners else 0)
