@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--out", type=Path, default=None, help="where the model goes")
     parser.add_argument("--model", type=Path, default=None, help="reuse this trained model")
-    parser.add_argument("--epochs", type=float, default=2.0)
+    parser.add_argument("--epochs", type=float, default=None, help="default: the trainer's")
     parser.add_argument("--max-minutes", type=float, default=14.0)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--latency-n", type=int, default=300)

@@ -12,8 +12,8 @@ intents. Four layouts are read (``read_utterances(path, fmt, purpose)``):
 * ``clinc``: CLINC150's JSON (intents only, no slots).
 
 :func:`compose` builds multi-intent training utterances from single-intent ones, joined
-by "and", "and then" or a comma, the way MixSNIPS/MixATIS were built, so users never
-annotate compound examples.
+by "and", "and then", "and also" and commas, the way MixSNIPS/MixATIS were built, so
+users never annotate compound examples.
 """
 
 from __future__ import annotations
@@ -31,6 +31,9 @@ from edge_agent.intents.errors import IntentDataError
 __all__ = [
     "CONJUNCTIONS",
     "FORMATS",
+    "LIST_SEPARATOR",
+    "LOOSE_JOINERS",
+    "LOOSE_SHARE",
     "Utterance",
     "compose",
     "parse_inline",
@@ -40,7 +43,13 @@ __all__ = [
 ]
 
 FORMATS = ("jsonl", "snips", "slurp", "clinc")
-CONJUNCTIONS: tuple[tuple[str, ...], ...] = (("and",), ("and", "then"), (",",))
+# How MixSNIPS/MixATIS join requests (Qin et al. 2020): "A and B", "A and then B",
+# "A and also B"; three requests as a list, "A , B and then C".
+CONJUNCTIONS: tuple[tuple[str, ...], ...] = (("and",), ("and", "then"), ("and", "also"))
+LIST_SEPARATOR: tuple[str, ...] = (",",)
+# Looser joints people also use ("set a timer, then dim the lights"), now and then.
+LOOSE_JOINERS: tuple[tuple[str, ...], ...] = ((",",), (",", "then"), ("then",))
+LOOSE_SHARE = 0.1
 _WORD = re.compile(r"\d+(?:[.,:]\d+)*%?|\w+(?:['’]\w+)*|[^\w\s]")
 _INLINE = re.compile(r"\[\s*([^\[\]:]+?)\s*:\s*([^\[\]]*?)\s*\]")
 
@@ -259,10 +268,13 @@ def compose(
     max_parts: int = 3,
     oos_label: str = OOS,
 ) -> list[Utterance]:
-    """``n`` multi-intent utterances, each two (or up to ``max_parts``) single-intent ones
-    of different intents joined by "and", "and then" or a comma.
+    """``n`` multi-intent utterances, each two (70%) or three single-intent ones of
+    different intents, joined as MixSNIPS/MixATIS were built.
 
-    The joining words are tagged ``O`` and belong to no request (``word_intents`` -1).
+    The last two requests are joined by "and", "and then" or "and also" (or, for one in
+    :data:`LOOSE_SHARE`, a comma, ", then" or "then", as people also say it); a third
+    request goes in front, after a comma ("A , B and then C"). The joining words are
+    tagged ``O`` and belong to no request (``word_intents`` -1).
     """
     pool = [u for u in singles if len(u.intents) == 1 and u.intents[0] != oos_label]
     by_intent: dict[str, list[Utterance]] = {}
@@ -276,7 +288,8 @@ def compose(
         k = 2 if max_parts < 3 or len(names) < 3 or rng.random() < 0.7 else 3
         chosen = rng.sample(names, k)
         parts = [rng.choice(by_intent[name]) for name in chosen]
-        out.append(join(parts, [rng.choice(CONJUNCTIONS) for _ in range(k - 1)]))
+        last = rng.choice(LOOSE_JOINERS if rng.random() < LOOSE_SHARE else CONJUNCTIONS)
+        out.append(join(parts, [LIST_SEPARATOR] * (k - 2) + [last]))
     return out
 
 

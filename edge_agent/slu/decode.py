@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["allowed_transitions", "log_softmax", "viterbi"]
+__all__ = ["allowed_transitions", "log_softmax", "viterbi", "with_learned"]
 
 NEG = -1e9
 
@@ -45,18 +45,29 @@ def allowed_transitions(tags: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     return start, trans
 
 
+def with_learned(
+    allowed: tuple[np.ndarray, np.ndarray], learned: tuple[np.ndarray, np.ndarray] | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """BIO's hard constraints plus the tag-to-tag scores a CRF learned (if any)."""
+    if learned is None:
+        return allowed
+    return allowed[0] + learned[0], allowed[1] + learned[1]
+
+
 def viterbi(scores: np.ndarray, transitions: tuple[np.ndarray, np.ndarray]) -> list[int]:
     """The best tag index per word for ``scores`` [words, tags] under ``transitions``."""
     start, trans = transitions
-    n_words = scores.shape[0]
+    n_words, n_tags = scores.shape
     if n_words == 0:
         return []
     best = start + scores[0]
-    back = np.zeros((n_words, scores.shape[1]), dtype=np.int64)
+    back = np.zeros((n_words, n_tags), dtype=np.int64)
+    cand = np.empty((n_tags, n_tags))
+    columns = np.arange(n_tags)
     for t in range(1, n_words):
-        cand = best[:, None] + trans
+        np.add(best[:, None], trans, out=cand)
         back[t] = cand.argmax(axis=0)
-        best = cand.max(axis=0) + scores[t]
+        best = cand[back[t], columns] + scores[t]
     path = [int(best.argmax())]
     for t in range(n_words - 1, 0, -1):
         path.append(int(back[t, path[-1]]))

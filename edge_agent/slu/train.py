@@ -5,12 +5,17 @@ Recipe (chosen on SNIPS dev and MixSNIPS-clean dev; see ``bench/slu.py``):
 1. Start from all-MiniLM-L6-v2 (the device's encoder) with three heads
    (:mod:`edge_agent.slu.network`); the word-piece embedding table stays frozen (it is
    half the weights, and small data only blurs it).
-2. Every epoch, the training utterances plus as many again composed from them: two or
-   three single-intent utterances of different intents joined by "and", "and then" or a
-   comma (:func:`edge_agent.slu.data.compose`), so the model learns compound requests
-   from single ones. Batches group utterances of similar length (dynamic padding).
+2. Every epoch, the training utterances (``alone_ratio`` of the single-intent ones, a
+   new draw each epoch) plus ``compose_ratio`` as many composed from them: two or three
+   single-intent utterances of different intents joined as MixSNIPS was built ("and",
+   "and then", "and also"; "A , B and C"; :func:`edge_agent.slu.data.compose`), so the
+   model learns compound requests from single ones. Batches group utterances of
+   similar length (dynamic padding).
 3. Loss: binary cross-entropy per intent + cross-entropy on the first piece of each
-   word for its BIO tag and for the request it belongs to. AdamW, linear warm-up/decay.
+   word for its BIO tag and for the request it belongs to + the negative
+   log-likelihood of the word's tag path under a linear-chain CRF (learned tag-to-tag
+   scores, which the device's Viterbi adds to BIO's hard constraints). AdamW, linear
+   warm-up/decay, three epochs by default.
 4. Evaluate on the validation data twice an epoch with the device's own decoding; keep
    the best state (intent accuracy + slot F1 + exact match); stop early when it stops
    improving or the time budget ends.
@@ -45,9 +50,15 @@ from edge_agent.intents.errors import IntentDataError
 from edge_agent.intents.evaluate import routing_metrics
 from edge_agent.intents.ood import select_threshold
 from edge_agent.slu.data import Utterance, compose
-from edge_agent.slu.decode import allowed_transitions
+from edge_agent.slu.decode import allowed_transitions, with_learned
 from edge_agent.slu.metrics import slu_metrics
-from edge_agent.slu.model import FORMAT_KIND, MODEL_FILE, TOKENIZER_FILE, decode
+from edge_agent.slu.model import (
+    FORMAT_KIND,
+    MODEL_FILE,
+    TOKENIZER_FILE,
+    TRANSITIONS_FILE,
+    decode,
+)
 from edge_agent.slu.pieces import WordPiecer
 
 __all__ = ["SluTrainReport", "encoder_tokenizer", "train_slu"]
@@ -55,6 +66,7 @@ __all__ = ["SluTrainReport", "encoder_tokenizer", "train_slu"]
 IGNORE = -100
 MIN_STEPS = 60
 MAX_EPOCHS = 30
+DEFAULT_EPOCHS = 3
 
 
 @dataclass
@@ -128,7 +140,7 @@ def split_validation(
 class _Encoded:
     """Token ids and labels of one utterance, ready to batch."""
 
-    __slots__ = ("first", "ids", "intents", "slot", "word_intent")
+    __slots__ = ("first", "ids", "intents", "slot", "word_intent", "words")
 
     def __init__(
         self,
@@ -155,6 +167,11 @@ class _Encoded:
             owner = u.word_intents[w] if u.word_intents else 0
             if owner >= 0 and in_scope[owner] >= 0:
                 self.word_intent[position] = in_scope[owner]
+        self.words = pieces.first[pieces.first >= 0]  # the pieces the tagger reads
+
+
+def _in_scope_single(u: Utterance, oos_label: str) -> bool:
+    return len(u.intents) == 1 and u.intents[0] != oos_label
 
 
 def _batches(rows: list[_Encoded], batch_size: int, rng: random.Random) -> list[list[_Encoded]]:
@@ -186,12 +203,20 @@ def _tensors(batch: Sequence[_Encoded]) -> tuple[Any, ...]:
         slot[i, :n] = r.slot
         word_intent[i, :n] = r.word_intent
     intents = np.stack([r.intents for r in batch])
+    n_words = max(1, max(len(r.words) for r in batch))
+    words = np.zeros((len(batch), n_words), dtype=np.int64)
+    word_on = np.zeros((len(batch), n_words), dtype=bool)
+    for i, r in enumerate(batch):
+        words[i, : len(r.words)] = r.words
+        word_on[i, : len(r.words)] = True
     return (
         torch.from_numpy(ids),
         torch.from_numpy(mask),
         torch.from_numpy(slot),
         torch.from_numpy(word_intent),
         torch.from_numpy(intents),
+        torch.from_numpy(words),
+        torch.from_numpy(word_on),
     )
 
 
@@ -215,6 +240,14 @@ def _predict_torch(
     return out
 
 
+def _learned(net: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The CRF's (start, transition) scores as numpy arrays."""
+    return (
+        net.tag_start.detach().numpy().astype(np.float64),
+        net.tag_transitions.detach().numpy().astype(np.float64),
+    )
+
+
 def _evaluate(
     outputs: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]],
     rows: Sequence[_Encoded],
@@ -223,9 +256,10 @@ def _evaluate(
     tags: list[str],
     oos_label: str,
     threshold: float | None,
+    learned: tuple[np.ndarray, np.ndarray],
 ) -> tuple[dict[str, float | None], np.ndarray]:
     """Joint metrics (in-scope utterances) + routing metrics (when OOS lines exist)."""
-    transitions = allowed_transitions(tags)
+    transitions = with_learned(allowed_transitions(tags), learned)
     gold_i, gold_t, pred_i, pred_t, top = [], [], [], [], []
     scores = np.zeros(len(val))
     for k, ((a, s, w), r, u) in enumerate(zip(outputs, rows, val, strict=True)):
@@ -260,6 +294,7 @@ def train_slu(
     epochs: float | None = None,
     max_seconds: float | None = None,
     compose_ratio: float = 0.5,
+    alone_ratio: float = 1.0,
     batch_size: int = 32,
     lr: float = 1e-4,
     head_lr: float = 1e-3,
@@ -278,7 +313,7 @@ def train_slu(
         IntentDataError: The data cannot train a model (the message names the line).
         RuntimeError: torch or the encoder weights are missing (the train extra).
 
-    ``epochs`` None: two, or as many as make 60 optimiser steps on a small file (at
+    ``epochs`` None: three, or as many as make 60 optimiser steps on a small file (at
     most 30).
     """
     started = time.perf_counter()
@@ -290,7 +325,7 @@ def train_slu(
         raise RuntimeError(
             "training a slot model needs the train extra: pip install 'edgeloop[train]'"
         ) from exc
-    from edge_agent.slu.network import JointNetwork
+    from edge_agent.slu.network import JointNetwork, crf_nll
 
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
@@ -310,22 +345,38 @@ def train_slu(
     def encode(rows: Sequence[Utterance]) -> list[_Encoded]:
         return [_Encoded(u, piecer, intent_index, tag_index) for u in rows]
 
-    base = encode(train_list)
+    encoded = encode(train_list)
+    # Every epoch: the multi-intent and out-of-scope lines, ``alone_ratio`` of the
+    # in-scope single-intent ones (a new draw each epoch) and ``compose_ratio`` as many
+    # composed from them.
+    always = [
+        r for r, u in zip(encoded, train_list, strict=True) if not _in_scope_single(u, oos_label)
+    ]
+    singles_enc = [
+        r for r, u in zip(encoded, train_list, strict=True) if _in_scope_single(u, oos_label)
+    ]
+    n_alone = min(len(singles_enc), max(1, round(len(singles_enc) * alone_ratio)))
     val_rows = encode(val_list)
     single = [u for u in train_list if len(u.intents) == 1]
     n_compose = int(len(single) * compose_ratio)
 
     net = JointNetwork(len(intents), len(tags))
     net.word.weight.requires_grad_(False)
-    heads = [*net.intent.parameters(), *net.slot.parameters(), *net.word_intent.parameters()]
+    heads = [
+        *net.intent.parameters(),
+        *net.slot.parameters(),
+        *net.word_intent.parameters(),
+        net.tag_start,
+        net.tag_transitions,
+    ]
     head_ids = {id(p) for p in heads}
     body = [p for p in net.parameters() if p.requires_grad and id(p) not in head_ids]
     optimizer = torch.optim.AdamW(
         [{"params": body, "lr": lr}, {"params": heads, "lr": head_lr}], weight_decay=0.01
     )
-    steps_per_epoch = -(-(len(base) + n_compose) // batch_size)
-    if epochs is None:  # 2 epochs, but at least MIN_STEPS steps for a small file
-        epochs = float(min(MAX_EPOCHS, max(2, -(-MIN_STEPS // steps_per_epoch))))
+    steps_per_epoch = -(-(len(always) + n_alone + n_compose) // batch_size)
+    if epochs is None:  # DEFAULT_EPOCHS, but at least MIN_STEPS steps for a small file
+        epochs = float(min(MAX_EPOCHS, max(DEFAULT_EPOCHS, -(-MIN_STEPS // steps_per_epoch))))
     total_steps = max(1, int(steps_per_epoch * epochs))
     warmup = max(1, total_steps // 20)
     scheduler = torch.optim.lr_scheduler.LambdaLR(
@@ -340,18 +391,29 @@ def train_slu(
     step = 0
     stop = False
     say(
-        f"training on {len(base)} utterances + {n_compose} composed a epoch, "
+        f"training on {len(always) + n_alone} of {len(train_list)} utterances + {n_compose} "
+        "composed an epoch, "
         f"{len(intents)} intents, {len(tags)} tags; {total_steps} steps"
     )
     net.train()
     while step < total_steps and not stop:
-        rows = base + encode(compose(single, n_compose, rng, oos_label=oos_label))
+        rows = always + rng.sample(singles_enc, n_alone)
+        rows += encode(compose(single, n_compose, rng, oos_label=oos_label))
         for batch in _batches(rows, batch_size, rng):
-            ids, mask, slot, word_intent, target = _tensors(batch)
+            ids, mask, slot, word_intent, target, words, word_on = _tensors(batch)
             a, s, w = net(ids, mask)
+            rows_b = torch.arange(len(batch))[:, None]
+            crf = crf_nll(
+                s[rows_b, words],
+                slot[rows_b, words],
+                word_on,
+                net.tag_start,
+                net.tag_transitions,
+            ) / word_on.sum().clamp(min=1)
             loss = (
                 bce(a, target)
                 + ce(s.reshape(-1, s.shape[-1]), slot.reshape(-1))
+                + crf
                 + 0.5 * ce(w.reshape(-1, w.shape[-1]), word_intent.reshape(-1))
             )
             optimizer.zero_grad()
@@ -368,7 +430,9 @@ def train_slu(
             out_of_time = max_seconds is not None and time.perf_counter() - started > max_seconds
             if step % eval_every == 0 or step >= total_steps or out_of_time:
                 outputs = _predict_torch(net, val_rows)
-                metrics, _ = _evaluate(outputs, val_rows, val_list, intents, tags, oos_label, None)
+                metrics, _ = _evaluate(
+                    outputs, val_rows, val_list, intents, tags, oos_label, None, _learned(net)
+                )
                 score = _score(metrics)
                 say(
                     f"step {step}: validation intent {metrics['intent_accuracy']:.4f} "
@@ -387,6 +451,7 @@ def train_slu(
     assert best is not None
     net.load_state_dict(best[1])
     net.eval()
+    learned = _learned(net)
     fit_s = time.perf_counter() - started
     epochs_run = step / steps_per_epoch
 
@@ -397,10 +462,11 @@ def train_slu(
         _export(net, fp32)
         _quantize(fp32, out_dir / MODEL_FILE, Path(tmp))
         shutil.copyfile(encoder_tokenizer(), out_dir / TOKENIZER_FILE)
-        agreement, int8_out = _agreement(fp32, out_dir / MODEL_FILE, val_rows, tags)
+        np.savez(out_dir / TRANSITIONS_FILE, start=learned[0], transitions=learned[1])
+        agreement, int8_out = _agreement(fp32, out_dir / MODEL_FILE, val_rows, tags, learned)
 
     is_oos = np.asarray([oos_label in u.intents for u in val_list])
-    _, oos_scores = _evaluate(int8_out, val_rows, val_list, intents, tags, oos_label, None)
+    _, oos_scores = _evaluate(int8_out, val_rows, val_list, intents, tags, oos_label, None, learned)
     threshold: float | None = None
     if is_oos.any():
         threshold = _with_margin(
@@ -409,7 +475,9 @@ def train_slu(
             ).threshold,
             oos_scores[is_oos],
         )
-    val_metrics, _ = _evaluate(int8_out, val_rows, val_list, intents, tags, oos_label, threshold)
+    val_metrics, _ = _evaluate(
+        int8_out, val_rows, val_list, intents, tags, oos_label, threshold, learned
+    )
     train_s = time.perf_counter() - started
     manifest: dict[str, Any] = {
         "kind": FORMAT_KIND,
@@ -426,6 +494,7 @@ def train_slu(
             "n_train": len(train_list),
             "n_val": len(val_list),
             "held_out_validation": held_out,
+            "alone_per_epoch": len(always) + n_alone,
             "composed_per_epoch": n_compose,
             "epochs_run": round(epochs_run, 2),
             "batch_size": batch_size,
@@ -517,7 +586,11 @@ def _quantize(fp32: Path, int8: Path, tmp: Path) -> None:
 
 
 def _agreement(
-    fp32: Path, int8: Path, rows: Sequence[_Encoded], tags: list[str]
+    fp32: Path,
+    int8: Path,
+    rows: Sequence[_Encoded],
+    tags: list[str],
+    learned: tuple[np.ndarray, np.ndarray],
 ) -> tuple[dict[str, float], list[tuple[np.ndarray, np.ndarray, np.ndarray]]]:
     """How often the INT8 model decides as the FP32 one (intents, every word's tag)."""
     import onnxruntime as ort
@@ -527,7 +600,7 @@ def _agreement(
     sessions = [
         ort.InferenceSession(str(p), opts, providers=["CPUExecutionProvider"]) for p in (fp32, int8)
     ]
-    transitions = allowed_transitions(tags)
+    transitions = with_learned(allowed_transitions(tags), learned)
     same_intents = same_tags = words = 0
     int8_out = []
     for r in rows:

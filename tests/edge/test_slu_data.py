@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -12,11 +14,21 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from edge_agent.arguments.slots import clock_time, fill_from_slots
-from edge_agent.intents.errors import IntentDataError
-from edge_agent.slu.data import compose, parse_inline, read_utterances, spans, split_words
-from edge_agent.slu.decode import allowed_transitions, viterbi
+from edge_agent.intents.errors import IntentDataError, IntentModelError
+from edge_agent.slu.data import (
+    CONJUNCTIONS,
+    LIST_SEPARATOR,
+    LOOSE_JOINERS,
+    Utterance,
+    compose,
+    parse_inline,
+    read_utterances,
+    spans,
+    split_words,
+)
+from edge_agent.slu.decode import allowed_transitions, viterbi, with_learned
 from edge_agent.slu.metrics import slu_metrics
-from edge_agent.slu.model import Slot, decode
+from edge_agent.slu.model import TRANSITIONS_FILE, Slot, decode, learned_transitions
 
 SNIPS = """\
 wake O
@@ -122,7 +134,40 @@ def test_compose_joins_different_intents(tmp_path: Path) -> None:
     assert set(joined.intents) == {"SetAlarm", "PlayMusic"}
     assert len(joined.word_intents) == len(joined.words) == len(joined.tags)
     joint = [w for w, o in zip(joined.words, joined.word_intents, strict=True) if o < 0]
-    assert joint in (["and"], ["and", "then"], [","])
+    assert tuple(joint) in CONJUNCTIONS + LOOSE_JOINERS
+
+
+def test_compose_joins_three_requests_as_a_list() -> None:
+    singles = [
+        Utterance((word, "now"), ("B-thing", "O"), (intent,))
+        for word, intent in (("a", "A"), ("b", "B"), ("c", "C"))
+    ]
+    composed = compose(singles, 200, random.Random(1))
+    three = [u for u in composed if len(u.intents) == 3]
+    assert 20 < len(three) < 120  # about 30%
+    for u in composed:
+        assert len(set(u.intents)) == len(u.intents)
+        # each request keeps its words and tags, in one piece, in the order of the intents
+        for k, intent in enumerate(u.intents):
+            own = [i for i, o in enumerate(u.word_intents) if o == k]
+            assert [u.words[i] for i in own] == [intent.lower(), "now"]
+            assert [u.tags[i] for i in own] == ["B-thing", "O"]
+        joints = _joints(u)
+        assert joints[-1] in CONJUNCTIONS + LOOSE_JOINERS
+        assert all(j == LIST_SEPARATOR for j in joints[:-1])
+
+
+def _joints(u: Utterance) -> list[tuple[str, ...]]:
+    """The runs of joining words (word_intents -1) between requests."""
+    out: list[tuple[str, ...]] = []
+    run: list[str] = []
+    for w, o in zip(u.words, u.word_intents, strict=True):
+        if o < 0:
+            run.append(w)
+        elif run:
+            out.append(tuple(run))
+            run = []
+    return out
 
 
 def test_split_words() -> None:
@@ -156,6 +201,56 @@ def test_decode_splits_words_between_intents() -> None:
     assert d.intents == [2, 0]  # in the order of the words
     assert d.owners == [0, 0, 1, 1]
     assert d.tags == ["O", "B-time", "O", "B-room"]
+
+
+def test_viterbi_follows_learned_transitions() -> None:
+    # word by word the tagger says B-time twice; the learned scores say a time goes on
+    scores = np.log(np.array([[0.1, 0.6, 0.3, 0.0001, 0.0001], [0.1, 0.5, 0.4, 0.0001, 0.0001]]))
+    allowed = allowed_transitions(TAGS)
+    assert [TAGS[i] for i in viterbi(scores, allowed)] == ["B-time", "B-time"]
+    learned = np.zeros((len(TAGS), len(TAGS)))
+    learned[1, 1], learned[1, 2] = -2.0, 1.0
+    path = viterbi(scores, with_learned(allowed, (np.zeros(len(TAGS)), learned)))
+    assert [TAGS[i] for i in path] == ["B-time", "I-time"]
+
+
+def test_learned_transitions_are_checked(tmp_path: Path) -> None:
+    assert learned_transitions(tmp_path, 3) is None  # a model from before the CRF
+    np.savez(tmp_path / TRANSITIONS_FILE, start=np.zeros(3), transitions=np.ones((3, 3)))
+    learned = learned_transitions(tmp_path, 3)
+    assert learned is not None and learned[1].sum() == 9.0
+    with pytest.raises(IntentModelError, match="the model has 5"):
+        learned_transitions(tmp_path, 5)
+    (tmp_path / TRANSITIONS_FILE).write_bytes(b"not numpy")
+    with pytest.raises(IntentModelError, match="unreadable"):
+        learned_transitions(tmp_path, 3)
+
+
+def test_crf_nll_is_the_likelihood_over_every_path() -> None:
+    torch = pytest.importorskip("torch", reason="the train extra (torch) trains the CRF")
+    from edge_agent.slu.network import crf_nll
+
+    gen = torch.Generator().manual_seed(0)
+    n_tags = 3
+    emissions = torch.randn(2, 3, n_tags, generator=gen)
+    start = torch.randn(n_tags, generator=gen)
+    trans = torch.randn(n_tags, n_tags, generator=gen)
+    gold = torch.tensor([[0, 2, 1], [1, 1, -100]])
+    mask = torch.tensor([[True, True, True], [True, True, False]])
+
+    def score(row: int, path: tuple[int, ...]) -> Any:
+        s = start[path[0]] + emissions[row, 0, path[0]]
+        for t in range(1, len(path)):
+            s = s + trans[path[t - 1], path[t]] + emissions[row, t, path[t]]
+        return s
+
+    expected = torch.tensor(0.0)
+    for row, length in ((0, 3), (1, 2)):
+        every = [score(row, p) for p in itertools.product(range(n_tags), repeat=length)]
+        path = tuple(int(t) for t in gold[row, :length])
+        expected = expected + torch.logsumexp(torch.stack(every), 0) - score(row, path)
+    got = crf_nll(emissions, gold, mask, start, trans)
+    assert torch.allclose(got, expected, atol=1e-5)
 
 
 def test_slot_f1_is_conlleval() -> None:
