@@ -12,13 +12,15 @@ a decoded sequence always reads as whole spans, and a span never starts mid-word
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["allowed_transitions", "log_softmax", "viterbi", "with_learned"]
+__all__ = ["allowed_transitions", "contiguous_owners", "log_softmax", "viterbi", "with_learned"]
 
 NEG = -1e9
+MAX_PARTS = 4  # contiguous requests are searched in every order up to this many
 
 
 def log_softmax(logits: np.ndarray) -> np.ndarray:
@@ -72,3 +74,43 @@ def viterbi(scores: np.ndarray, transitions: tuple[np.ndarray, np.ndarray]) -> l
     for t in range(n_words - 1, 0, -1):
         path.append(int(back[t, path[-1]]))
     return path[::-1]
+
+
+def contiguous_owners(scores: np.ndarray, max_parts: int = MAX_PARTS) -> list[int]:
+    """Each word's request (a column of ``scores`` [words, requests], log-probabilities)
+    such that every request owns one unbroken run of words and the sum is the best.
+
+    A compound request says one thing after another ("order two lattes and then water
+    the ficus"): a word the head alone would give to the other request ("ficus") stays
+    with its neighbours. Searched over every order of the requests (up to
+    ``max_parts``; past it, or with fewer words than requests, each word's best).
+    """
+    n, k = scores.shape
+    if k == 1:
+        return [0] * n
+    if n < k or k > max_parts:
+        return [int(o) for o in scores.argmax(axis=1)]
+    # cum[s, c]: the first s words' scores for request c. A cut at s between request a
+    # before and b after adds cum[s, a] - cum[s, b]; the cuts rise strictly.
+    cum = np.vstack([np.zeros(k), np.cumsum(scores, axis=0)])
+    at = np.arange(n + 1)
+    best: tuple[float, list[int], tuple[int, ...]] = (-np.inf, [], ())
+    for order in itertools.permutations(range(k)):
+        value = np.full(n + 1, -np.inf)
+        value[1:n] = cum[1:n, order[0]] - cum[1:n, order[1]]
+        backs = []
+        for j in range(2, k):
+            running = np.maximum.accumulate(value)
+            backs.append(np.maximum.accumulate(np.where(value == running, at, 0)))
+            value = np.full(n + 1, -np.inf)
+            value[j:n] = running[j - 1 : n - 1] + cum[j:n, order[j - 1]] - cum[j:n, order[j]]
+        cut = int(value.argmax())
+        total = float(value[cut] + cum[n, order[-1]])
+        if total > best[0]:
+            cuts = [cut]
+            for back in reversed(backs):
+                cuts.append(int(back[cuts[-1] - 1]))
+            best = (total, cuts[::-1], order)
+    _, cuts, order = best
+    bounds = [0, *cuts, n]
+    return [order[j] for j in range(k) for _ in range(bounds[j], bounds[j + 1])]

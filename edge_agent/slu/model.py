@@ -9,8 +9,9 @@ One ``session.run`` per query gives intent, slot and word-intent scores; numpy t
 1. takes every intent whose sigmoid clears 0.5 (at least the best one), and calls the
    query out of scope when the best one's score is under the trained threshold;
 2. decodes BIO slot tags with valid transitions only (:mod:`edge_agent.slu.decode`);
-3. gives each word to one of the chosen intents (word-intent head), so a compound
-   request splits into its parts, each with its own slots.
+3. gives each word to one of the chosen intents (word-intent head), each intent one
+   unbroken run of words, so a compound request splits into its parts, each with its
+   own slots.
 
 >>> model = SluModel.load(Path("my_model"))                      # doctest: +SKIP
 >>> p = model.predict("set a 10 minute timer and turn off the kitchen lights")  # doctest: +SKIP
@@ -30,7 +31,13 @@ import numpy as np
 
 from edge_agent.intents.errors import IntentModelError
 from edge_agent.slu.data import spans, split_words
-from edge_agent.slu.decode import allowed_transitions, log_softmax, viterbi, with_learned
+from edge_agent.slu.decode import (
+    allowed_transitions,
+    contiguous_owners,
+    log_softmax,
+    viterbi,
+    with_learned,
+)
 from edge_agent.slu.pieces import WordPiecer
 
 __all__ = ["FORMAT_KIND", "Decoded", "Slot", "SluModel", "SluPart", "SluPrediction", "decode"]
@@ -107,8 +114,8 @@ def decode(
         word_tags[int(w)] = tags[t]
     owners = [0] * len(first)
     if len(chosen) > 1 and len(kept):
-        sub = word_intent_logits[kept][:, chosen]
-        for w, o in zip(np.flatnonzero(first >= 0), sub.argmax(axis=1), strict=True):
+        sub = log_softmax(word_intent_logits[kept][:, chosen])
+        for w, o in zip(np.flatnonzero(first >= 0), contiguous_owners(sub), strict=True):
             owners[int(w)] = int(o)
         # Order the parts as they appear in the utterance.
         seen: list[int] = []

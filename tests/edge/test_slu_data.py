@@ -26,7 +26,7 @@ from edge_agent.slu.data import (
     spans,
     split_words,
 )
-from edge_agent.slu.decode import allowed_transitions, viterbi, with_learned
+from edge_agent.slu.decode import allowed_transitions, contiguous_owners, viterbi, with_learned
 from edge_agent.slu.metrics import slu_metrics
 from edge_agent.slu.model import TRANSITIONS_FILE, Slot, decode, learned_transitions
 
@@ -251,6 +251,44 @@ def test_crf_nll_is_the_likelihood_over_every_path() -> None:
         expected = expected + torch.logsumexp(torch.stack(every), 0) - score(row, path)
     got = crf_nll(emissions, gold, mask, start, trans)
     assert torch.allclose(got, expected, atol=1e-5)
+
+
+@given(
+    st.integers(2, 4).flatmap(
+        lambda k: st.lists(
+            st.lists(st.floats(-8, 0), min_size=k, max_size=k), min_size=1, max_size=7
+        )
+    )
+)
+def test_contiguous_owners_is_the_best_unbroken_split(rows: list[list[float]]) -> None:
+    scores = np.asarray(rows)
+    n, k = scores.shape
+    owners = contiguous_owners(scores)
+    assert len(owners) == n
+    if n < k:
+        return
+    runs = [o for i, o in enumerate(owners) if i == 0 or owners[i - 1] != o]
+    assert sorted(runs) == list(range(k))  # each request one unbroken run, none left out
+    best = max(
+        sum(scores[w, order[j]] for j in range(k) for w in range(b[j], b[j + 1]))
+        for order in itertools.permutations(range(k))
+        for cuts in itertools.combinations(range(1, n), k - 1)
+        for b in [[0, *cuts, n]]
+    )
+    assert sum(scores[w, o] for w, o in enumerate(owners)) == pytest.approx(best)
+
+
+def test_decode_keeps_each_request_in_one_piece() -> None:
+    # "order lattes and water the ficus": the head alone gives "ficus" to the coffee
+    n_words = 6
+    first = np.arange(1, n_words + 1)
+    word_intent = np.zeros((n_words + 2, 2))
+    word_intent[1:7, 0] = [5, 5, 1, -5, -5, 1]
+    word_intent[1:7, 1] = [-5, -5, 0, 5, 5, -1]
+    slot_logits = np.zeros((n_words + 2, len(TAGS)))
+    d = decode(np.array([3.0, 3.0]), slot_logits, word_intent, first, TAGS,
+               allowed_transitions(TAGS))  # fmt: skip
+    assert d.owners == [0, 0, 0, 1, 1, 1]
 
 
 def test_slot_f1_is_conlleval() -> None:
