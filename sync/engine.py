@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gc
 import itertools
+import json
 import os
 import secrets
 import sqlite3
@@ -29,6 +30,8 @@ from sync import recall as _recall
 from sync.checkpoint import WalCheckpointer, shared_checkpointer
 from sync.document import (
     KINDS,
+    SEPARATOR,
+    SYS_MAP,
     Entry,
     MemoryDocument,
     check_id,
@@ -45,6 +48,7 @@ from sync.private import private_database
 from sync.recall import RecallHit
 from sync.retention import HISTORY_TIME, RETIRE_EVERY_S
 from sync.schema.migrations import migrate
+from sync.update_reader import read_map_update
 from sync.updatelog import FORGETS, UpdateLog
 from sync.views import (
     COLUMNS,
@@ -82,18 +86,40 @@ LOG_DIFF_BYTES = 1 << 20
 """With the document in memory, a diff of more log bytes than this comes from it."""
 
 
+def _delete_set(update: bytes, clients: Mapping[int, int]) -> dict[int, list[tuple[int, int]]]:
+    """The update's delete set (``clients``: the update's state vector, so that the
+    delete set can be cut out of it without its structs)."""
+    everything = encode_state_vector({client: 1 << 53 for client in clients})
+    return deleted_ranges(get_update(update, everything))
+
+
+def _deletes_outside(
+    deleted: Mapping[int, Sequence[tuple[int, int]]], ranges: Mapping[int, tuple[int, int]]
+) -> bool:
+    """True if a delete set removes items the update does not bring itself."""
+    for client, spans in deleted.items():
+        first, end = ranges.get(client, (0, 0))
+        if any(start < first or start + length > end for start, length in spans):
+            return True
+    return False
+
+
 def _deleted_by(
     update: bytes, clients: Mapping[int, int], items: Sequence[tuple[int, int]]
 ) -> set[tuple[int, int]]:
-    """Which of these items the update's delete set deletes (``clients``: the update's
-    state vector, so that the delete set can be cut out of it without its structs)."""
-    everything = encode_state_vector({client: 1 << 53 for client in clients})
-    spans = deleted_ranges(get_update(update, everything))
+    """Which of these items the update's delete set deletes."""
+    spans = _delete_set(update, clients)
     return {
         (client, clock)
         for client, clock in items
         if any(start <= clock < start + length for start, length in spans.get(client, ()))
     }
+
+
+_ROOTS = frozenset((*KINDS, SYS_MAP))
+MergePlan = tuple[str, list[tuple[str, str, object]], dict[str, Entry | None], set[str]]
+"""Per kind: records new here (id, node, stored value), winners of the others, the
+winners' ids with no row yet."""
 
 
 class StoreEngine:
@@ -791,6 +817,13 @@ class StoreEngine:
             raise InvalidUpdateError("an update is bytes")
         with self._transaction(), _gc_paused():
             self._dirty = True
+            if self._doc is None or len(update) > LOG_DIFF_BYTES:
+                merged = self._merge_by_reading(bytes(update))
+                if merged is not None:
+                    # A large update is cheaper read than integrated: a loaded document
+                    # is dropped, and rebuilt from the log when next needed.
+                    self._forget_document()
+                    return merged
             if self._doc is None:
                 merged = self._merge_without_document(bytes(update))
                 if merged is not None:
@@ -858,12 +891,23 @@ class StoreEngine:
             touched = probe.apply_remote(update)
             merged = decode_state_vector(probe.doc.get_state())
             pending = get_update(update, probe.doc.get_state())[:1] != b"\x00"
-            if pending or all(clock <= ours.get(client, 0) for client, clock in merged.items()):
-                # Structs left pending, or nothing new (its deletions may be): the
+            if (
+                pending
+                or all(clock <= ours.get(client, 0) for client, clock in merged.items())
+                or (
+                    self._has_tombstones()
+                    and _deletes_outside(
+                        _delete_set(update, merged),
+                        {client: (0, end) for client, end in merged.items()},
+                    )
+                )
+            ):
+                # Structs left pending, nothing new (its deletions may be), or deletions
+                # that may collect a tombstone (the tombstone index follows them): the
                 # document decides.
                 self._captured.clear()
                 return None
-            plans = []
+            plans: list[MergePlan] = []
             dropped: list[tuple[str, str, str]] = []  # incoming entries that lost
             own_losers: list[tuple[int, int]] = []  # items of our entries that lost
             for kind in KINDS:
@@ -905,6 +949,12 @@ class StoreEngine:
             self._merged = decode_state_vector(probe.doc.get_state())
         finally:
             probe.close()
+        self._write_merged(plans)
+        return bool(self._captured)
+
+    def _write_merged(self, plans: Sequence[MergePlan]) -> None:
+        """Write what a merge without the document decided: per kind, the records new
+        here (undecoded), the winners of the others, and which of those have no row."""
         highest = ""
         for kind, fresh, winners, unknown in plans:
             self._index_tombstones(kind, winners)
@@ -918,23 +968,131 @@ class StoreEngine:
         if highest:
             decode_hlc(highest)
             self.clock.observe(highest)
-        return bool(self._captured)
+
+    def _merge_by_reading(self, update: bytes) -> bool | None:
+        """Merge a peer's update by reading its entries out of the bytes, without
+        integrating it anywhere (``sync.update_reader``); None when the update is not a
+        plain map update or does not stand on its own (see
+        :meth:`_merge_without_document`, whose rules this follows).
+
+        Reading 100k entries costs a third of what integrating them into a Yjs
+        document and being handed the changed keys does. The update is logged as
+        received; the document, when next loaded, integrates it. The clocks it brings
+        must continue this replica's (no gap), and an item's origin must be in the
+        update itself (a new key, or a key the update writes twice).
+        """
+        ours = self._stored_state()
+        if ours is None:
+            return None
+        read = read_map_update(update, _ROOTS)
+        if read is None:
+            return None
+        if any(first > ours.get(client, 0) for client, (first, _) in read.ranges.items()):
+            return None  # a gap: what the peer's update builds on is missing here
+        if all(end <= ours.get(client, 0) for client, (_, end) in read.ranges.items()):
+            return None  # nothing new (its deletions may be): the document decides
+        if _deletes_outside(read.deleted, read.ranges) and self._has_tombstones():
+            return None  # it may collect a tombstone, which the tombstone index follows
+        single: dict[str, dict[str, tuple[str, str, object]]] = {}
+        again: list[tuple[str, str, str, object]] = []  # a record's second entry and more
+        for _, _, root, key, value in read.items:
+            if root == SYS_MAP:
+                continue
+            record_id, sep, node = key.partition(SEPARATOR)
+            if not sep or not record_id or not node:
+                raise InvalidUpdateError(f"malformed record key: {key[:80]!r}")
+            alone = single.get(root)
+            if alone is None:
+                alone = single[root] = {}
+            if record_id in alone:
+                again.append((root, record_id, node, value))
+            else:
+                alone[record_id] = (record_id, node, value)
+        several: dict[str, dict[str, list[tuple[str, object]]]] = {}
+        for root, record_id, node, stored in again:
+            many = several.setdefault(root, {})
+            if record_id not in many:
+                _, first_node, first_value = single[root].pop(record_id)
+                many[record_id] = [(first_node, first_value)]
+            if any(writer == node for writer, _ in many[record_id]):
+                return None  # two live items of one key: only Yjs can order them
+            many[record_id].append((node, stored))
+        item_ids: dict[tuple[str, str, str], tuple[int, int]] = {}
+
+        def item(kind: str, record_id: str, node: str) -> tuple[int, int]:
+            if not item_ids:  # only when an entry loses: rare
+                for client, clock, root, key, _ in read.items:
+                    record, _, writer = key.partition(SEPARATOR)
+                    item_ids[(root, record, writer)] = (client, clock)
+            return item_ids[(kind, record_id, node)]
+
+        plans: list[MergePlan] = []
+        dropped: list[tuple[int, int]] = []  # items of entries that lost
+        for kind in KINDS:
+            created = list(single.get(kind, {}).values())
+            incoming: dict[str, Entry] = {}
+            for record_id, entries in several.get(kind, {}).items():
+                decoded = [decode_entry_of(kind, record_id, n, v) for n, v in entries]
+                best = max(decoded, key=lambda e: e.order)
+                incoming[record_id] = best
+                dropped.extend(item(kind, record_id, e.node) for e in decoded if e is not best)
+            if not created and not incoming:
+                continue
+            current = self._current_winners(kind, [c[0] for c in created] + list(incoming))
+            fresh: list[tuple[str, str, object]] = []
+            for record_id, writer, stored in created:
+                if record_id in current:
+                    incoming[record_id] = decode_entry_of(kind, record_id, writer, stored)
+                else:
+                    fresh.append((record_id, writer, stored))
+            known = [r for r in incoming if r in current]
+            own = self._own_items(kind, known) if known else {}
+            winners: dict[str, Entry | None] = {}
+            for record_id, entry in incoming.items():
+                now = current.get(record_id)
+                if now is None:
+                    winners[record_id] = entry
+                elif entry.order < now:
+                    dropped.append(item(kind, record_id, entry.node))
+                elif entry.order > now:
+                    if now[1] != self.node_id or record_id not in own:
+                        return None  # a peer's entry of unknown item loses
+                    if not read.deletes(*own[record_id]):
+                        dropped.append(own[record_id])
+                    winners[record_id] = entry
+            plans.append((kind, fresh, winners, {r for r in winners if r not in current}))
+        self._captured.append(update)
+        self._merged = {client: end for client, (_, end) in read.ranges.items()}
+        if dropped:
+            # Drop the losers and bump our ``_sys`` entry, as a merge does (its value
+            # means nothing: a counter of this replica's own).
+            bumps = int(self._meta("sys_bumps") or 0) + 1
+            self._set_meta("sys_bumps", str(bumps))
+            bump = MapSet(SYS_MAP, self.node_id, str(bumps), None)
+            self._captured.append(
+                encode_map_sets(self._edit_client, self._edit_clock, [bump], dropped)
+            )
+            self._edit_clock += 1
+        self._write_merged(plans)
+        return True
+
+    def _has_tombstones(self) -> bool:
+        return self.db.execute("SELECT 1 FROM tombstones LIMIT 1").fetchone() is not None
 
     def _current_winners(self, kind: str, record_ids: Sequence[str]) -> dict[str, tuple[str, str]]:
         """The ``(hlc, node)`` of the winning entry of each record the replica holds a row
         or a tombstone of."""
-        out: dict[str, tuple[str, str]] = {}
-        conn = self.db.conn
-        for i in range(0, len(record_ids), 500):
-            part = record_ids[i : i + 500]
-            marks = ", ".join("?" for _ in part)
-            sql = (
-                f"SELECT id, hlc, node FROM {kind} WHERE id IN ({marks}) UNION ALL"
-                f" SELECT id, hlc, node FROM tombstones WHERE kind = ? AND id IN ({marks})"
-            )
-            for record_id, hlc, node in conn.execute(sql, [*part, kind, *part]):
-                out[str(record_id)] = (str(hlc), str(node))
-        return out
+        # One statement for any number of ids: json_each walks the array in C.
+        ids = json.dumps(sorted(record_ids))
+        sql = (
+            f"SELECT t.id, t.hlc, t.node FROM json_each(?1) j JOIN {kind} t ON t.id = j.value"
+            " UNION ALL SELECT t.id, t.hlc, t.node FROM json_each(?1) j"
+            " JOIN tombstones t ON t.kind = ?2 AND t.id = j.value"
+        )
+        return {
+            str(record_id): (str(hlc), str(node))
+            for record_id, hlc, node in self.db.conn.execute(sql, [ids, kind])
+        }
 
     def _index_tombstones(self, kind: str, winners: Mapping[str, Entry | None]) -> None:
         live = []

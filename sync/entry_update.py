@@ -44,9 +44,12 @@ def _string(out: bytearray, text: str) -> None:
     out += data
 
 
-def encode_map_sets(client: int, clock: int, sets: Sequence[MapSet]) -> bytes:
+def encode_map_sets(
+    client: int, clock: int, sets: Sequence[MapSet], deletions: Sequence[tuple[int, int]] = ()
+) -> bytes:
     """The update of one transaction that writes ``sets`` (in order) as client ``client``
-    from clock ``clock`` on, and deletes each replaced item (its origin)."""
+    from clock ``clock`` on, and deletes each replaced item (its origin) and the items
+    ``deletions`` names."""
     out = bytearray()
     if sets:
         _varuint(out, 1)  # one client
@@ -73,6 +76,8 @@ def encode_map_sets(client: int, clock: int, sets: Sequence[MapSet]) -> bytes:
     for item in sets:
         if item.origin is not None:
             deleted.setdefault(item.origin[0], []).append(item.origin[1])
+    for owner, at in deletions:
+        deleted.setdefault(owner, []).append(at)
     _varuint(out, len(deleted))
     for owner in sorted(deleted):
         ranges: list[list[int]] = []

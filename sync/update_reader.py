@@ -1,0 +1,169 @@
+"""Read the map entries out of a Yjs v1 update without integrating it.
+
+A merge without the document (``sync.engine``) needs the entries a peer's update brings
+and the items it deletes; integrating the update into a Yjs document only to be told
+its changed keys costs several times what reading the bytes does (yrs integrates, then
+pycrdt builds a dict per changed key). This reader understands the updates memory
+documents are made of: items of root maps, each holding one string (``ContentAny``),
+deleted items and GC ranges, and the delete set. Anything else (nested types, other
+contents, skips, an origin outside the update) makes it decline (None), and the caller
+lets yrs decide; malformed bytes also make it decline, never half-read.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+_GC = 0
+_DELETED = 1
+_ANY = 8
+_SKIP = 10
+_ANY_STRING = 119
+
+
+MapItem = tuple[int, int, str, str, str]
+"""A live map entry the update brings: ``(client, clock, root, key, value)``."""
+
+
+class MapUpdate(NamedTuple):
+    """What a plain map update holds."""
+
+    items: list[MapItem]
+    """Entries still live after the update's own delete set, in update order. A key may
+    appear twice (two live items of one key, which only Yjs can order): callers check."""
+    ranges: dict[int, tuple[int, int]]
+    """Each client's clocks in the update: ``(first, end)``."""
+    deleted: dict[int, list[tuple[int, int]]]
+    """The delete set: ``{client: [(clock, length)]}``."""
+    dead: int
+    """Items of the update that its own delete set removes (or arrive deleted)."""
+
+    def deletes(self, client: int, clock: int) -> bool:
+        """True if the delete set removes the item ``(client, clock)``."""
+        return any(s <= clock < s + n for s, n in self.deleted.get(client, ()))
+
+
+class _Decline(Exception):
+    pass
+
+
+def read_map_update(update: bytes, roots: frozenset[str]) -> MapUpdate | None:
+    """The entries, clock ranges and delete set of a plain update of root maps named in
+    ``roots``; None when the update holds anything else or is malformed."""
+    try:
+        return _read(update, roots)
+    except (_Decline, IndexError, UnicodeDecodeError):
+        return None
+
+
+def _read(data: bytes, roots: frozenset[str]) -> MapUpdate:
+    pos = 0
+    size = len(data)
+
+    def uint() -> int:
+        nonlocal pos
+        byte = data[pos]
+        pos += 1
+        if byte < 0x80:
+            return byte
+        result, shift = byte & 0x7F, 7
+        while True:
+            byte = data[pos]
+            pos += 1
+            result |= (byte & 0x7F) << shift
+            if byte < 0x80:
+                return result
+            shift += 7
+            if shift > 63:
+                raise _Decline
+
+    def raw() -> bytes:
+        nonlocal pos
+        length = uint()
+        end = pos + length
+        if end > size:
+            raise _Decline
+        chunk = data[pos:end]
+        pos = end
+        return chunk
+
+    names: dict[bytes, str] = {}
+    keys: dict[tuple[int, int], tuple[str, str]] = {}  # item id -> (root, key)
+    found: list[Any] = []  # (client, clock, root, key, value or None: deleted)
+    deleted_items = 0
+    ranges: dict[int, tuple[int, int]] = {}
+    for _ in range(uint()):
+        count, client, clock = uint(), uint(), uint()
+        if client in ranges:
+            raise _Decline
+        first = clock
+        for _ in range(count):
+            info = data[pos]
+            pos += 1
+            ref = info & 0x1F
+            if ref == _SKIP:
+                raise _Decline
+            if ref == _GC:
+                clock += uint()
+                continue
+            if info & 0x40:  # a right origin: not a map entry
+                raise _Decline
+            if info & 0x80:
+                place = keys.get((uint(), uint()))
+                if place is None:  # its key is in an item the update does not hold
+                    raise _Decline
+                root, key = place
+            else:
+                if uint() != 1 or not info & 0x20:  # a nested type, or not a map entry
+                    raise _Decline
+                name = raw()
+                root = names.get(name) or names.setdefault(name, name.decode("utf-8"))
+                if root not in roots:
+                    raise _Decline
+                key = raw().decode("utf-8")
+            if ref == _DELETED:
+                length = uint()
+                if length < 1:
+                    raise _Decline
+                for at in range(clock, clock + length):
+                    keys[(client, at)] = (root, key)
+                found.append((client, clock, root, key, None))
+                deleted_items += 1
+                clock += length
+                continue
+            if ref != _ANY or data[pos] != 1 or data[pos + 1] != _ANY_STRING:
+                raise _Decline
+            pos += 2
+            length = data[pos]
+            if length < 0x80:
+                pos += 1
+            else:
+                length = uint()
+            end = pos + length
+            if end > size:
+                raise _Decline
+            value = data[pos:end].decode("utf-8")
+            pos = end
+            keys[(client, clock)] = (root, key)
+            found.append((client, clock, root, key, value))
+            clock += 1
+        ranges[client] = (first, clock)
+    deleted: dict[int, list[tuple[int, int]]] = {}
+    for _ in range(uint()):
+        client = uint()
+        spans = deleted.setdefault(client, [])
+        for _ in range(uint()):
+            spans.append((uint(), uint()))
+    if pos != size:
+        raise _Decline
+    result = MapUpdate([], ranges, deleted, 0)
+    if not deleted and not deleted_items:
+        return result._replace(items=found)
+    items = result.items
+    dead = 0
+    for item in found:
+        if item[4] is None or (deleted and result.deletes(item[0], item[1])):
+            dead += 1
+        else:
+            items.append(item)  # type: ignore[arg-type]
+    return result._replace(dead=dead)
