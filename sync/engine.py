@@ -817,14 +817,17 @@ class StoreEngine:
             raise InvalidUpdateError("an update is bytes")
         with self._transaction(), _gc_paused():
             self._dirty = True
-            if self._doc is None or len(update) > LOG_DIFF_BYTES:
+            # Inside a batch that already wrote, the document decides (its writes are
+            # captured, and their clocks come from the documents that made them).
+            alone = not self._captured
+            if alone and (self._doc is None or len(update) > LOG_DIFF_BYTES):
                 merged = self._merge_by_reading(bytes(update))
                 if merged is not None:
                     # A large update is cheaper read than integrated: a loaded document
                     # is dropped, and rebuilt from the log when next needed.
                     self._forget_document()
                     return merged
-            if self._doc is None:
+            if alone and self._doc is None:
                 merged = self._merge_without_document(bytes(update))
                 if merged is not None:
                     return merged
