@@ -14,9 +14,11 @@ needs the train extra): on a deterministic selection of the project's own lines 
 training half of SLURP's development split mapped to the device's intents
 (``edge_agent/data/slurp_train.jsonl``, written by ``scripts/build_slurp_data.py``, its
 slots inline). The selection is written to ``router_joint_train.jsonl`` /
-``router_joint_val.jsonl``. Tools with side effects (a timer, a device command, a note)
-get their own, higher threshold (``action_threshold``): the lowest at which no
-validation query of another intent would run one of them.
+``router_joint_val.jsonl``; more cloud lines come from CLINC150
+(``edge_agent/data/clinc_cloud.jsonl``, written by ``scripts/build_clinc_cloud.py``).
+Tools with side effects (a timer, a device command, a note) get their own, higher
+threshold (``action_threshold``), chosen on the validation lines where a false action
+costs ``FALSE_ACTION_COST`` actions sent to the cloud.
 
 Usage: ``python scripts/build_router.py [--joint] [--out edge_agent/models/router]``
 """
@@ -44,6 +46,9 @@ OWN_PER_TOOL = 380
 OWN_VAL_PER_INTENT = {"oos": 150, "smalltalk": 20, "compound": 40}
 OWN_VAL_PER_TOOL = 40
 SLURP_VAL_SHARE = 20  # percent of the SLURP training half kept for validation
+# A false action (a timer, a device command, a note nobody asked for) counts as so many
+# actions sent to the cloud when the action bar is chosen.
+FALSE_ACTION_COST = 5
 THRESHOLDS = [round(0.30 + 0.025 * i, 3) for i in range(27)]  # 0.30 .. 0.95
 
 
@@ -95,7 +100,7 @@ def _take(
 
 
 def joint_selection(
-    own_train: Path, own_val: Path, slurp: Path
+    own_train: Path, own_val: Path, slurp: Path, cloud: Path | None = None
 ) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
     """The joint model's training and validation lines (deterministic).
 
@@ -120,6 +125,9 @@ def joint_selection(
             val.append(row)
         else:
             train.extend([row, row])
+    # The breadth of what else people ask an assistant (CLINC150's cloud intents).
+    if cloud is not None:
+        train.extend(r for r in read_rows(cloud) if plain_text(r["text"]).lower() not in measured)
     # Nor does a line validate what trains (a generated line may say what SLURP says).
     validating = {plain_text(r["text"]).lower() for r in val}
     return [r for r in train if plain_text(r["text"]).lower() not in validating], val
@@ -139,9 +147,20 @@ class CachedModel:
 
 
 def calibrate(
-    model: Any, rows: list[dict[str, str]], min_cloud_recall: float, one_request: bool = False
+    model: Any,
+    rows: list[dict[str, str]],
+    min_cloud_recall: float,
+    *,
+    joint: bool = False,
+    action_threshold: float | None = None,
 ) -> dict[str, Any]:
-    """Sweep thresholds over the full route decision on the validation rows."""
+    """Sweep thresholds over the full route decision on the validation rows.
+
+    A joint model's rows are annotated (their tool reads its arguments from the slots):
+    each tool row is the device's. For the frozen heads, whose tools read arguments with
+    the word readers, a tool row the readers cannot fill is the cloud's. The joint router
+    keeps one request on the device (``one_request``), and its tools with side effects
+    their own bar (``action_threshold``, at least the threshold swept)."""
     from edge_agent.arguments import extract_arguments
     from edge_agent.router import OOS, SMALLTALK, Router
 
@@ -153,13 +172,14 @@ def calibrate(
         intent = row["intent"]
         if intent == OOS or "#" in intent:
             expected.append("cloud")
-        elif intent == SMALLTALK or extract_arguments(intent, row["text"]) is not None:
+        elif joint or intent == SMALLTALK or extract_arguments(intent, row["text"]) is not None:
             expected.append("edge")
         else:
             expected.append("cloud")
     sweep = []
     for threshold in THRESHOLDS:
-        router = Router(cached, threshold=threshold, one_request=one_request)
+        bar = None if action_threshold is None else max(threshold, action_threshold)
+        router = Router(cached, threshold=threshold, action_threshold=bar, one_request=joint)
         routes = [router.decide(row["text"]).route for row in rows]
         pairs = list(zip(expected, routes, strict=True))
         cloud = [got for want, got in pairs if want == "cloud"]
@@ -182,24 +202,32 @@ def calibrate(
     return {"threshold": best["threshold"], "chosen": best, "sweep": sweep}
 
 
-def action_bar(model: Any, rows: list[dict[str, str]], threshold: float) -> float:
-    """The lowest threshold (>= ``threshold``) at which no validation query of another
-    intent runs a tool with side effects on the device."""
+def action_bar(model: Any, rows: list[dict[str, str]], threshold: float) -> dict[str, Any]:
+    """The bar (>= ``threshold``) for the tools with side effects, chosen on validation:
+    the one that costs least when a false action (a query of another intent that runs
+    one) costs ``FALSE_ACTION_COST`` times an action sent to the cloud; on a tie, the
+    higher bar."""
     from edge_agent.router import Router
     from edge_agent.tools import SIDE_EFFECT_TOOLS
 
     cached = CachedModel(model)
-    worst = threshold
-    router = Router(cached, threshold=threshold, one_request=True)
-    for row in rows:
-        decision = router.decide(row["text"])
-        tools = [c.tool for c in decision.calls] or [decision.tool]
-        wrong = [t for t in tools if t in SIDE_EFFECT_TOOLS and t not in row["intent"].split("#")]
-        if decision.route == "edge" and wrong:
-            parts = cached.predict(" ".join(row["text"].split())).parts
-            worst = max([worst, *(float(p.confidence) for p in parts if p.intent in wrong)])
-    candidates = [t for t in THRESHOLDS if t > worst] or [0.99]
-    return worst if worst == threshold else min(candidates)
+    sweep = []
+    for bar in sorted({threshold, *(t for t in [*THRESHOLDS, 0.97, 0.99] if t > threshold)}):
+        router = Router(cached, threshold=threshold, action_threshold=bar, one_request=True)
+        false_actions = missed = 0
+        for row in rows:
+            decision = router.decide(row["text"])
+            intents = row["intent"].split("#")
+            tools = [c.tool for c in decision.calls] or [decision.tool]
+            ran = decision.route == "edge"
+            if ran and any(t in SIDE_EFFECT_TOOLS and t not in intents for t in tools):
+                false_actions += 1
+            if row["intent"] in SIDE_EFFECT_TOOLS and not (ran and row["intent"] in tools):
+                missed += 1
+        cost = FALSE_ACTION_COST * false_actions + missed
+        sweep.append({"bar": bar, "false_actions": false_actions, "missed": missed, "cost": cost})
+    best = min(sweep, key=lambda s: (s["cost"], -s["bar"]))
+    return {"action_threshold": best["bar"], "chosen": best, "sweep": sweep}
 
 
 def main() -> int:
@@ -210,6 +238,12 @@ def main() -> int:
     parser.add_argument("--min-cloud-recall", type=float, default=0.985)
     parser.add_argument("--joint", action="store_true", help="the joint intent + slot model")
     parser.add_argument("--slurp", type=Path, default=DATA / "slurp_train.jsonl")
+    parser.add_argument(
+        "--cloud",
+        type=Path,
+        default=DATA / "clinc_cloud.jsonl",
+        help="joint: more cloud lines (scripts/build_clinc_cloud.py); 'none' for none",
+    )
     parser.add_argument("--epochs", type=float, default=2.0)
     parser.add_argument(
         "--calibrate-only", action="store_true", help="joint: recalibrate the model in --out"
@@ -218,6 +252,8 @@ def main() -> int:
         "--select-only", action="store_true", help="joint: write the selection files only"
     )
     args = parser.parse_args()
+    if str(args.cloud) == "none":
+        args.cloud = None
     if args.joint:
         return build_joint(args)
 
@@ -259,7 +295,7 @@ def build_joint(args: argparse.Namespace) -> int:
     from edge_agent.slu.model import SluModel
     from edge_agent.slu.train import train_slu
 
-    train, val = joint_selection(args.train, args.val, args.slurp)
+    train, val = joint_selection(args.train, args.val, args.slurp, args.cloud)
     files = {"train": DATA / "router_joint_train.jsonl", "val": DATA / "router_joint_val.jsonl"}
     for key, rows in (("train", train), ("val", val)):
         body = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
@@ -280,16 +316,22 @@ def build_joint(args: argparse.Namespace) -> int:
         print(f"trained in {time.perf_counter() - start:.1f} s: validation {report.val_metrics}")
     model = SluModel.load(args.out)
     rows = plain_rows(val)
-    result = calibrate(model, rows, args.min_cloud_recall, one_request=True)
-    action = action_bar(model, rows, result["threshold"])
+    # The actions' bar first (at the lowest threshold swept), then the threshold of the
+    # lookups with that bar in place.
+    action = action_bar(model, rows, THRESHOLDS[0])
+    result = calibrate(
+        model, rows, args.min_cloud_recall, joint=True, action_threshold=action["action_threshold"]
+    )
     config = {
         "threshold": result["threshold"],
-        "action_threshold": action,
+        "action_threshold": max(result["threshold"], action["action_threshold"]),
         # One request on the device; the cloud's planner splits compound ones.
         "one_request": True,
         "calibrated_on": files["val"].name,
         "min_cloud_recall": args.min_cloud_recall,
         "validation": result["chosen"],
+        "action_validation": action["chosen"],
+        "false_action_cost": FALSE_ACTION_COST,
         "trained_on": [files["train"].name],
         "trainer": "edge_agent.slu.train_slu",
     }

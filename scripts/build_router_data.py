@@ -28,7 +28,7 @@ from typing import ClassVar
 
 from edge_agent.arguments.numbers import spell_number
 from edge_agent.cities import cities
-from edge_agent.tools import TOOL_NAMES
+from edge_agent.tools import SIDE_EFFECT_TOOLS, TOOL_NAMES
 
 DATA = Path(__file__).resolve().parent.parent / "edge_agent" / "data"
 INTENTS = (*TOOL_NAMES, "smalltalk", "oos")
@@ -971,6 +971,8 @@ REASONING = [
     "what's the weather in {a} in fahrenheit", "convert the temperature in {a} to fahrenheit",
     "if it's noon in {a} what time is it in {b}", "when it's 9am in {a} what time is it in {b}",
     "is it too late to call {a}", "is it a good time to call my friend in {a}",
+    "what time should i ring my friend in {a} so it's not the middle of the night",
+    "when's the best time to schedule a call with {a}",
     "how many hours ahead is {a}", "what's the weather like in {a} in december",
     "why is {a} so rainy", "which city is warmer today, {a} or {b}",
     "plan a day trip in {a} based on the weather", "is it going to be colder tomorrow than today in {a}",
@@ -986,7 +988,7 @@ CITY_KNOWLEDGE = [
     "cost of living in {a}", "how do i get to {a} from the airport", "what's the capital near {a}",
     "top museums in {a}", "what currency do they use in {a}", "is {a} safe for tourists",
     "what to see in {a} in two days", "when was {a} founded", "nightlife in {a}",
-    "how far is {a} from here", "what's {a}'s nickname", "what sports teams are in {a}",
+    "how far is {a} from here", "what's the nickname of {a}", "what sports teams are in {a}",
     "who is the mayor of {a}", "what's the best neighbourhood to stay in {a}",
     "what's the time zone of {a} called", "what's the area code for {a}",
     "show me a map of {a}", "what's the elevation of {a}", "what river runs through {a}",
@@ -1008,21 +1010,129 @@ def compound(g: Gen) -> tuple[str, str]:
     return g.dress(a + g.pick(JOINERS) + b), f"{first}#{second}"
 
 
+# What people ask right after a tool's answer that no device tool does: the whole query
+# is the cloud's, even though it starts as a tool request.
+FOLLOW_UPS: dict[str, list[str]] = {
+    "any": [
+        "tell me what you think", "explain why", "send it to {who}", "text it to {who}",
+        "email the answer to {who}", "write a short summary of it", "post it in the family chat",
+        "tell me if that's normal", "compare it with last year", "make a plan from it",
+        "translate it into {lang}", "draft a message to {who} about it",
+        "tell me what i should do about it", "put it in a nice table", "write it up as a poem",
+    ],
+    "get_weather": [
+        "tell me if i should {activity}", "suggest what to wear", "plan my day around it",
+        "tell me if it's a good day to {activity}", "let me know if we should move the {event}",
+        "pack my bag accordingly", "tell me which is the best day to {activity}",
+    ],
+    "search_notes": [
+        "make a {made} from it", "write an email about it", "summarise it", "turn it into a to do list",
+        "tell me what i forgot", "rewrite it more clearly", "check it for mistakes",
+    ],
+    "world_clock": [
+        "tell me if it's too late to call", "work out when i should call {who}",
+        "tell me when the shops open there", "tell me if {who} is still awake",
+    ],
+    "calculator": ["explain how you got it", "show me the steps", "tell me if that's a good deal",
+                   "tell me how to do it by hand"],
+    "device_control": ["tell me how much energy it uses", "do it every morning from now on",
+                       "tell me why it keeps breaking", "order a new one online",
+                       "tell me if it's safe to leave it like that overnight"],
+    "set_timer": ["tell me what to cook in the meantime", "give me a recipe for it",
+                  "tell me how long the eggs should really boil"],
+    "add_note": ["send the list to {who}", "share it with {who}", "tell me what else i need for it"],
+}  # fmt: skip
+WHO = ["my brother", "my sister", "mom", "dad", "anna", "my boss", "the team", "tom", "grandma"]
+LANGS = ["french", "spanish", "german", "japanese", "italian"]
+ACTIVITIES = ["go hiking", "reschedule the picnic", "cycle to work", "hang the washing out",
+              "play tennis", "go to the beach", "wash the car", "take the kids to the park"]  # fmt: skip
+EVENTS = ["barbecue", "picnic", "football match", "garden party", "run", "hike"]
+MADE = ["packing list", "shopping list", "plan", "checklist", "timeline", "budget"]
+FOLLOW_JOINERS = [" and ", " and then ", ", then ", " then ", ". also ", " and after that "]
+
+
+def tool_and_follow_up(g: Gen) -> str:
+    """A tool request and something only the cloud can do with its answer."""
+    tool = g.pick([n for n in TOOL_NAMES if n != "remove_note"])
+    ask = _bare(MAKERS[tool])(g)
+    # An action's follow-up is about the action ("... and do it every morning"): a
+    # generic one ("... and explain why") after a command is no request people make.
+    generic = [] if tool in SIDE_EFFECT_TOOLS else FOLLOW_UPS["any"]
+    follow = g.pick(FOLLOW_UPS.get(tool, []) + generic if g.chance(0.6) or not generic else generic)
+    follow = follow.format(
+        who=g.pick(WHO), lang=g.pick(LANGS), activity=g.pick(ACTIVITIES), event=g.pick(EVENTS),
+        made=g.pick(MADE),
+    )  # fmt: skip
+    return g.dress(ask + g.pick(FOLLOW_JOINERS) + follow)
+
+
+NOTE_OPS = ["summarize", "summarise", "share", "email", "translate", "rewrite", "print", "sort",
+            "edit", "merge", "archive", "proofread", "send", "count the words in", "tidy up"]  # fmt: skip
+NOTE_CONTENTS = ["a packing list", "a meal plan", "a workout plan", "a recipe", "some ideas",
+                 "a summary", "a list of gift ideas", "a reading list", "an itinerary", "a budget"]  # fmt: skip
+NOTE_PURPOSES = ["a camping trip", "next week", "a dinner party", "a ski holiday", "my marathon training",
+                 "the kids' birthday", "a weekend in rome", "moving house", "a road trip"]  # fmt: skip
+
+
+def notes_beyond_the_tools(g: Gen) -> str:
+    """Note and list work the note tools do not do: summaries, sharing, notes whose
+    content the assistant would have to write."""
+    topic = g.pick(SEARCH_TOPICS)
+    op = g.pick(NOTE_OPS)
+    made, purpose = g.pick(NOTE_CONTENTS), g.pick(NOTE_PURPOSES)
+    forms = [
+        f"{op} my notes about {topic}", f"{op} my {g.pick(LIST_NAMES)} list",
+        f"{op} all my notes", f"can you {op} the note about {topic}",
+        f"{g.pick(['add', 'make', 'write', 'create'])} a note {g.pick(['with', 'containing'])} {made} for {purpose}",
+        f"make me {made} for {purpose} and save it to my notes",
+        f"write {made} for {purpose} in my notes", f"fill my {g.pick(LIST_NAMES)} list with ideas for {purpose}",
+        f"what should go on my {g.pick(LIST_NAMES)} list for {purpose}",
+    ]  # fmt: skip
+    return g.dress(g.pick(forms))
+
+
+def math_beyond_the_calculator(g: Gen) -> str:
+    """Algebra, calculus, number theory and word problems of several steps: the cloud's."""
+    n, m, p, q = g.r.randint(2, 99), g.r.randint(2, 9), g.r.randint(5, 40), g.r.randint(3, 20)
+    poly = g.pick([f"x squared plus {m}x", f"{m}x^2 - {n}", f"x cubed minus {m}x", f"{m}x + {n}",
+                   f"sin x times {m}", f"e to the {m}x", f"x^{m} + {n}x"])  # fmt: skip
+    item = g.pick(["a jacket", "a laptop", "the sofa", "a bike", "a pair of shoes", "the tickets"])
+    forms = [
+        f"what's the derivative of {poly}", f"differentiate {poly}", f"integrate {poly}",
+        f"solve {poly} = {n}", f"factor {poly}", f"simplify ({poly}) / x", f"find x if {poly} equals {n}",
+        f"is {n * 7 + 3} a prime number", f"what are the prime factors of {n * m * 6}",
+        f"what's the limit of {poly} as x goes to infinity", f"plot {poly}",
+        f"{item} costs {n * 10} dollars, it's {p}% off and then {q}% tax goes on top, what do i pay",
+        f"if i save {n * 10} a month at {q}% interest how much will i have in {m} years",
+        f"a train leaves at {m} going {n} miles an hour and another one follows an hour later at {n + 20}, when does it catch up",
+        f"i earn {n * 100} a month, rent is {p}% and food is {q}% of what's left, how much remains",
+        f"split {n * 10} dollars between {m} people where one pays double, how much does each pay",
+        f"what's the probability of rolling two sixes in {m} throws",
+        f"what's the average of my last {m} electricity bills",
+    ]  # fmt: skip
+    return g.dress(g.pick(forms))
+
+
 def oos(g: Gen) -> str:
-    roll = 0.38 + 0.62 * g.r.random()
-    if roll < 0.62:
+    roll = g.r.random()
+    if roll < 0.30:
         template = g.pick(REASONING)
         a = g.city()
         b = g.city()
         while b.lower() == a.lower():
             b = g.city()
-        return g.dress(template.format(a=a, b=b))
-    if roll < 0.7:
-        return g.dress(g.pick(CITY_KNOWLEDGE).format(a=g.city()))
-    if roll < 0.8:
+        return g.dress(template.format(a=slot("place_name", a), b=slot("place_name", b)))
+    if roll < 0.40:
+        return g.dress(g.pick(CITY_KNOWLEDGE).format(a=slot("place_name", g.city())))
+    if roll < 0.52:
         return g.dress(g.pick(WRITING))
-    text = g.pick(KNOWLEDGE)
-    return g.dress(text)
+    if roll < 0.72:
+        return g.dress(g.pick(KNOWLEDGE))
+    if roll < 0.86:
+        return tool_and_follow_up(g)
+    if roll < 0.93:
+        return notes_beyond_the_tools(g)
+    return math_beyond_the_calculator(g)
 
 
 MAKERS: dict[str, Callable[[Gen], str]] = {
