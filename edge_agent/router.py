@@ -315,7 +315,9 @@ class Router:
             if name not in TOOL_NAMES:
                 return cloud(f"intent {name!r} has no device tool")
             text = str(part.text) if len(parts) > 1 else query
-            if name in PLACE_TOOLS and (place := _another_place(text, text)) is not None:
+            # "Tokyo, Japan": the region qualifies the city (as on the frozen-heads path).
+            place = _another_place(text, strip_qualifiers(text)) if name in PLACE_TOOLS else None
+            if place is not None:
                 return cloud(f"{place} is not a city the device knows")
             structural = request_reason(strip_qualifiers(text), name)
             if structural is not None:
