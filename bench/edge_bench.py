@@ -163,6 +163,21 @@ def fp32_encoder(mode: str) -> object | None:
     return Encoder.load(folder, precision="fp32")
 
 
+def bare_encoder_ms(texts: list[str]) -> list[float]:
+    """Wall-clock ms of the shipped INT8 encoder alone (``Encoder.embed``, no cache) on
+    the same queries: the floor a decision is compared with (``decision_over_encoder``)."""
+    from edge_agent.encoder import Encoder
+
+    encoder = Encoder.load(cache_size=0)
+    encoder.embed("warm up the session")
+    times = []
+    for text in texts:
+        start = time.perf_counter()
+        encoder.embed(text)
+        times.append((time.perf_counter() - start) * 1000)
+    return times
+
+
 def load_router(precision: str, encoder: object | None) -> object:
     from edge_agent.router import Router
 
@@ -180,6 +195,7 @@ def bench(
     CPU_MS.clear()
     both = time_decisions(router, mixed)
     cpu_ms = list(CPU_MS)
+    bare_ms = bare_encoder_ms(mixed) if precision == "int8" else None
     if encoder is not None:
         encoder._cache.clear()  # type: ignore[attr-defined]
     router = load_router(precision, encoder)  # a fresh embedding cache for each class
@@ -198,6 +214,16 @@ def bench(
         "long_p50_ms": round(statistics.median(long_ms), 3),
         "long_p95_ms": round(percentile(long_ms, 0.95), 3),
         "e2e_p50_ms": round(statistics.median(e2e_ms), 3),
+        **(
+            {
+                "encoder_p50_ms": round(statistics.median(bare_ms), 3),
+                "decision_over_encoder": round(
+                    statistics.median(both) / statistics.median(bare_ms), 3
+                ),
+            }
+            if bare_ms
+            else {}
+        ),
         "size_mb": size_mb(precision),
         "route_accuracy": accuracy,
     }
@@ -242,6 +268,10 @@ def main() -> int:
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"machine: {os.cpu_count()} CPUs, load average {load} (timings inflate under load)")
     print(f"INT8 decision p50 target <= 3 ms: {int8['decision_p50_ms']} ms")
+    print(
+        f"INT8 decision p50 over the bare INT8 encoder's on the same queries (target <= 1.25): "
+        f"{int8.get('decision_over_encoder')}"
+    )
     ratios = {
         key: round(int8[key] / fp32[key], 3)
         for key in ("decision_p50_ms", "decision_p95_ms", "e2e_p50_ms", "size_mb")

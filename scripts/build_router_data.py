@@ -1,13 +1,20 @@
 # ruff: noqa: E501 - phrase tables read best one idea per line, even when long
 """Write the router's training and validation sets, ``edge_agent/data/router_{train,val}.jsonl``.
 
-Each line is ``{"text", "intent"}`` with intent one of the eight device tools,
-``smalltalk`` (answered on the device with no tool) or ``oos`` (the cloud's: two or more
-tool calls, comparisons, reasoning, open knowledge, writing). The phrasings come from
-templates filled with varied slot values and then varied the way people write: casual
-openers and closers, typos, numbers as words, long sentences with context around the
-request. Near misses (queries that mention a tool but need more than one call of it) are
-labelled ``oos`` on purpose, so the model learns where a tool's scope ends.
+Each line is ``{"text", "intent"}`` with intent one of the nine device tools,
+``smalltalk`` (answered on the device with no tool), ``oos`` (the cloud's: comparisons,
+reasoning, open knowledge, writing, work the tools cannot do, a tool request with a
+follow-up only the cloud does) or two tools joined by ``#`` (two requests in one line:
+the cloud plans them). The text marks each argument inline as a slot of the shared
+vocabulary, ``[type : words]`` (``"wake me at [time : five thirty am]"``), so the joint
+intent + slot model learns every built-in tool's arguments; the frozen-heads trainer
+reads the words without the marks and ``#`` lines as ``oos``
+(``scripts/build_router.py``). The phrasings come from templates filled with varied
+values and then varied the way people write: casual openers and closers, typos, numbers
+as words, long sentences with context around the request; a quarter of each tool's lines
+are the short, plain requests people say most. Near misses (queries that mention a tool
+but need more than it does) are labelled ``oos`` on purpose, so the model learns where a
+tool's scope ends.
 
 The generator is seeded: rebuilding gives the same files. It never reads the evaluation
 sets (``examples/edge_dev.jsonl`` is for evaluation only).
@@ -1128,9 +1135,9 @@ def oos(g: Gen) -> str:
         return g.dress(g.pick(WRITING))
     if roll < 0.72:
         return g.dress(g.pick(KNOWLEDGE))
-    if roll < 0.86:
+    if roll < 0.80:
         return tool_and_follow_up(g)
-    if roll < 0.93:
+    if roll < 0.90:
         return notes_beyond_the_tools(g)
     return math_beyond_the_calculator(g)
 
@@ -1150,6 +1157,67 @@ MAKERS: dict[str, Callable[[Gen], str]] = {
 }
 
 
+def _terse_forms(g: Gen, intent: str) -> list[str]:
+    """The short, plain requests people say most ("weather in oslo", "turn on the
+    lights"): the templates above favour variety, so these get their own share."""
+    city = slot("place_name", g.city(known=0.9))
+    day = _forecast_day(g)
+    device = slot(
+        "device_type",
+        g.pick(DEVICES[g.pick(["light", "light", "tv", "fan", "heater", "ac", "plug"])]),
+    )
+    room = slot("house_place", g.pick(ROOMS))
+    on_off = g.pick(["on", "off"])
+    item, name = slot("note_text", g.pick(LIST_ITEMS)), slot("list_name", g.pick(LIST_NAMES))
+    topic = slot("query", g.pick(SEARCH_TOPICS))
+    a, b = g.number(2, 999), g.number(2, 99)
+    op = g.pick(["plus", "minus", "times", "divided by", "+", "-", "*", "/"])
+    expression = slot(
+        "expression",
+        g.pick(
+            [f"{a} {op} {b}", f"{g.number(1, 95)}% of {a}", f"{g.number(1, 95)} percent of {a}"]
+        ),
+    )
+    group = g.r.choice(UNIT_GROUPS)
+    src, dst = g.r.sample(group, 2)
+    value, unit, to = (
+        slot("amount", g.number(1, 500)),
+        slot("from_unit", g.pick(UNIT_NAMES[src])),
+        slot("to_unit", g.pick(UNIT_NAMES[dst])),
+    )
+    forms = {
+        "calculator": [f"{expression}", f"what's {expression}", f"what is {expression}", f"calculate {expression}"],
+        "unit_convert": [f"{value} {unit} to {to}", f"{value} {unit} in {to}", f"convert {value} {unit} to {to}",
+                         f"how many {to} in {value} {unit}"],
+        "get_weather": [f"weather in {city}", f"{city} weather", f"what's the weather in {city}",
+                        f"weather in {city} {day}", f"forecast for {city}", f"how's the weather in {city}",
+                        f"is it raining in {city}", f"temperature in {city}", f"weather {day}",
+                        "what's the weather", "how's the weather", f"what's the weather {day}"],
+        "device_control": [f"turn {on_off} the {device}", f"turn the {device} {on_off}", f"{device} {on_off}",
+                           f"switch {on_off} the {device}", f"turn {on_off} the {room} {device}",
+                           f"{room} {device} {on_off}", f"switch the {device} in the {room} {on_off}"],
+        "set_timer": [f"set a timer for {_duration(g)}", f"timer {_duration(g)}", f"{_duration(g)} timer",
+                      f"set an alarm for {slot('time', _clock_time(g))}",
+                      f"wake me up at {slot('time', _clock_time(g))}"],
+        "add_note": [f"add {item} to my {name} list", f"add {item} to the {name} list",
+                     f"note {slot('note_text', g.pick(NOTE_BODIES))}",
+                     f"remember {slot('note_text', g.pick(NOTE_BODIES))}"],
+        "remove_note": [f"remove {item} from my {name} list", f"take {item} off the {name} list"],
+        "search_notes": [f"search my notes for {topic}", f"notes about {topic}", f"what's on my {name} list",
+                         f"find my note about {topic}"],
+        "world_clock": [f"time in {city}", f"what time is it in {city}", f"what's the time in {city}",
+                        "what time is it", "what's the date"],
+    }  # fmt: skip
+    return forms[intent]
+
+
+def terse(g: Gen, intent: str) -> str:
+    """One short, plain request of ``intent``, dressed half of the time."""
+    text = g.pick(_terse_forms(g, intent))
+    return g.dress(text) if g.chance(0.5) else " ".join(text.split())
+
+
+TERSE_SHARE = 0.25  # of each tool's lines
 COMPOUND = "compound"  # the build's name for two requests in one line (labelled "a#b")
 
 
@@ -1172,6 +1240,8 @@ def build(seed: int, per_tool: int) -> tuple[list[dict[str, str]], list[dict[str
                 label = intent
                 if intent == COMPOUND:
                     text, label = compound(gen)
+                elif intent in TOOL_NAMES and gen.chance(TERSE_SHARE):
+                    text = terse(gen, intent)
                 else:
                     text = MAKERS[intent](gen)
                 text = text.strip()

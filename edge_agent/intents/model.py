@@ -4,12 +4,13 @@ A model folder holds ``heads.npz`` (the softmax and Gaussian heads) and
 ``manifest.json`` (classes, method, threshold, validation figures, the sha256 of the
 training data and of the encoder it was trained with).
 
-Example::
+Example, with a folder written by ``edge-agent train`` from intents-only data (the
+shipped router is a joint intent + slot model, ``edge_agent.slu``)::
 
-    >>> model = IntentModel.load(Path("edge_agent/models/router"))
-    >>> p = model.predict("turn off the kitchen light")
-    >>> p.intent, p.in_scope
-    ('device_control', True)
+    >>> model = IntentModel.load(Path("my-router"))  # doctest: +SKIP
+    >>> p = model.predict("book me a table for two")  # doctest: +SKIP
+    >>> p.intent, p.in_scope  # doctest: +SKIP
+    ('book_restaurant', True)
 """
 
 from __future__ import annotations

@@ -172,7 +172,7 @@ def test_generated_lines_mark_their_slots() -> None:
             assert set(intent.split("#")) <= set(TOOL_NAMES)
     counts = {i: sum(str(r["intent"]) == i for r in rows) for i in TOOL_NAMES}
     for tool in TOOL_NAMES:
-        assert with_slots.get(tool, 0) >= 0.85 * counts[tool], tool
+        assert with_slots.get(tool, 0) >= 0.75 * counts[tool], tool
 
 
 def test_frozen_trainer_reads_the_words_and_compounds_as_oos() -> None:
