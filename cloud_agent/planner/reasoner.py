@@ -48,7 +48,7 @@ class PlannerReasoner:
         on_route: Callable[[str, str], None] | None = None,
         router: Any = None,
         *,
-        split_with_model: bool = True,
+        split_with_model: bool = False,
         home: Any = None,
     ) -> None:
         self._extractor = extractor
