@@ -69,7 +69,7 @@ def serve(
     planner_split: str = typer.Option(
         None,
         help="How the planner finds a compound query's requests: rules, or model (a joint "
-        "router's parse) [default: rules].",
+        "router's parse) [default: model].",
     ),
     planner_router: str = typer.Option(
         None, help="The edge router folder the planner asks [default: the shipped one]."
@@ -188,10 +188,10 @@ def eval_command(
         help="The edge router the planner asks (a model folder; default: the shipped one).",
     ),
     split: str = typer.Option(
-        "rules",
+        "model",
         "--split",
-        help="rules: the clause rules (the default); model: a joint router's parse gives "
-        "the clauses (see docs/cloud.md).",
+        help="model: a joint router's parse gives the clauses (the default); rules: the "
+        "clause rules alone (see docs/cloud.md).",
     ),
     home: str = typer.Option(None, "--home", help="Plan as for a device at home in CITY."),
 ) -> None:

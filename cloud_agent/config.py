@@ -105,9 +105,10 @@ class CloudConfig:
     #: Megabytes one Sync update may carry, and all Sync streams may buffer together.
     sync_update_mb: float = 256.0
     sync_budget_mb: float = 512.0
-    #: The planner's clauses: the clause rules, or a joint router's parse (off by default:
-    #: see docs/cloud.md for the figures); the router folder (None: the shipped one).
-    planner_split: str = "rules"
+    #: The planner's clauses: a joint router's parse (the default; a router with intents
+    #: only falls back to the clause rules), or the clause rules alone (see docs/cloud.md
+    #: for the figures); the router folder (None: the shipped one).
+    planner_split: str = "model"
     planner_router: str | None = None
 
     def __post_init__(self) -> None:

@@ -59,7 +59,7 @@ def make_plan(
     router: Any = None,
     *,
     home: Any = None,
-    split_with_model: bool = False,
+    split_with_model: bool = True,
 ) -> Plan:
     """Plan ``query``: clauses read, carried over, and turned into tool calls.
 
@@ -82,23 +82,17 @@ def make_plan(
         # what is one request compared or advised on ("is tokyo warmer than seoul"):
         # the clause rules tell the two apart (and decline the first).
         parse = None
-    by_model = parse is not None
+    clauses: list[it.Clause] = []
+    unknown: list[str] = []
     if parse is not None:
         try:
-            read = _without_chatter(model_split.model_clauses(parse, extractor, home))
-        except model_split.Disagreement as exc:
-            plan.refusal, plan.refusal_kind = _disagreement_message(exc), NEEDS_LLM
-            return plan
-        unknown = places.unknown_places(qualified.text, read)
-        clauses = list(read)
-        carry_tools(clauses)
-        lent = next((c for c in clauses if c.tool and c.model_tool not in (None, c.tool)), None)
-        if lent is not None:
-            # The discourse lent a fragment another tool than the model gave it.
-            disagreement = model_split.Disagreement(lent.text, str(lent.model_tool))
-            plan.refusal, plan.refusal_kind = _disagreement_message(disagreement), NEEDS_LLM
-            return plan
-    else:
+            clauses, unknown = _model_clauses(parse, qualified.text, extractor, home)
+        except model_split.Disagreement:
+            # The parse and the rules read the query differently: the rules decide alone
+            # (and decline what they cannot read), as for a query the model declines.
+            parse = None
+    by_model = parse is not None
+    if parse is None:
         read = _without_chatter([it.read_clause(piece, extractor) for piece in split_clauses(text)])
         # Places are looked for before the cuts are repaired too: a repair may fold a
         # fragment into the clause before it ("weather in oslo | and rom tomorrow" keeps
@@ -168,6 +162,25 @@ def make_plan(
         ]
     plan.compare = _comparison(text, plan.calls)
     return plan
+
+
+def _model_clauses(
+    parse: model_split.Parse, text: str, extractor: it.Extractor | None, home: Any
+) -> tuple[list[it.Clause], list[str]]:
+    """The model's requests as clauses, and the places they name that no gazetteer knows.
+
+    Raises ``model_split.Disagreement`` where the parse and the rules read the query
+    differently (a request of another tool in words the model gave one tool, or the
+    discourse lending a fragment another tool than the model gave it).
+    """
+    read = _without_chatter(model_split.model_clauses(parse, extractor, home))
+    unknown = places.unknown_places(text, read)
+    clauses = list(read)
+    carry_tools(clauses)
+    lent = next((c for c in clauses if c.tool and c.model_tool not in (None, c.tool)), None)
+    if lent is not None:
+        raise model_split.Disagreement(lent.text, str(lent.model_tool))
+    return clauses, unknown
 
 
 def _disagreement_message(exc: model_split.Disagreement) -> str:

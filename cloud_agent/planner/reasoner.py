@@ -48,7 +48,7 @@ class PlannerReasoner:
         on_route: Callable[[str, str], None] | None = None,
         router: Any = None,
         *,
-        split_with_model: bool = False,
+        split_with_model: bool = True,
         home: Any = None,
     ) -> None:
         self._extractor = extractor

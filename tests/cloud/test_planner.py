@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 from cloud_agent.cli import app
 from cloud_agent.evaluation import args_match, evaluate, token_f1
 from cloud_agent.planner.plan import make_plan
+from cloud_agent.planner.reasoner import PlannerReasoner, load_edge_router
 
 DATA = Path(__file__).parent / "data"
 
@@ -67,8 +68,25 @@ def test_matching_rules() -> None:
 
 
 @pytest.mark.parametrize("name", sorted(path.name for path in DATA.glob("compound_*.jsonl")))
-def test_eval_bars(name: str) -> None:
-    metrics = evaluate(DATA / name)
+def test_eval_bars_rules(name: str) -> None:
+    """The clause rules alone hold the bars on every file they were written against."""
+    reasoner = PlannerReasoner(router=load_edge_router(), split_with_model=False)
+    metrics = evaluate(DATA / name, reasoner)
+    assert metrics["plan_accuracy"] >= 0.90
+    assert metrics["honest_refusal"] >= 0.95
+
+
+def test_eval_bars_model_split(tmp_path: Path) -> None:
+    """The default planner (the shipped joint router's parse, the rules where it declines)
+    holds the bars over all the project's compound files together."""
+    lines = [
+        line
+        for path in sorted(DATA.glob("compound_*.jsonl"))
+        for line in path.read_text("utf-8").splitlines()
+        if line.strip()
+    ]
+    (tmp_path / "all.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
+    metrics = evaluate(tmp_path / "all.jsonl")
     assert metrics["plan_accuracy"] >= 0.90
     assert metrics["honest_refusal"] >= 0.95
 

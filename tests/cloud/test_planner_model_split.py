@@ -136,11 +136,23 @@ def test_a_step_on_the_result_before_is_the_planners_reference_reading() -> None
     assert calls[1][0] == "calculator" and PREV in calls[1][1]["expression"]
 
 
-def test_a_parse_the_rules_disagree_with_is_declined_not_guessed() -> None:
-    # The model gives the weather words to the clock: the rules read a weather request.
-    message = refusal(
+def test_a_parse_the_rules_disagree_with_goes_to_the_rules() -> None:
+    # The model gives the weather words to the clock: the rules read a weather request,
+    # so the rules plan the query alone (as for a query the model declines).
+    assert planned(
         "weather in toronto and what time is it there",
         ("world_clock", "weather in [place_name: toronto] and what time is it there"),
+    ) == [
+        ("get_weather", {"city": "toronto", "day": "today"}),
+        ("world_clock", {"city": "toronto"}),
+    ]
+
+
+def test_a_parse_the_rules_disagree_with_and_cannot_read_is_declined() -> None:
+    # The parse and the rules disagree, and the rules read no plan: nothing is guessed.
+    message = refusal(
+        "lock in my answer: b and what time is it there",
+        ("device_control", "lock in my answer: b and what time is it there"),
     )
     assert message is not None and "won't guess" in message
 
