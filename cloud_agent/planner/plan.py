@@ -83,7 +83,7 @@ def make_plan(
         # the clause rules tell the two apart (and decline the first).
         parse = None
     clauses: list[it.Clause] = []
-    unknown: list[str] = []
+    unknown: list[places.UnknownPlace] = []
     if parse is not None:
         try:
             clauses, unknown = _model_clauses(parse, qualified.text, extractor, home)
@@ -166,7 +166,7 @@ def make_plan(
 
 def _model_clauses(
     parse: model_split.Parse, text: str, extractor: it.Extractor | None, home: Any
-) -> tuple[list[it.Clause], list[str]]:
+) -> tuple[list[it.Clause], list[places.UnknownPlace]]:
     """The model's requests as clauses, and the places they name that no gazetteer knows.
 
     Raises ``model_split.Disagreement`` where the parse and the rules read the query
