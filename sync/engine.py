@@ -40,7 +40,7 @@ from sync.document import (
     encode_entry,
     encode_state_vector,
 )
-from sync.entry_update import MapSet, deleted_ranges, encode_deletions, encode_map_sets
+from sync.entry_update import MapSet, deleted_ranges, encode_map_sets
 from sync.errors import InvalidRecordError, InvalidUpdateError, RecordNotFoundError
 from sync.hlc import HybridLogicalClock, decode_hlc
 from sync.ids import json_safe
@@ -102,18 +102,6 @@ def _deletes_outside(
         if any(start < first or start + length > end for start, length in spans):
             return True
     return False
-
-
-def _deleted_by(
-    update: bytes, clients: Mapping[int, int], items: Sequence[tuple[int, int]]
-) -> set[tuple[int, int]]:
-    """Which of these items the update's delete set deletes."""
-    spans = _delete_set(update, clients)
-    return {
-        (client, clock)
-        for client, clock in items
-        if any(start <= clock < start + length for start, length in spans.get(client, ()))
-    }
 
 
 _ROOTS = frozenset((*KINDS, SYS_MAP))
@@ -912,7 +900,6 @@ class StoreEngine:
                 return None
             plans: list[MergePlan] = []
             dropped: list[tuple[str, str, str]] = []  # incoming entries that lost
-            own_losers: list[tuple[int, int]] = []  # items of our entries that lost
             for kind in KINDS:
                 created = touched.created.get(kind, [])
                 incoming = {r: e for r, e in touched.winners.get(kind, {}).items() if e}
@@ -925,29 +912,18 @@ class StoreEngine:
                         incoming[record_id] = decode_entry_of(kind, record_id, node, value)
                     else:
                         fresh.append((record_id, node, value))
-                known = [r for r in incoming if r in current]
-                items = self._own_items(kind, known) if known else {}
                 winners: dict[str, Entry | None] = {}
                 for record_id, entry in incoming.items():
                     now = current.get(record_id)
                     if now is None:
                         winners[record_id] = entry
-                    elif entry.order < now:
-                        dropped.append((kind, record_id, entry.node))
-                    elif entry.order > now:
-                        if now[1] != self.node_id or record_id not in items:
-                            self._captured.clear()
-                            return None  # a peer's entry of unknown item loses
-                        own_losers.append(items[record_id])
-                        winners[record_id] = entry
+                    elif entry.order != now:
+                        # A new entry of a record held here: where Yjs puts it among
+                        # the document's items of its key decides whether it survives.
+                        self._captured.clear()
+                        return None
                 plans.append((kind, fresh, winners, {r for r in winners if r not in current}))
-            if own_losers:
-                # The peer may have deleted our entry already (it wrote after seeing it).
-                gone = _deleted_by(update, merged, own_losers)
-                own_losers = [item for item in own_losers if item not in gone]
-            if own_losers:
-                self._captured.append(encode_deletions(own_losers))
-            if dropped or own_losers:
+            if dropped:
                 probe._drop(dropped)  # and bumps our ``_sys`` entry, as a merge does
             self._merged = decode_state_vector(probe.doc.get_state())
         finally:
@@ -1048,21 +1024,15 @@ class StoreEngine:
                     incoming[record_id] = decode_entry_of(kind, record_id, writer, stored)
                 else:
                     fresh.append((record_id, writer, stored))
-            known = [r for r in incoming if r in current]
-            own = self._own_items(kind, known) if known else {}
             winners: dict[str, Entry | None] = {}
             for record_id, entry in incoming.items():
                 now = current.get(record_id)
                 if now is None:
                     winners[record_id] = entry
-                elif entry.order < now:
-                    dropped.append(item(kind, record_id, entry.node))
-                elif entry.order > now:
-                    if now[1] != self.node_id or record_id not in own:
-                        return None  # a peer's entry of unknown item loses
-                    if not read.deletes(*own[record_id]):
-                        dropped.append(own[record_id])
-                    winners[record_id] = entry
+                elif entry.order != now:
+                    # A new entry of a record held here: where Yjs puts it among the
+                    # document's items of its key decides whether it survives.
+                    return None
             plans.append((kind, fresh, winners, {r for r in winners if r not in current}))
         self._captured.append(update)
         self._merged = {client: end for client, (_, end) in read.ranges.items()}

@@ -94,24 +94,6 @@ def encode_map_sets(
     return bytes(out)
 
 
-def encode_deletions(items: Sequence[tuple[int, int]]) -> bytes:
-    """An update that only deletes these items (``(client, clock)`` each)."""
-    out = bytearray()
-    _varuint(out, 0)  # no structs
-    by_client: dict[int, list[int]] = {}
-    for client, clock in items:
-        by_client.setdefault(client, []).append(clock)
-    _varuint(out, len(by_client))
-    for client in sorted(by_client):
-        clocks = sorted(set(by_client[client]))
-        _varuint(out, client)
-        _varuint(out, len(clocks))
-        for clock in clocks:
-            _varuint(out, clock)
-            _varuint(out, 1)
-    return bytes(out)
-
-
 def _read_varuint(data: bytes, pos: int) -> tuple[int, int]:
     result = shift = 0
     while True:

@@ -89,6 +89,7 @@ def _read(data: bytes, roots: frozenset[str]) -> MapUpdate:
 
     names: dict[bytes, str] = {}
     keys: dict[tuple[int, int], tuple[str, str]] = {}  # item id -> (root, key)
+    last: dict[tuple[str, str], tuple[int, int]] = {}  # (root, key) -> its latest item
     found: list[Any] = []  # (client, clock, root, key, value or None: deleted)
     deleted_items = 0
     ranges: dict[int, tuple[int, int]] = {}
@@ -109,8 +110,13 @@ def _read(data: bytes, roots: frozenset[str]) -> MapUpdate:
             if info & 0x40:  # a right origin: not a map entry
                 raise _Decline
             if info & 0x80:
-                place = keys.get((uint(), uint()))
-                if place is None:  # its key is in an item the update does not hold
+                origin = (uint(), uint())
+                place = keys.get(origin)
+                # Only an edit of its own client's latest item of the key, once: then
+                # the new item is the key's last, as Yjs orders it. Anything else (an
+                # origin outside the update or inside a deleted run, another client's,
+                # two edits of one item) is ordered by Yjs alone.
+                if place is None or origin[0] != client or last.get(place) != origin:
                     raise _Decline
                 root, key = place
             else:
@@ -121,12 +127,14 @@ def _read(data: bytes, roots: frozenset[str]) -> MapUpdate:
                 if root not in roots:
                     raise _Decline
                 key = raw().decode("utf-8")
+                if (root, key) in last:  # a second item of a key without an origin
+                    raise _Decline
             if ref == _DELETED:
                 length = uint()
                 if length < 1:
                     raise _Decline
-                for at in range(clock, clock + length):
-                    keys[(client, at)] = (root, key)
+                keys[(client, clock + length - 1)] = (root, key)
+                last[(root, key)] = (client, clock + length - 1)
                 found.append((client, clock, root, key, None))
                 deleted_items += 1
                 clock += length
@@ -145,15 +153,16 @@ def _read(data: bytes, roots: frozenset[str]) -> MapUpdate:
             value = data[pos:end].decode("utf-8")
             pos = end
             keys[(client, clock)] = (root, key)
+            last[(root, key)] = (client, clock)
             found.append((client, clock, root, key, value))
             clock += 1
         ranges[client] = (first, clock)
     deleted: dict[int, list[tuple[int, int]]] = {}
     for _ in range(uint()):
         client = uint()
-        spans = deleted.setdefault(client, [])
+        runs = deleted.setdefault(client, [])
         for _ in range(uint()):
-            spans.append((uint(), uint()))
+            runs.append((uint(), uint()))
     if pos != size:
         raise _Decline
     result = MapUpdate([], ranges, deleted, 0)

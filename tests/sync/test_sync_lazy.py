@@ -313,11 +313,11 @@ def test_a_cold_sync_of_new_records_loads_neither_document(make_store: Factory) 
     views_match_document(cloud)
 
 
-def test_a_tombstone_merged_without_the_document_deletes_the_row(make_store: Factory) -> None:
+def test_a_tombstone_merged_without_the_document_is_indexed(make_store: Factory) -> None:
     device, cloud = make_store("device"), make_store("cloud")
-    note = cloud.add_note("old wifi password is hunter2")
     sync_stores(device, cloud)
-    device.forget("notes", note)
+    note = device.add_note("old wifi password is hunter2")
+    device.forget("notes", note)  # never synced: the cloud learns only the tombstone
     cloud = reopen(cloud)
     sync_stores(device, cloud)
     assert not cloud.document_loaded
@@ -326,6 +326,24 @@ def test_a_tombstone_merged_without_the_document_deletes_the_row(make_store: Fac
         assert store.db.execute("SELECT kind, node FROM tombstones").fetchall() == [
             ("notes", "device")
         ]
+    assert device.document_json() == cloud.document_json()
+    views_match_document(cloud)
+
+
+def test_a_peers_entry_of_a_record_held_here_merges_through_the_document(
+    make_store: Factory,
+) -> None:
+    # Where Yjs puts a new entry among the document's items of its key decides whether
+    # it survives: the document decides.
+    device, cloud = make_store("device"), make_store("cloud")
+    note = cloud.add_note("old wifi password is hunter2")
+    sync_stores(device, cloud)
+    device.forget("notes", note)
+    cloud = reopen(cloud)
+    sync_stores(device, cloud)
+    assert cloud.document_loaded
+    for store in (device, cloud):
+        assert store.notes() == [] and store.search("wifi password") == []
     assert device.document_json() == cloud.document_json()
     views_match_document(cloud)
 

@@ -91,7 +91,7 @@ def test_a_merge_by_reading_writes_what_a_merge_through_the_document_writes(
         device.add_note(f"note {i} about the {'blue' if i % 3 else 'red'} bicycle")
     device.add_fact("user", "city", "oslo")
     cloud = make_store("cloud")
-    cloud.add_fact("user", "city", "bergen")
+    cloud.add_fact("user", "team", "rosenborg")
     cloud.close()
     copy = Path(cloud.path).with_name("copy.db")
     shutil.copyfile(cloud.path, copy)
