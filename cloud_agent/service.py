@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import sqlite3
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -47,7 +48,7 @@ from sync.budget import MIB, ByteBudget, SyncLimits
 from sync.cache import CacheBudget
 from sync.errors import MemoryUnavailableError
 from sync.service import add_sync_service
-from sync.userstores import UserStores
+from sync.userstores import UserStores, user_filename
 
 log = logging.getLogger(__name__)
 
@@ -314,6 +315,7 @@ class CloudServer:
             self._stores = UserStores(
                 Path(self.config.memory_dir or "."), node_id="cloud", budget=budget
             )
+            self.handler.home_city_of = home_city_reader(self._stores)
         self.sync = self.sync_limits()
         add_sync_service(server, self._stores.memory, self.auth.authorize, limits=self.sync)
         return True
@@ -394,3 +396,26 @@ class CloudServer:
 
 
 __all__ = ["CloudReasonerServicer", "CloudServer", "abort_with"]
+
+
+def home_city_reader(stores: UserStores) -> Callable[[PrincipalLike], str | None]:
+    """The home city the caller's device set (``edge-agent config set home_city``), as the
+    user's synced memory holds it, so the planner plans "what's the weather" for it.
+
+    None for a user with no memory here yet (nothing is created for the asking) or a
+    memory that cannot be read (the planner then asks for a place instead of guessing).
+    PostgreSQL memory is not read (yet): its settings reach the planner with the query.
+    """
+    from edge_agent.settings import load_settings
+
+    def home_city_of(principal: PrincipalLike) -> str | None:
+        if not (stores.root / user_filename(principal.user_id)).exists():
+            return None
+        try:
+            with stores.lease(principal.user_id) as store:
+                return load_settings(store).home_city
+        except (ValueError, OSError, sqlite3.Error) as exc:
+            log.warning("home city of %s not read: %s", principal.user_id, exc)
+            return None
+
+    return home_city_of
