@@ -8,6 +8,7 @@ most a few decimals), units by their names, cities capitalised.
 from __future__ import annotations
 
 import re
+from datetime import date
 from typing import Any
 
 from edge_agent.tools.units import UNIT_NAMES
@@ -206,6 +207,13 @@ def tool_answer(
         return f"I found {count} note{'s' if count != 1 else ''} about “{query}”: {shown}."
     if tool == "world_clock":
         city = city_name(str(output.get("city", args.get("city", ""))))
+        if output.get("asked_date") and output.get("asked_weekday"):
+            asked = date.fromisoformat(str(output["asked_date"]))
+            return (
+                f"{asked.strftime('%B')} {asked.day}, {asked.year} is a "
+                f"{str(output['asked_weekday']).capitalize()} (today in {city} is "
+                f"{str(output.get('weekday', '')).capitalize()} {output.get('date', '')})."
+            )
         when = ""
         if output.get("weekday") and output.get("date"):
             when = f" on {str(output['weekday']).capitalize()} {output['date']}"

@@ -12,8 +12,9 @@ slot type           argument and normaliser
                     (spelling tolerance; "paris texas" is no city the device knows)
 ``date``            ``get_weather.day``: today, tomorrow or a weekday; a date the
                     forecast does not serve ("next week", "the 5th") fills nothing;
-                    ``set_timer.at``: the date of the alarm; ``world_clock``: a date
-                    other than today is the cloud's (the clock tells now)
+                    ``set_timer.at``: the date of the alarm; ``world_clock.date``: a
+                    calendar date ("december thirteenth" -> 2026-12-13) whose weekday
+                    the clock tells; one it cannot read is the cloud's
 ``timeofday``       ``set_timer.at`` (am/pm of the clock time), ``get_weather.day``
 ``time``            ``set_timer.seconds`` (a duration) or ``set_timer.at`` (a clock
                     time, its next occurrence unless a ``date`` names the day)
@@ -78,7 +79,7 @@ SLOT_TYPES: dict[str, dict[str, list[str]]] = {
     "calculator": {"expression": ["expression"]},
     "unit_convert": {"value": ["amount"], "from_unit": ["from_unit"], "to_unit": ["to_unit"]},
     "get_weather": {"city": ["place_name"], "day": ["date", "timeofday"]},
-    "world_clock": {"city": ["place_name"]},
+    "world_clock": {"city": ["place_name"], "date": ["date"]},
     "device_control": {
         "device": ["device_type"],
         "room": ["house_place"],
@@ -345,10 +346,18 @@ def _weather(request: _Request, home: Any, _now: datetime) -> Filled:
     return Filled({**city.arguments, "day": day})
 
 
-def _world_clock(request: _Request, home: Any, _now: datetime) -> Filled:
+def _world_clock(request: _Request, home: Any, now: datetime) -> Filled:
     dates = request.spans("date")
     if dates and slot_day(dates) != "today":
-        return Filled(None, f"the clock tells the time now, not on {' '.join(dates)!r}")
+        from edge_agent.arguments.dates import calendar_date
+
+        asked = calendar_date(" ".join(dates), now.date()) if len(dates) == 1 else None
+        if asked is None:
+            return Filled(None, f"the clock tells no date for {' '.join(dates)!r}")
+        city = _city(request, home)
+        if city.arguments is None:
+            return city
+        return Filled({**city.arguments, "date": asked.isoformat()})
     if not dates and request.reader_may("city"):
         from edge_agent.forecast import unserved_day
         from edge_agent.settings import _names_other_date

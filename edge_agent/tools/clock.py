@@ -1,9 +1,10 @@
-"""The world_clock tool: the local time in a city, from the IANA time zone database."""
+"""The world_clock tool: the local time in a city, from the IANA time zone database, and
+the weekday of a date the query asks about ("what day is december thirteenth")."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -20,7 +21,13 @@ def input_schema() -> dict[str, Any]:
                 "minLength": 1,
                 "maxLength": 80,
                 "x-edgeloop-slots": ["place_name"],
-            }
+            },
+            "date": {
+                "type": "string",
+                "format": "date",
+                "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
+                "x-edgeloop-slots": ["date"],
+            },
         },
         "required": ["city"],
         "additionalProperties": False,
@@ -36,6 +43,8 @@ OUTPUT_SCHEMA: dict[str, Any] = {
         "date": {"type": "string"},
         "weekday": {"type": "string"},
         "utc_offset": {"type": "string"},
+        "asked_date": {"type": "string"},
+        "asked_weekday": {"type": "string"},
     },
     "required": ["time", "timezone"],
 }
@@ -54,6 +63,10 @@ def make_run(
             raise ValueError(f"unknown city {city!r}")
         local = clock().astimezone(ZoneInfo(zone))
         offset = local.strftime("%z")
+        asked: dict[str, str] = {}
+        if args.get("date"):
+            when = date.fromisoformat(str(args["date"]))
+            asked = {"asked_date": when.isoformat(), "asked_weekday": when.strftime("%A").lower()}
         return {
             "city": city,
             "time": local.strftime("%H:%M"),
@@ -61,6 +74,7 @@ def make_run(
             "date": local.date().isoformat(),
             "weekday": local.strftime("%A").lower(),
             "utc_offset": f"{offset[:3]}:{offset[3:]}",
+            **asked,
         }
 
     return run
