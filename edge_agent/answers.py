@@ -171,6 +171,8 @@ def tool_answer(
             return f"Done: the {room}{device} is {state}."
         if state.startswith("volume "):
             return f"Done: the {room}{device} volume is {state.removeprefix('volume ')}."
+        if state.startswith("brightness "):
+            return f"Done: the {room}{device} brightness is {state.removeprefix('brightness ')}%."
         if state.startswith("set to"):
             return f"Done: the {room}{device} is {state}."
         return f"Done: the {room}{device} is {state}."
@@ -194,9 +196,12 @@ def tool_answer(
     if tool == "search_notes" and output.get("list") is not None:
         items = [str(hit["text"]) for hit in output.get("results", [])]
         name = output["list"]
+        only = " (your only list)" if output.get("lists") is not None else ""
         if not items:
-            return f"Your {name} list is empty."
-        return f"Your {name} list: {'; '.join(items)}."
+            return f"Your {name} list{only} is empty."
+        return f"Your {name} list{only}: {'; '.join(items)}."
+    if tool == "search_notes" and output.get("lists") is not None:
+        return lists_answer(list(output["lists"]))
     if tool == "search_notes":
         results = list(output.get("results", []))
         query = args.get("query", "")
@@ -219,6 +224,18 @@ def tool_answer(
             when = f" on {str(output['weekday']).capitalize()} {output['date']}"
         return f"It's {output['time']}{when} in {city} ({output['timezone']})."
     return generic_answer(tool, output)
+
+
+def lists_answer(lists: list[dict[str, Any]]) -> str:
+    """ "You have 2 lists: shopping (3 items) and to do (1 item)." """
+    if not lists:
+        return "You have no lists yet."
+    named = [
+        f"{entry['name']} ({entry['count']} item{'s' if entry['count'] != 1 else ''})"
+        for entry in lists
+    ]
+    joined = named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+    return f"You have {len(lists)} list{'s' if len(lists) != 1 else ''}: {joined}."
 
 
 def generic_answer(tool: str, output: dict[str, Any]) -> str:

@@ -33,7 +33,8 @@ def describe_call(call: PlannedCall) -> str:
         room = f" in the {a['room']}" if a.get("room") else ""
         value = f" to {a['value']:g}" if isinstance(a.get("value"), int | float) else ""
         action = str(a.get("action"))
-        verb = f"switch {action}" if action in ("on", "off") else action
+        verb = {"brightness_up": "brighten", "brightness_down": "dim"}.get(action, action)
+        verb = f"switch {action}" if action in ("on", "off") else verb
         device = str(a.get("device")).replace("door_lock", "door lock")
         return f"ask the device to {verb} the {device}{room}{value}"
     if call.tool == it.TIMER and a.get("at"):
@@ -44,6 +45,8 @@ def describe_call(call: PlannedCall) -> str:
         return f"ask the device to add '{a.get('text')}' to the {a['list']} list"
     if call.tool == it.ADD_NOTE:
         return f"ask the device to note '{a.get('text')}'"
+    if call.tool == it.SEARCH_NOTES and a.get("lists"):
+        return "ask the device which lists it keeps"
     if call.tool == it.SEARCH_NOTES and a.get("list") and not a.get("query"):
         return f"ask the device to read the {a['list']} list"
     if call.tool == it.SEARCH_NOTES:
@@ -94,6 +97,10 @@ def render(action: pb.ReactStep, observation: pb.ReactStep | None) -> str:
     if tool == it.REMOVE_NOTE:
         where = f"the {v['list']} list" if v.get("list") else "your notes"
         return f"took '{v.get('text', args.get('text'))}' off {where}"
+    if tool == it.SEARCH_NOTES and v.get("list") is None and v.get("lists") is not None:
+        from edge_agent.answers import lists_answer
+
+        return lists_answer(list(v["lists"])).rstrip(".")
     if tool == it.SEARCH_NOTES and v.get("list") is not None:
         items = [str(r.get("text", "")) for r in v.get("results") or []]
         if not items:

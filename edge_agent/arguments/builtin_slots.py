@@ -544,9 +544,9 @@ def _search_notes(request: _Request, _home: Any, _now: datetime) -> Filled:
         if asked is not None and asked[0] == "read":
             return Filled({"list": asked[2]})
         if re.search(r"\blists?\b", request.words, re.IGNORECASE):
-            # "what's on my list": which list is the person's to say, not a search for
-            # the word "list".
-            return Filled(None, "the query asks for a list without naming it")
+            # "what's on my list", "show me my lists": no list named, so the lists there
+            # are (the one list's items when there is one); never a search for "list".
+            return Filled({"lists": True})
         if found := search_query(request.words):
             return Filled({"query": found})
     return _missing("query' or 'list_name", "query")

@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from edge_agent.arguments.numbers import find_numbers, tokenize
-from edge_agent.tools.devices import check_arguments
+from edge_agent.tools.devices import STEP_ACTIONS, check_arguments
 
 DEVICE_NAMES: dict[str, str] = {}
 ROOM_NAMES: dict[str, str] = {}
@@ -127,9 +127,50 @@ _LOUDER = ("volume up", "turn up", "turn it up", "louder", "increase", "raise", 
            "pump up", "crank up", "boost", "higher", "bump up", "sound up", "up")  # fmt: skip
 _QUIETER = ("volume down", "turn down", "turn it down", "quieter", "lower", "decrease",
             "reduce", "softer", "down", "less loud", "sound down")  # fmt: skip
-_MUTE = ("mute", "silence", "silent")
+_MUTE = ("mute", "silence", "silent", "no speaking", "stop talking", "shut up")
 _UNMUTE = ("unmute", "un mute")
 _BREW = ("make", "brew", "prepare", "pour", "get")
+_BRIGHTER = ("brighten", "brighter", "brightness up", "turn up", "increase", "raise", "boost",
+             "bump up", "crank up", "more light", "more lights", "too dark", "lighten",
+             "full brightness", "higher")  # fmt: skip
+_DIMMER = ("dim", "dimmer", "darker", "turn down", "lower", "decrease", "reduce", "less bright",
+           "too bright", "low", "lower the brightness", "minimize", "minimise", "soften",
+           "brightness down", "tone down", "less light")  # fmt: skip
+# Words that say which device a step is for when the request names none ("dim it",
+# "make it louder"): brightness is the lights', loudness the speaker's. "Turn it up" /
+# "turn it down" alone is the volume, as on every home speaker.
+_LIGHT_ONLY = ("dim", "dimmer", "brighten", "brighter", "darker", "too dark", "too bright",
+               "lighten", "brightness")  # fmt: skip
+_SOUND_ONLY = ("louder", "quieter", "softer", "less loud", "mute", "unmute", "un mute",
+               "turn it up", "turn it down", "no speaking", "speak up", "pump it up")  # fmt: skip
+
+
+def _implied_devices(joined: str) -> set[str]:
+    """The devices the words imply without naming one: {"light"}, {"speaker"}, both."""
+    light, sound = _has(joined, _LIGHT_ONLY), _has(joined, _SOUND_ONLY)
+    return ({"light"} if light else set()) | ({"speaker"} if sound else set())
+
+
+def _implied_device(joined: str) -> str | None:
+    """The device a request that names none means by its words alone, or None."""
+    implied = _implied_devices(joined)
+    return implied.pop() if len(implied) == 1 else None
+
+
+def _brightness_action(joined: str, value: float | None) -> str | None:
+    """brightness_up / brightness_down for a light with no value to set ("dim the
+    lights", "lights brighter", "dim the lights by 30"); None otherwise."""
+    if value is not None and not _has(joined, ("by",)):
+        return None  # "dim the lights to 30": set, read by the general rule
+    up, down = _has(joined, _BRIGHTER), _has(joined, _DIMMER)
+    if not up and not down and (turned := _TURNED.search(joined)):
+        up, down = turned.group(1) == "up", turned.group(1) == "down"  # "turn the lights up"
+    if up != down:
+        return "brightness_up" if up else "brightness_down"
+    return None
+
+
+_TURNED = re.compile(r"\b(?:turn|put|bring)(?:\s+[\w']+){1,3}?\s+(up|down)\b")
 
 
 def _volume_action(joined: str, value: float | None) -> str | None:
@@ -151,6 +192,8 @@ def _action(joined: str, tokens: list[str], device: str, value: float | None) ->
         volume = _volume_action(joined, value)
         if volume is not None:
             return volume
+    if device == "light" and not _has(joined, _OFF) and (step := _brightness_action(joined, value)):
+        return step
     if device == "coffee_machine" and _has(joined, _BREW) and not _has(joined, _OFF):
         return "on"
     if device == "door_lock":
@@ -244,8 +287,15 @@ def device_command(
     rooms = _find_phrases(tokens, ROOM_NAMES)
     if device is None:
         device = _device_of(tokens, rooms, strict=strict)
+        if device is None and not device_kinds(tokens, rooms, strict=strict):
+            device = _implied_device(joined)
         if device is None:
             return None
+        implied = _implied_devices(joined)
+        if ("speaker" in implied and device == "light") or (
+            "light" in implied and device in ("speaker", "tv")
+        ):
+            return None  # "dim the lights and turn it up": two requests, two devices
     elif strict and device_kinds(tokens, rooms, strict=True) - {device}:
         # The tagger found one device, the words name another too: a second request of
         # the same intent ("turn off the lights and lock the door"), not one command.
@@ -268,7 +318,7 @@ def device_command(
     args: dict[str, Any] = {"device": device, "action": action}
     if room:
         args["room"] = room
-    stepped = action in ("volume_up", "volume_down") and _has(joined, ("by",))
+    stepped = action in STEP_ACTIONS and _has(joined, ("by",))
     if value is not None and (action == "set" or stepped):
         args["value"] = int(value) if float(value).is_integer() else value
     if check_arguments(args) is not None:

@@ -1,8 +1,10 @@
 """The device_control tool: switch, set, lock and open the home's devices.
 
-Devices: lights, AC, heater, fan, TV, speaker (volume up/down by 10 points or a given
-step, set 0-100, mute/unmute), door lock, thermostat, blinds, smart plug (on/off),
-robot vacuum (on = clean, off = back to the dock) and coffee machine (on = brew, off).
+Devices: lights (brightness up/down by 20 points or a given step, set 0-100), AC, heater,
+fan, TV, speaker (volume up/down by 10 points or a given step, set 0-100, mute/unmute),
+door lock, thermostat, blinds, smart plug (on/off), robot vacuum (on = clean, off = back to
+the dock) and coffee machine (on = brew, off). A step ("dim the lights", "turn it up") is
+taken from the device's state as kept in memory, so "dim" twice dims twice.
 
 Device state lives in the memory store (``set_device_state``), so it survives restarts and
 syncs with the user's other replicas. Which actions a device accepts, and the range of
@@ -44,13 +46,21 @@ ACTIONS = (
     "volume_down",
     "mute",
     "unmute",
+    "brightness_up",
+    "brightness_down",
 )
 VOLUME_ACTIONS = frozenset({"volume_up", "volume_down", "mute", "unmute"})
 VOLUME_STEP = 10
+BRIGHTNESS_ACTIONS = frozenset({"brightness_up", "brightness_down"})
+BRIGHTNESS_STEP = 20
+"""Points of brightness (of 100) that "dim" / "brighten" with no value move a light."""
+MIN_DIMMED = 10
+"""Dimming stops here: "dim the lights" never switches them off ("turn off" does)."""
+STEP_ACTIONS = frozenset({"volume_up", "volume_down"}) | BRIGHTNESS_ACTIONS
 
 # Actions each device accepts.
 DEVICE_ACTIONS: dict[str, frozenset[str]] = {
-    "light": frozenset({"on", "off", "set"}),
+    "light": frozenset({"on", "off", "set"}) | BRIGHTNESS_ACTIONS,
     "ac": frozenset({"on", "off", "set"}),
     "heater": frozenset({"on", "off", "set"}),
     "fan": frozenset({"on", "off", "set"}),
@@ -117,9 +127,10 @@ def check_arguments(args: dict[str, Any]) -> str | None:
     if action not in DEVICE_ACTIONS[device]:
         return f"a {device} cannot {action}"
     value = args.get("value")
-    if action in ("volume_up", "volume_down") and value is not None:
+    if action in STEP_ACTIONS and value is not None:
         if not 1 <= float(value) <= 100:
-            return "a volume step must be between 1 and 100"
+            what = "volume" if action in VOLUME_ACTIONS else "brightness"
+            return f"a {what} step must be between 1 and 100"
     elif action in ("mute", "unmute") and value is not None:
         return f"{action} takes no value"
     if action == "set":
@@ -161,6 +172,22 @@ def _volume(previous: dict[str, Any], action: str, step: float | None) -> float:
     return max(0.0, min(100.0, current + (delta if action == "volume_up" else -delta)))
 
 
+def _brightness(previous: dict[str, Any], action: str, step: float | None) -> float:
+    """A light's brightness after a step (default :data:`BRIGHTNESS_STEP` points) from the
+    kept state: its last brightness, else 100 when it is on or never switched, 0 when it
+    is off; brightening switches it on, dimming stops at :data:`MIN_DIMMED`."""
+    if previous.get("power") == "off":
+        current = 0.0
+    else:
+        current = float(previous.get("brightness", previous.get("value", 100)))
+    delta = float(step if step is not None else BRIGHTNESS_STEP)
+    if action == "brightness_up":
+        return min(100.0, current + delta)
+    if current <= 0:
+        raise ValueError("the light is off: there is nothing to dim")
+    return max(float(MIN_DIMMED), min(current, current - delta))
+
+
 def make_run(memory: ToolMemory) -> Callable[[dict[str, Any]], dict[str, Any]]:
     """The tool function, writing device state to ``memory``."""
 
@@ -179,6 +206,8 @@ def make_run(memory: ToolMemory) -> Callable[[dict[str, Any]], dict[str, Any]]:
             state["value"] = value
             if device in ("tv", "speaker"):
                 state["volume"] = value
+            if device == "light":
+                state["brightness"] = value
             if device != "blinds":
                 state["power"] = "on"
         elif action in ("volume_up", "volume_down"):
@@ -186,6 +215,11 @@ def make_run(memory: ToolMemory) -> Callable[[dict[str, Any]], dict[str, Any]]:
             state["volume"] = state["value"] = result_value
             state["muted"] = False
             state["state"] = f"volume {result_value:g}"
+        elif action in BRIGHTNESS_ACTIONS:
+            result_value = _brightness(previous, action, value)
+            state["brightness"] = state["value"] = result_value
+            state["power"] = "on"
+            state["state"] = f"brightness {result_value:g}"
         elif action in ("mute", "unmute"):
             state["muted"] = action == "mute"
         elif action in ("on", "off"):

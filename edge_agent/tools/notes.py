@@ -7,6 +7,10 @@ A named list ("shopping", "to do") is notes too: ``add_note {text, list}`` keeps
 as the note "shopping list: milk", so it syncs, is found by any search, and reads well
 anywhere a note is shown; ``search_notes {list}`` reads the whole list, oldest item
 first; ``remove_note {text, list?}`` takes an item (or a note) off by its words.
+
+``search_notes {lists: true}`` is the one mode with neither a query nor a list: "show me my
+lists", "what's on my list" with no list named. It reads the lists there are, each with
+its number of items, and when there is only one, that list's items.
 """
 
 from __future__ import annotations
@@ -79,8 +83,10 @@ SEARCH_INPUT_SCHEMA: dict[str, Any] = {
         # ("search_notes[passport]") is the query, the one plain string property.
         "list": {**LIST_NAME, "type": ["string"]},
         "limit": {"type": "integer", "minimum": 1, "maximum": 20},
+        # The lists themselves, for a request that names none ("what lists do I have").
+        "lists": {"type": "boolean", "const": True, "x-edgeloop-slots": []},
     },
-    "anyOf": [{"required": ["query"]}, {"required": ["list"]}],
+    "anyOf": [{"required": ["query"]}, {"required": ["list"]}, {"required": ["lists"]}],
     "additionalProperties": False,
 }
 SEARCH_OUTPUT_SCHEMA: dict[str, Any] = {
@@ -89,6 +95,14 @@ SEARCH_OUTPUT_SCHEMA: dict[str, Any] = {
         "query": {"type": "string"},
         "list": {"type": "string"},
         "count": {"type": "integer", "minimum": 0},
+        "lists": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"name": {"type": "string"}, "count": {"type": "integer"}},
+                "required": ["name", "count"],
+            },
+        },
         "results": {
             "type": "array",
             "items": {
@@ -144,6 +158,21 @@ def list_items(memory: ListMemory, name: str) -> list[dict[str, Any]]:
         if item is not None:
             items.append({"id": str(note["note_id"]), "text": item})
     return items
+
+
+_LIST_ITEM = re.compile(r"^(?P<name>[^:\n]{1,40}) list: (?P<item>.+)$", re.IGNORECASE | re.DOTALL)
+
+
+def all_lists(memory: ListMemory) -> list[dict[str, Any]]:
+    """Every list in memory with its number of items, ``{"name", "count"}``, in the order
+    each was started."""
+    counts: dict[str, int] = {}
+    for note in memory.notes():
+        match = _LIST_ITEM.match(str(note["text"]))
+        if match is not None:
+            name = list_name(match.group("name"))
+            counts[name] = counts.get(name, 0) + 1
+    return [{"name": name, "count": count} for name, count in counts.items()]
 
 
 def _clean(text: str) -> str:
@@ -206,13 +235,27 @@ def make_remove(memory: ListMemory) -> Callable[[dict[str, Any]], dict[str, Any]
 def make_search(memory: ToolMemory) -> Callable[[dict[str, Any]], dict[str, Any]]:
     """The search_notes function, reading ``memory``'s recall."""
 
+    def read_list(name: str) -> list[dict[str, Any]]:
+        return [
+            {"kind": "list_item", "id": i["id"], "text": i["text"], "score": 1.0}
+            for i in list_items(cast("ListMemory", memory), name)
+        ]
+
     def run(args: dict[str, Any]) -> dict[str, Any]:
+        if args.get("lists") and not args.get("list") and not args.get("query"):
+            lists = all_lists(cast("ListMemory", memory))
+            if len(lists) == 1:  # the one list there is: its items
+                items = read_list(lists[0]["name"])
+                return {"list": lists[0]["name"], "lists": lists, "count": len(items),
+                        "results": items}  # fmt: skip
+            results = [
+                {"kind": "list", "id": entry["name"], "text": entry["name"], "score": 1.0}
+                for entry in lists
+            ]
+            return {"lists": lists, "count": len(results), "results": results}
         if args.get("list") and not args.get("query"):
             name = list_name(str(args["list"]))
-            items = [
-                {"kind": "list_item", "id": i["id"], "text": i["text"], "score": 1.0}
-                for i in list_items(cast("ListMemory", memory), name)
-            ]
+            items = read_list(name)
             return {"list": name, "count": len(items), "results": items}
         query = " ".join(str(args.get("query") or "").split())
         if not query:

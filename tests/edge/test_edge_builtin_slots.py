@@ -193,6 +193,23 @@ def test_world_clock_tells_the_weekday_of_a_date() -> None:
         ("prepare coffee", {}, {"device": "coffee_machine", "action": "on"}),
         ("lights off in the sunroom", {"house_place": "sunroom"},
          {"device": "light", "action": "off", "room": "sunroom"}),
+        # A step with no value: the tool's default step from the kept state (issue 12).
+        ("dim the lights", {}, {"device": "light", "action": "brightness_down"}),
+        ("lights brighter", {}, {"device": "light", "action": "brightness_up"}),
+        ("brighten the lights in the living room", {"house_place": "living room"},
+         {"device": "light", "action": "brightness_up", "room": "living room"}),
+        ("turn the kitchen lights down", {"house_place": "kitchen"},
+         {"device": "light", "action": "brightness_down", "room": "kitchen"}),
+        ("dim the lights by thirty", {"change_amount": "thirty"},
+         {"device": "light", "action": "brightness_down", "value": 30}),
+        ("dim the lights to thirty", {"change_amount": "thirty"},
+         {"device": "light", "action": "set", "value": 30}),
+        ("it is too dark in here", {}, {"device": "light", "action": "brightness_up"}),
+        # No device named: the words say which ("turn it up" is the volume).
+        ("turn it up", {}, {"device": "speaker", "action": "volume_up"}),
+        ("make it quieter", {}, {"device": "speaker", "action": "volume_down"}),
+        ("mute", {}, {"device": "speaker", "action": "mute"}),
+        ("dim it a little", {}, {"device": "light", "action": "brightness_down"}),
     ],
 )  # fmt: skip
 def test_device_control(words: str, spans: dict[str, Any], expected: dict[str, Any]) -> None:
@@ -210,7 +227,7 @@ def test_device_control_takes_the_default_room_when_none_is_said() -> None:
 @pytest.mark.parametrize(
     ("words", "spans"),
     [
-        ("turn up the lights", {}),  # lights have no relative step: no action to take
+        ("turn up the heat", {}),  # the heater has no relative step: no action to take
         ("do the thing with the gizmo", {"device_type": "gizmo"}),
         ("is the door locked", {"device_type": "door"}),
         ("turn off the lights and the tv", {"device_type": ["lights", "tv"]}),
@@ -221,6 +238,9 @@ def test_device_control_takes_the_default_room_when_none_is_said() -> None:
             {"device_type": "thermostat", "change_amount": "20"},
         ),
         ("set the heater to ninety", {"device_type": "heater", "change_amount": "ninety"}),
+        ("turn it up and dim the lights", {}),  # the words say the speaker and the lights
+        ("is it too bright in here", {}),  # a question about the state commands nothing
+        ("do something about it", {}),  # no device, no word that implies one
     ],
 )
 def test_device_control_refuses(words: str, spans: dict[str, Any]) -> None:
@@ -243,9 +263,12 @@ def test_notes_and_lists() -> None:
     }
 
 
-def test_a_list_read_without_slots_names_its_list_or_goes_to_the_cloud() -> None:
+def test_a_list_read_without_slots_names_its_list_or_reads_the_lists() -> None:
     assert fill("search_notes", "what's on my to do list") == {"list": "to do"}
-    assert fill("search_notes", "check my list")[0] == "cloud"
+    # No list named: the lists there are (search_notes' explicit "lists" mode).
+    assert fill("search_notes", "check my list") == {"lists": True}
+    assert fill("search_notes", "what lists do i have") == {"lists": True}
+    assert fill("search_notes", "show me my lists") == {"lists": True}
     assert fill("search_notes", "what did i write about the boiler") == {"query": "boiler"}
 
 

@@ -111,6 +111,32 @@ def test_named_lists(memory: MemoryStore) -> None:
     assert valid("remove_note", {"text": "milk", "list": "shopping"})
 
 
+def test_the_lists_themselves_when_none_is_named(memory: MemoryStore) -> None:
+    """search_notes {lists: true}: "what lists do I have", "what's on my list" (issue 12)."""
+    add, search = notes.make_add(memory), notes.make_search(memory)
+    empty = search({"lists": True})
+    assert empty == {"lists": [], "count": 0, "results": []}
+    assert tool_answer("search_notes", {"lists": True}, empty) == "You have no lists yet."
+    add({"text": "milk", "list": "shopping"})
+    add({"text": "bread", "list": "shopping"})
+    add({"text": "the shopping list is on the fridge"})  # a note, on no list
+    one = search({"lists": True})  # the one list there is: its items
+    assert one["list"] == "shopping" and [r["text"] for r in one["results"]] == ["milk", "bread"]
+    assert tool_answer("search_notes", {"lists": True}, one) == (
+        "Your shopping list (your only list): milk; bread."
+    )
+    add({"text": "call the plumber", "list": "To-Do List"})
+    both = search({"lists": True})
+    assert both["lists"] == [{"name": "shopping", "count": 2}, {"name": "to do", "count": 1}]
+    assert both["count"] == 2 and notes.validate_search(both) is None
+    assert tool_answer("search_notes", {"lists": True}, both) == (
+        "You have 2 lists: shopping (2 items) and to do (1 item)."
+    )
+    assert Draft202012Validator(notes.SEARCH_OUTPUT_SCHEMA).is_valid(both)
+    assert valid("search_notes", {"lists": True})
+    assert not valid("search_notes", {"lists": False})  # an explicit mode, not a default
+
+
 def test_a_removal_that_names_several_items_removes_nothing(memory: MemoryStore) -> None:
     add, remove = notes.make_add(memory), notes.make_remove(memory)
     add({"text": "oat milk", "list": "shopping"})
@@ -153,6 +179,29 @@ def test_volume_steps_stay_in_range(memory: MemoryStore) -> None:
     assert memory.get_device_state("speaker", "kitchen")["muted"] is False  # type: ignore[index]
 
 
+def test_brightness_steps_from_the_kept_state(memory: MemoryStore) -> None:
+    """ "Dim the lights" with no value: 20 points down from the light's kept brightness
+    (a light never set is at 100), never below 10; brightening an off light switches it
+    on at 20; dimming an off light is refused (issue 12)."""
+    run = devices.make_run(memory)
+    dim = {"device": "light", "action": "brightness_down", "room": "kitchen"}
+    assert run(dim) == {"device": "light", "room": "kitchen", "state": "brightness 80", "value": 80}
+    assert run(dim)["value"] == 60  # from the kept state, not from scratch
+    run({"device": "light", "action": "set", "value": 25, "room": "kitchen"})
+    assert run(dim)["value"] == 10 and run(dim)["value"] == 10  # stops at the floor
+    assert run({**dim, "action": "brightness_up", "value": 50})["value"] == 60
+    run({"device": "light", "action": "off", "room": "hall"})
+    with pytest.raises(ValueError, match="nothing to dim"):
+        run({"device": "light", "action": "brightness_down", "room": "hall"})
+    up = run({"device": "light", "action": "brightness_up", "room": "hall"})
+    assert up["value"] == devices.BRIGHTNESS_STEP
+    assert memory.get_device_state("light", "hall")["power"] == "on"  # type: ignore[index]
+    answer = tool_answer("device_control", {"device": "light", "action": "brightness_up"}, up)
+    assert answer == "Done: the hall light brightness is 20%."
+    assert valid("device_control", {"device": "light", "action": "brightness_down"})
+    assert not valid("device_control", {"device": "light", "action": "dim"})
+
+
 @pytest.mark.parametrize(
     ("args", "problem"),
     [
@@ -161,6 +210,8 @@ def test_volume_steps_stay_in_range(memory: MemoryStore) -> None:
         ({"device": "light", "action": "volume_up"}, "a light cannot volume_up"),
         ({"device": "speaker", "action": "volume_up", "value": 500}, "between 1 and 100"),
         ({"device": "speaker", "action": "mute", "value": 3}, "takes no value"),
+        ({"device": "speaker", "action": "brightness_up"}, "a speaker cannot brightness_up"),
+        ({"device": "light", "action": "brightness_down", "value": 0}, "between 1 and 100"),
     ],
 )
 def test_device_rules(args: dict[str, object], problem: str) -> None:

@@ -1,0 +1,62 @@
+"""End to end through `edge-agent ask` with the shipped router: the everyday requests the
+tools serve as people phrase them (issue 12): a step with no value ("dim the lights",
+"turn it up"), the lists when none is named, the weather over a span of the forecast's
+week, and places that are regions (the cloud's, with the reason)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from edge_agent.cli import app
+from sync.store import MemoryStore
+
+
+def ask(db: Path, query: str) -> tuple[list[dict[str, object]], str]:
+    """The steps of `edge-agent ask --json` and the final answer."""
+    result = CliRunner().invoke(app, ["ask", "--memory", str(db), "--json", query])
+    assert result.exit_code == 0, result.output
+    steps = [json.loads(line) for line in result.output.splitlines()]
+    return steps, str(steps[-1]["content"])
+
+
+def actions(steps: list[dict[str, object]]) -> list[tuple[object, object]]:
+    return [(s["tool"], s.get("arguments")) for s in steps if s["stepType"] == "STEP_TYPE_ACTION"]
+
+
+def test_dim_and_brighten_step_from_the_kept_brightness(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    steps, answer = ask(db, "dim the lights in the kitchen")
+    assert actions(steps) == [
+        ("device_control", {"device": "light", "action": "brightness_down", "room": "kitchen"})
+    ]
+    assert answer == "Done: the kitchen light brightness is 80%."
+    assert ask(db, "dim the lights in the kitchen")[1].endswith("brightness is 60%.")
+    _steps, answer = ask(db, "make the kitchen lights brighter")
+    assert answer == "Done: the kitchen light brightness is 80%."
+    with MemoryStore(db) as memory:
+        assert memory.get_device_state("light", "kitchen")["brightness"] == 80  # type: ignore[index]
+
+
+def test_turn_it_up_is_the_volume(tmp_path: Path) -> None:
+    steps, answer = ask(tmp_path / "m.db", "turn it up")
+    assert actions(steps) == [("device_control", {"device": "speaker", "action": "volume_up"})]
+    assert answer == "Done: the speaker volume is 60."
+
+
+def test_the_lists_when_none_is_named(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    assert ask(db, "what lists do i have")[1] == "You have no lists yet."
+    with MemoryStore(db) as memory:
+        memory.add_note("shopping list: milk")
+        memory.add_note("shopping list: eggs")
+    steps, answer = ask(db, "what's on my list")
+    assert actions(steps) == [("search_notes", {"lists": True})]
+    assert answer == "Your shopping list (your only list): milk; eggs."
+    with MemoryStore(db) as memory:
+        memory.add_note("to do list: call the plumber")
+    assert ask(db, "show me my lists")[1] == (
+        "You have 2 lists: shopping (2 items) and to do (1 item)."
+    )
