@@ -524,6 +524,13 @@ def _with_list(request: _Request, args: dict[str, Any]) -> Filled:
     return Filled(args)
 
 
+# "list" as a noun ("my list", "the lists", "what lists"), not the verb ("list everything").
+_LIST_NOUN = re.compile(
+    r"\blists\b|\b(?:my|the|our|a|this|that|which|what|any|every|all)\s+(?:[\w']+\s+)?list\b",
+    re.IGNORECASE,
+)
+
+
 def _search_notes(request: _Request, _home: Any, _now: datetime) -> Filled:
     from edge_agent.arguments.free_text import search_query
 
@@ -543,7 +550,7 @@ def _search_notes(request: _Request, _home: Any, _now: datetime) -> Filled:
         asked = list_request(request.words)
         if asked is not None and asked[0] == "read":
             return Filled({"list": asked[2]})
-        if re.search(r"\blists?\b", request.words, re.IGNORECASE):
+        if _LIST_NOUN.search(request.words):
             # "what's on my list", "show me my lists": no list named, so the lists there
             # are (the one list's items when there is one); never a search for "list".
             return Filled({"lists": True})
