@@ -265,7 +265,9 @@ class EdgeAgent:
             # The cloud gets the forecast asked in full words: the city may be the home's.
             args = decision.arguments or {}
             day = str(args.get("day") or "today")
-            when = day if day in ("today", "tomorrow") else f"on {day}"
+            from edge_agent.forecast import SPAN_WORDS
+
+            when = day if day in ("today", "tomorrow") else SPAN_WORDS.get(day, f"on {day}")
             asked = f"what's the weather in {args.get('city')} {when}"
             yield from self._cloud(asked, stale, session_id or uuid.uuid4().hex, decision)
         elif decision.route == "edge":

@@ -147,6 +147,11 @@ def tool_answer(
         source = _quantity(float(args["value"]), str(args["from_unit"]))
         target = _quantity(float(output["value"]), str(output["unit"]))
         return f"{source} is {target}."
+    if tool == "get_weather" and output.get("days"):
+        city = city_name(str(output.get("city", args.get("city", ""))))
+        label = SPAN_LABELS.get(str(output.get("day")), "Over those days")
+        summary = forecast_span_summary(list(output["days"]), units)
+        return f"{label} in {city}: {summary}{_forecast_note(output)}."
     if tool == "get_weather":
         city, day = city_name(str(output.get("city", args.get("city", "")))), output.get("day")
         temperature = int(output["temperature"])
@@ -224,6 +229,43 @@ def tool_answer(
             when = f" on {str(output['weekday']).capitalize()} {output['date']}"
         return f"It's {output['time']}{when} in {city} ({output['timezone']})."
     return generic_answer(tool, output)
+
+
+SPAN_LABELS = {
+    "week": "This week",
+    "weekend": "This weekend",
+    "rest_of_week": "For the rest of the week",
+    "next_days": "Over the next few days",
+}
+
+
+def _days_said(names: list[str]) -> str:
+    """ "today, tomorrow and on Friday", "on Thursday and Friday"."""
+
+    def listed(items: list[str]) -> str:
+        return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+    near = [n for n in names if n in ("today", "tomorrow")]
+    weekdays = [n.capitalize() for n in names if n not in ("today", "tomorrow")]
+    return listed([*near, *([f"on {listed(weekdays)}"] if weekdays else [])])
+
+
+def forecast_span_summary(days: list[dict[str, Any]], units: str = "metric") -> str:
+    """A span's days summed up by condition, in the order they come, then the range:
+    "rainy on Thursday and Friday, sunny today and tomorrow; 4 to 11°C"."""
+    groups: dict[str, list[str]] = {}
+    for entry in days:
+        groups.setdefault(str(entry["condition"]), []).append(str(entry["name"]))
+    if len(groups) == 1:
+        said = f"{next(iter(groups))} every day"
+    else:
+        said = ", ".join(f"{condition} {_days_said(names)}" for condition, names in groups.items())
+    temperatures = [int(entry["temperature"]) for entry in days]
+    low, high = min(temperatures), max(temperatures)
+    if units == "imperial":
+        low, high = round(low * 9 / 5 + 32), round(high * 9 / 5 + 32)
+    scale = "°F" if units == "imperial" else "°C"
+    return f"{said}; {low}{scale}" if low == high else f"{said}; {low} to {high}{scale}"
 
 
 def lists_answer(lists: list[dict[str, Any]]) -> str:

@@ -587,6 +587,9 @@ def _city_ending(prefix: str) -> tuple[str, int] | None:
         city = _lookup_chunk(chunk, width, CUTOFF)
         if city is None:
             continue
+        placed = len(words) > width and normalise(words[-width - 1]) in PLACE_WORDS
+        if chunk == city and _is_everyday(city) and not placed:
+            continue  # "time in Texas": an everyday word, no city, as in find_cities
         named = chunk in cities() or chunk in ALIASES or chunk.endswith("'s")
         if named or len(city.split()) == width:
             return city, width

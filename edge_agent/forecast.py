@@ -1,8 +1,10 @@
 """Forecast days, the device's forecast cache and the built-in synthetic provider.
 
 ``get_weather`` takes a day within the next 7 days: ``today``, ``tomorrow`` or a weekday
-name, meaning the next such day (today's own weekday is today). :func:`day_date` turns
-it into a date in the city's time zone, or None for a day it cannot serve.
+name, meaning the next such day (today's own weekday is today), or a span of those days
+(:data:`SPANS`: ``week``, ``weekend``, ``rest_of_week``, ``next_days``). :func:`day_date`
+turns a day into a date in the city's time zone, :func:`span_dates` a day or a span into
+its dates; None for anything they cannot serve.
 
 With no forecast service configured (the demo, tests, offline installs) the built-in
 synthetic provider serves: a plausible reading drawn from the city's latitude, the
@@ -44,6 +46,20 @@ WEEKDAYS: tuple[str, ...] = (
     "sunday",
 )
 DAYS: tuple[str, ...] = ("today", "tomorrow", *WEEKDAYS)
+SPANS: tuple[str, ...] = ("week", "weekend", "rest_of_week", "next_days")
+"""Spans of the forecast's 7 days: the 7 days from today; the coming Saturday and Sunday
+(only Sunday on a Sunday); today to Sunday; the :data:`NEXT_DAYS` days after today."""
+FORECAST_DAYS: tuple[str, ...] = (*DAYS, *SPANS)
+"""The values of ``get_weather``'s ``day``: one day or a span."""
+SPAN_WORDS: dict[str, str] = {
+    "week": "this week",
+    "weekend": "this weekend",
+    "rest_of_week": "for the rest of the week",
+    "next_days": "for the next few days",
+}
+"""Each span in words, as the device asks the cloud for it and answers with it."""
+NEXT_DAYS = 3
+"""How many days "the next few days" are: the three after today."""
 HORIZON_DAYS = 7
 CONDITIONS: tuple[str, ...] = ("sunny", "cloudy", "rainy", "snowy", "windy", "foggy")
 SYNTHETIC = "synthetic"
@@ -58,6 +74,29 @@ def day_date(day: str, today: date) -> date | None:
         return today + timedelta(days=1)
     if word in WEEKDAYS:
         return today + timedelta(days=(WEEKDAYS.index(word) - today.weekday()) % 7)
+    return None
+
+
+def span_dates(day: str, today: date) -> list[date] | None:
+    """The dates a ``get_weather`` day means, seen from ``today``: one for a day, several
+    for a span (:data:`SPANS`), all within the 7 days from today; None for anything else.
+
+    >>> [d.isoformat() for d in span_dates("weekend", date(2026, 12, 1))]   # a Tuesday
+    ['2026-12-05', '2026-12-06']
+    """
+    one = day_date(day, today)
+    if one is not None:
+        return [one]
+    word = day.strip().lower()
+    if word == "week":
+        return [today + timedelta(days=n) for n in range(HORIZON_DAYS)]
+    if word == "weekend":
+        saturday = today + timedelta(days=(5 - today.weekday()) % 7)
+        return [today] if today.weekday() == 6 else [saturday, saturday + timedelta(days=1)]
+    if word == "rest_of_week":
+        return [today + timedelta(days=n) for n in range(7 - today.weekday())]
+    if word == "next_days":
+        return [today + timedelta(days=n) for n in range(1, NEXT_DAYS + 1)]
     return None
 
 
@@ -96,6 +135,8 @@ _ORDINAL = (
 )
 _UNSERVED_DAY = re.compile(
     r"\b(?:yesterday|last night|(?:the\s+)?day (?:after tomorrow|before yesterday)|"
+    r"(?:the\s+)?week(?:end)?\s+after\s+next|"
+    rf"{_COUNT}\s+(?:days|weeks|months|years)|a\s+(?:week|month|year)|"
     r"(?:(?:later|earlier)\s+)?(?:next|this|last|past|coming|following)\s+"
     r"(?:week|weekend|month|year|season|spring|summer|autumn|fall|winter)|"
     r"(?:the\s+)?weekends?|(?:(?:the\s+)?(?:rest|end|start|beginning|middle)\s+of\s+the\s+"
@@ -215,7 +256,8 @@ def recall(memory: ForecastMemory, city: str, when: date, now: datetime) -> Cach
 
 
 def needs_fetch(memory: ForecastMemory, arguments: Mapping[str, Any], now: datetime) -> bool:
-    """Whether a ``get_weather`` call's day has no fresh entry in the cache."""
+    """Whether a ``get_weather`` call's day (every day of its span) has no fresh entry in
+    the cache."""
     from zoneinfo import ZoneInfo
 
     from edge_agent.cities import place
@@ -224,10 +266,13 @@ def needs_fetch(memory: ForecastMemory, arguments: Mapping[str, Any], now: datet
     found = place(city)
     if found is None:
         return False  # the tool will say it does not know the city
-    when = day_date(
+    dates = span_dates(
         str(arguments.get("day") or "today"), now.astimezone(ZoneInfo(found.timezone)).date()
     )
-    if when is None:
+    if dates is None:
         return False
-    cached = recall(memory, city, when, now)
-    return cached is None or not cached.fresh
+    for when in dates:
+        cached = recall(memory, city, when, now)
+        if cached is None or not cached.fresh:
+            return True
+    return False

@@ -22,7 +22,10 @@ def describe_call(call: PlannedCall) -> str:
     """A short phrase for a THOUGHT: what the next call is for."""
     a = call.args
     if call.tool == it.WEATHER:
-        return f"check the weather in {_title(a.get('city'))} {a.get('day', 'today')}"
+        from edge_agent.forecast import SPAN_WORDS
+
+        day = str(a.get("day", "today"))
+        return f"check the weather in {_title(a.get('city'))} {SPAN_WORDS.get(day, day)}"
     if call.tool == it.CLOCK:
         return f"look up the local time in {_title(a.get('city'))}"
     if call.tool == it.CONVERT:
@@ -73,6 +76,13 @@ def render(action: pb.ReactStep, observation: pb.ReactStep | None) -> str:
         return f"{describe_call(PlannedCall(action.tool, args))} did not work ({reason})"
     v = _values(observation)
     tool = action.tool
+    if tool == it.WEATHER and v.get("days"):
+        from edge_agent.answers import forecast_span_summary
+        from edge_agent.forecast import SPAN_WORDS
+
+        city = _title(v.get("city") or args.get("city"))
+        when = SPAN_WORDS.get(str(v.get("day")), str(v.get("day")))
+        return f"{city} {when}: {forecast_span_summary(list(v['days']))}"
     if tool == it.WEATHER and "temperature" in v:
         city = _title(v.get("city") or args.get("city"))
         day = v.get("day") or args.get("day", "today")

@@ -135,8 +135,15 @@ Extractor = Callable[[str, str], dict[str, Any] | None]
 
 
 def find_days(text: str) -> list[str]:
-    """'today', 'tomorrow' and weekdays (the next such day, within the forecast's 7) in the
-    order the text names them ('tonight', 'now' = today)."""
+    """'today', 'tomorrow', weekdays (the next such day, within the forecast's 7) and a
+    span of those days ('week', 'weekend', 'rest_of_week', 'next_days': "this weekend")
+    in the order the text names them ('tonight', 'now' = today)."""
+    from edge_agent.arguments.forecast_days import SERVED_SPAN, forecast_day_in
+
+    span = forecast_day_in(text)
+    if span is not None and (match := SERVED_SPAN.search(text)) is not None:
+        before, after = find_days(text[: match.start()]), find_days(text[match.end() :])
+        return list(dict.fromkeys([*before, span, *after]))
     days = []
     for match in re.finditer(
         r"\b(today|tonight|now|currently|tomorrow|monday|tuesday|wednesday|thursday|friday|"

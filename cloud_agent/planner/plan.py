@@ -44,7 +44,7 @@ from cloud_agent.planner.discourse import (
     carry_tools,
     merge_fragments,
 )
-from edge_agent.forecast import unserved_day
+from edge_agent.arguments.forecast_days import unserved_weather_day
 
 _ASKS_WEATHER = re.compile(
     r"\b(?:weather|forecast|rain\w*|snow\w*|sunny|storm\w*|wind\w*|temperature|umbrella|"
@@ -120,15 +120,16 @@ def make_plan(
                 d
                 for c in clauses
                 if (c.tool == it.WEATHER or _ASKS_WEATHER.search(c.text))
-                and (d := unserved_day(c.text))
+                and (d := unserved_weather_day(c.text))
             ),
             None,
         )
         if unserved is not None:
             # A day the 7-day forecast cannot serve is declined by name, never read as today.
             plan.refusal = (
-                f"I don't have a forecast for {unserved}: only for today, tomorrow and each "
-                'day of the next week by its name ("on Friday"). I won\'t guess.'
+                f"I don't have a forecast for {unserved}: only for today, tomorrow, each "
+                'day of the next week by its name ("on Friday") and spans of those days '
+                '("this week", "the weekend", "the next few days"). I won\'t guess.'
             )
             plan.refusal_kind = UNSERVED_DAY
             return plan

@@ -10,7 +10,9 @@ slot type           argument and normaliser
 ==================  ==========================================================
 ``place_name``      ``get_weather.city``, ``world_clock.city``: a gazetteer city
                     (spelling tolerance; "paris texas" is no city the device knows)
-``date``            ``get_weather.day``: today, tomorrow or a weekday; a date the
+``date``            ``get_weather.day``: today, tomorrow, a weekday or a span of the
+                    7 days ("this week", "the weekend", read with the ``timeofday``
+                    span by :mod:`edge_agent.arguments.forecast_days`); a date the
                     forecast does not serve ("next week", "the 5th") fills nothing;
                     ``set_timer.at``: the date of the alarm; ``world_clock.date``: a
                     calendar date ("december thirteenth" -> 2026-12-13) whose weekday
@@ -327,11 +329,18 @@ def _city(request: _Request, home: Any) -> Filled:
 
 
 def _weather(request: _Request, home: Any, _now: datetime) -> Filled:
+    from edge_agent.arguments.forecast_days import forecast_day
     from edge_agent.arguments.places import weather_day
 
     spans = request.spans("date", "timeofday")
     if spans:
-        day = slot_day(spans)
+        # Read together, in order: "this" + "afternoon" is today, "monday" + "noon" monday.
+        day = forecast_day(" ".join(spans))
+        if day is None and request.reader_may("day"):
+            # A span the tagger cut short ("rest of" of "the rest of the week"): the words
+            # read whole, when they name a day of their own (never today in its place).
+            day = weather_day(request.words)
+            day = None if day == "today" else day
         if day is None:
             return Filled(None, f"no forecast on the device for {' '.join(spans)!r}")
     elif request.reader_may("day"):

@@ -5,14 +5,16 @@ A query must name exactly one known city (typos allowed, see ``edge_agent.cities
 city only confirms it ("Cairo, Egypt", "Sydney Australia", "Toronto, Ontario, Canada"); one
 that names another place ("Paris, Texas", "London, Ontario") is not the city the device
 knows, so nothing is filled for it. Weather also needs a day the
-cache holds; "today" is the default, and a day it does not hold ("next week", "on
-Friday", "yesterday") sends the query to the cloud rather than answering for today.
+cache holds (or a span of its 7 days: "this week", "the weekend"); "today" is the default,
+and a day it does not hold ("next week", "the 5th", "yesterday") sends the query to the
+cloud rather than answering for today.
 """
 
 from __future__ import annotations
 
 import re
 
+from edge_agent.arguments.forecast_days import SERVED_SPAN, forecast_day_in
 from edge_agent.cities import find_cities, other_place, strip_qualifiers
 from edge_agent.forecast import unserved_day
 
@@ -54,8 +56,26 @@ _WEEKDAY = re.compile(
 
 
 def weather_day(text: str) -> str | None:
-    """``today``, ``tomorrow`` or a weekday (the next such day, within 7 days); None for
-    any other day or for two of them."""
+    """``today``, ``tomorrow``, a weekday (the next such day, within 7 days) or a span of
+    the 7 days (``week``, ``weekend``, ``rest_of_week``, ``next_days``:
+    :mod:`edge_agent.arguments.forecast_days`); None for any other day or for two of them.
+
+    >>> weather_day("will it rain this weekend"), weather_day("weather next week")
+    ('weekend', None)
+    """
+    span = forecast_day_in(text)
+    if span is not None:
+        rest = SERVED_SPAN.sub(" ", text)
+        if weather_day(rest) != "today":
+            return None  # another day beside the span ("tomorrow and this weekend")
+        return span
+    # "monday this week" is monday.
+    text = re.sub(
+        r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\s+(?:of\s+)?this\s+week\b",
+        r"\1",
+        text,
+        flags=re.IGNORECASE,
+    )
     if _OTHER_DAYS.search(text) or unserved_day(text) is not None:
         return None
     weekdays = {m.group(1).lower() for m in _WEEKDAY.finditer(text)}

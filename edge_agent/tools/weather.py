@@ -1,8 +1,12 @@
 """The get_weather tool: the forecast for any city the device knows, within 7 days.
 
 The day is ``today``, ``tomorrow`` or a weekday name (the next such day, in the city's
-own time zone). A day beyond the horizon is declined by name, never answered with
-today's. Where the reading comes from depends on where the tool runs:
+own time zone), or a span of the 7 days (``week``, ``weekend``, ``rest_of_week``,
+``next_days``: :func:`edge_agent.forecast.span_dates`). A span's observation carries each
+of its days (``days``: date, name, temperature, condition) and sums them up: the highest
+``temperature``, the ``low``, the most frequent ``condition``. A day beyond the horizon
+is declined by name, never answered with today's. Where the reading comes from depends
+on where the tool runs:
 
 - in the cloud, from the configured forecast provider (``cloud_agent.forecast_provider``:
   Open-Meteo, or the synthetic one); the observation carries the city's whole ``week`` and
@@ -14,13 +18,22 @@ today's. Where the reading comes from depends on where the tool runs:
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from edge_agent.cities import place
-from edge_agent.forecast import DAYS, SYNTHETIC, day_date, recall, synthetic_reading
+from edge_agent.forecast import (
+    FORECAST_DAYS,
+    SPANS,
+    SYNTHETIC,
+    WEEKDAYS,
+    recall,
+    span_dates,
+    synthetic_reading,
+)
 
 if TYPE_CHECKING:
     from edge_agent.forecast import ForecastMemory
@@ -29,7 +42,8 @@ CONDITIONS = ("sunny", "cloudy", "rainy", "snowy", "windy", "foggy", "unknown")
 
 
 def input_schema() -> dict[str, Any]:
-    """A city from the gazetteer (checked when the tool runs), a day within 7 days."""
+    """A city from the gazetteer (checked when the tool runs), a day within 7 days or a
+    span of them."""
     return {
         "type": "object",
         "properties": {
@@ -41,7 +55,7 @@ def input_schema() -> dict[str, Any]:
             },
             "day": {
                 "type": "string",
-                "enum": list(DAYS),
+                "enum": list(FORECAST_DAYS),
                 "default": "today",
                 "x-edgeloop-slots": ["date", "timeofday"],
             },
@@ -55,7 +69,7 @@ OUTPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "city": {"type": "string"},
-        "day": {"type": "string", "enum": list(DAYS)},
+        "day": {"type": "string", "enum": list(FORECAST_DAYS)},
         "date": {"type": "string"},
         "temperature": {"type": "integer", "minimum": -100, "maximum": 60},
         "condition": {"type": "string", "enum": list(CONDITIONS)},
@@ -63,6 +77,21 @@ OUTPUT_SCHEMA: dict[str, Any] = {
         "age_s": {"type": "integer", "minimum": 0},
         "fetched_at": {"type": "string"},
         "week": {"type": "object"},
+        "low": {"type": "integer", "minimum": -100, "maximum": 60},
+        "days": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "type": "object",
+                "properties": {
+                    "date": {"type": "string"},
+                    "name": {"type": "string"},
+                    "temperature": {"type": "integer", "minimum": -100, "maximum": 60},
+                    "condition": {"type": "string", "enum": list(CONDITIONS)},
+                },
+                "required": ["date", "name", "temperature", "condition"],
+            },
+        },
     },
     "required": ["temperature", "condition", "source", "age_s"],
 }
@@ -85,43 +114,84 @@ def make_run(
             raise ValueError(f"unknown city {city!r}")
         moment = clock()
         today = moment.astimezone(ZoneInfo(found.timezone)).date()
-        when = day_date(day, today)
-        if when is None:
-            raise ValueError(f"no forecast for {day!r}: today, tomorrow or a weekday only")
-        head = {"city": city, "day": day, "date": when.isoformat()}
+        dates = span_dates(day, today)
+        if dates is None:
+            raise ValueError(
+                f"no forecast for {day!r}: today, tomorrow, a weekday or a span of the "
+                f"week ({', '.join(SPANS)}) only"
+            )
+        head = {"city": city, "day": day, "date": dates[0].isoformat()}
         if provider is not None:
             try:
                 week = provider.week(found, today)
             except RuntimeError as exc:  # ForecastError: the service's reason, one line
                 raise ValueError(str(exc)) from None
-            reading = week.get(when.isoformat())
-            if reading is None:
-                raise ValueError(f"the forecast has no {day} ({when.isoformat()}) for {city}")
+            readings = [week.get(when.isoformat()) for when in dates]
+            if any(reading is None for reading in readings):
+                raise ValueError(f"the forecast has no {day} ({dates[0].isoformat()}) for {city}")
             fetched = moment.astimezone(UTC).isoformat(timespec="seconds")
             return {
                 **head,
-                **reading,
+                **_summary(day, dates, readings, today),
                 "source": str(provider.source),
                 "age_s": 0,
                 "fetched_at": fetched,
                 "week": week,
             }
-        cached = recall(memory, city, when, moment) if memory is not None else None
-        if cached is not None:
-            return {**head, **cached.reading, "source": cached.source, "age_s": cached.age_s}
-        reading = synthetic_reading(city, found.latitude, when)
-        return {**head, **reading, "source": SYNTHETIC, "age_s": 0}
+        cached = (
+            [recall(memory, city, when, moment) for when in dates] if memory is not None else []
+        )
+        if cached and all(entry is not None for entry in cached):
+            kept = [entry for entry in cached if entry is not None]
+            return {
+                **head,
+                **_summary(day, dates, [entry.reading for entry in kept], today),
+                "source": kept[0].source,
+                "age_s": max(entry.age_s for entry in kept),
+            }
+        readings = [synthetic_reading(city, found.latitude, when) for when in dates]
+        return {**head, **_summary(day, dates, readings, today), "source": SYNTHETIC, "age_s": 0}
 
     return run
+
+
+def _day_name(when: date, today: date) -> str:
+    offset = (when - today).days
+    return "today" if offset == 0 else "tomorrow" if offset == 1 else WEEKDAYS[when.weekday()]
+
+
+def _summary(day: str, dates: list[date], readings: list[Any], today: date) -> dict[str, Any]:
+    """One day's reading as it is; a span's days, its high and low, and the condition
+    most of its days have (the earliest of those tied)."""
+    if day not in SPANS:
+        return dict(readings[0])
+    temperatures = [int(reading["temperature"]) for reading in readings]
+    conditions = [str(reading["condition"]) for reading in readings]
+    days = [
+        {"date": when.isoformat(), "name": _day_name(when, today), "temperature": t, "condition": c}
+        for when, t, c in zip(dates, temperatures, conditions, strict=True)
+    ]
+    counts = Counter(conditions)
+    condition = max(counts, key=lambda c: (counts[c], -conditions.index(c)))
+    return {
+        "temperature": max(temperatures),
+        "low": min(temperatures),
+        "condition": condition,
+        "days": days,
+    }
 
 
 run = make_run()
 
 
 def validate(observation: dict[str, Any]) -> str | None:
-    """Business rule: a known condition, a plausible integer temperature."""
+    """Business rule: a known condition, a plausible integer temperature (each day's, for
+    a span)."""
     if observation.get("condition") == "unknown":
         return f"no forecast for {observation.get('city')!r}"
+    for entry in observation.get("days") or []:
+        if entry.get("condition") == "unknown" or not isinstance(entry.get("temperature"), int):
+            return f"no forecast for {observation.get('city')!r} on {entry.get('date')}"
     temperature = observation.get("temperature")
     if not isinstance(temperature, int) or not -100 <= temperature <= 60:
         return f"implausible temperature {temperature!r}"

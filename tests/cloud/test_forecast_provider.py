@@ -160,3 +160,31 @@ def test_the_cache_keeps_a_week_per_city(device_memory: Any) -> None:
     run = weather.make_run(device_memory, lambda: now)
     assert run({"city": "lima"})["source"] == "open-meteo"
     assert run({"city": "lima", "day": "tomorrow"})["source"] == "synthetic"
+
+
+def test_a_span_is_fetched_through_the_cloud_then_served_from_the_cache(
+    configured: OpenMeteoStandIn, make_cloud: Any, device_memory: Any
+) -> None:
+    """'Will it rain in Oslo this week' with nothing cached: the device asks the cloud for
+    the span in words, the cloud's provider answers the week, the device keeps it, and the
+    weekend is then answered on the device (issue 12)."""
+    configured.start = datetime.now(UTC).date()
+    cloud = make_cloud()
+    link = CloudLink(cloud.target, deadline_s=5, retries=1, backoff_s=0.01)
+    agent = EdgeAgent(device_memory, load_router()[0], cloud=link)
+    try:
+        steps = list(agent.ask("will it rain in oslo this week"))
+        assert steps[0].metadata["reason"] == "no fresh forecast for oslo on the device"
+        (action,) = [s for s in steps if s.step_type == pb.STEP_TYPE_ACTION]
+        assert action.tool == "get_weather" and action.arguments["day"] == "week"
+        (observed,) = [s for s in steps if s.step_type == pb.STEP_TYPE_OBSERVATION]
+        assert observed.observation["source"] == "open-meteo"
+        assert len(observed.observation["days"]) == 7
+        assert "Oslo this week: " in steps[-1].content
+        assert "rainy on " in steps[-1].content  # the stand-in's third day is rainy
+        steps = list(agent.ask("what's the weather in oslo this weekend"))
+        assert steps[0].metadata["route"] == "edge"
+        assert steps[-1].content.startswith("This weekend in Oslo: ")
+        assert len(configured.requests) == 1
+    finally:
+        link.close()

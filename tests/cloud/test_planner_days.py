@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cloud_agent.planner.plan import make_plan
+from edge_agent.arguments.forecast_days import unserved_weather_day
 from edge_agent.arguments.places import weather_day
-from edge_agent.forecast import unserved_day
 from edge_agent.router import Router
 from edge_agent.settings import Settings, complete_arguments
 from tests.edge.conftest import StubIntentModel
@@ -28,22 +28,28 @@ SERVED = {
     "on friday": "friday",
     "this saturday": "saturday",
     "on sunday": "sunday",
+    # Spans of the forecast's 7 days (issue 12).
+    "this week": "week",
+    "this weekend": "weekend",
+    "for the rest of the week": "rest_of_week",
+    "for the next few days": "next_days",
+    "over the coming days": "next_days",
+    "for the next 3 days": "next_days",
 }
 # Time expressions it does not read as one of those days: each must be declined by name.
 UNSERVED = [
     "on the 5th",
     "on the 21st",
-    "for the next few days",
-    "over the coming days",
-    "for the next 3 days",
     "in 3 days",
     "in a couple of days",
     "two days from now",
     "a week from today",
     "later this month",
     "at the end of the month",
-    "this weekend",
     "next week",
+    "next weekend",
+    "for the next 5 days",
+    "in two weeks",
     "next month",
     "next friday",
     "the day after tomorrow",
@@ -74,13 +80,13 @@ SHAPES = [
 
 @pytest.mark.parametrize("when", UNSERVED)
 def test_unserved_days_are_named(when: str) -> None:
-    found = unserved_day(f"weather in tokyo {when}")
+    found = unserved_weather_day(f"weather in tokyo {when}")
     assert found is not None and found.lower() in when.lower()
 
 
 @pytest.mark.parametrize("when", list(SERVED))
 def test_served_days_are_not_flagged(when: str) -> None:
-    assert unserved_day(f"weather in tokyo {when}") is None
+    assert unserved_weather_day(f"weather in tokyo {when}") is None
 
 
 @settings(max_examples=150, deadline=None)
@@ -110,7 +116,7 @@ def test_planner_serves_the_days_it_reads(when: str, city: str, shape: str) -> N
 def test_the_issue_sentences_are_declined() -> None:
     for query, day in [
         ("weather in tokyo on the 5th", "the 5th"),
-        ("weather in paris for the next few days", "the next few days"),
+        ("weather in paris next weekend", "next weekend"),
     ]:
         plan = make_plan(query)
         assert plan.calls == [] and plan.refusal_kind == "unserved_day"

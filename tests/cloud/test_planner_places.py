@@ -229,7 +229,7 @@ class _Context:
 @pytest.mark.parametrize(
     ("query", "day"),
     [
-        ("what's the weather like in Paris for the weekend", "the weekend"),
+        ("what's the weather like in Paris the weekend after next", "the weekend after next"),
         ("will it rain in lisbon next week", "next week"),
         ("weather in Oslo yesterday", "yesterday"),
         ("weather in Rome next friday", "next friday"),

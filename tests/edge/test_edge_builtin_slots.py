@@ -124,6 +124,18 @@ def test_a_timer_without_a_time_slot_is_not_read_from_the_words() -> None:
          {"city": "london", "day": "today"}),
         ("what is it like outside", {}, {"city": "london", "day": "today"}),
         ("weather in tokyo please", {}, {"city": "tokyo", "day": "today"}),
+        # The date and timeofday spans read together, and spans of the forecast's week.
+        ("umbrella this afternoon", {"date": "this", "timeofday": "afternoon"},
+         {"city": "london", "day": "today"}),
+        ("weather for monday noon", {"date": "monday", "timeofday": "noon"},
+         {"city": "london", "day": "monday"}),
+        ("weather this week", {"date": "this week"}, {"city": "london", "day": "week"}),
+        ("will it rain in oslo this weekend", {"place_name": "oslo", "date": "this weekend"},
+         {"city": "oslo", "day": "weekend"}),
+        ("weather for the next few days", {"date": "next few days"},
+         {"city": "london", "day": "next_days"}),
+        ("weather for the rest of the week", {"date": "rest of"},  # cut short: the words
+         {"city": "london", "day": "rest_of_week"}),
     ],
 )  # fmt: skip
 def test_get_weather(words: str, spans: dict[str, Any], expected: dict[str, Any]) -> None:
@@ -135,7 +147,9 @@ def test_get_weather(words: str, spans: dict[str, Any], expected: dict[str, Any]
     [
         ("will it rain in lisbon next week", {"place_name": "lisbon", "date": "next week"}),
         ("weather on the 5th", {"date": "the 5th"}),
-        ("weather this week", {"date": "this week"}),
+        ("weather next weekend", {"date": "next weekend"}),
+        ("weather in two weeks", {"date": "two weeks"}),
+        ("ten day forecast", {"time": "ten day"}),
         ("forecast from monday to friday", {"date": ["monday", "friday"]}),
         ("weather in paris texas", {"place_name": "paris texas"}),
         ("weather in mordor", {"place_name": "mordor"}),

@@ -60,3 +60,42 @@ def test_the_lists_when_none_is_named(tmp_path: Path) -> None:
     assert ask(db, "show me my lists")[1] == (
         "You have 2 lists: shopping (2 items) and to do (1 item)."
     )
+
+
+def test_the_weather_over_a_span_of_the_week(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    steps, answer = ask(db, "will it rain in oslo this week")
+    assert actions(steps) == [("get_weather", {"city": "oslo", "day": "week"})]
+    observed = next(s for s in steps if s["stepType"] == "STEP_TYPE_OBSERVATION")["observation"]
+    days = observed["days"]  # type: ignore[index]
+    assert len(days) == 7 and days[0]["name"] == "today"
+    assert answer.startswith("This week in Oslo: ")
+    assert answer.endswith("°C (synthetic forecast: no forecast service is set up).")
+    for day in days:  # every day is in the summary, under its condition
+        assert day["condition"] in answer
+    steps, answer = ask(db, "what's the weather in paris this weekend")
+    assert actions(steps) == [("get_weather", {"city": "paris", "day": "weekend"})]
+    assert answer.startswith("This weekend in Paris: ")
+
+
+def test_a_span_beyond_the_forecast_goes_to_the_cloud_with_the_reason(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        app, ["ask", "--memory", str(tmp_path / "m.db"), "--json", "will it rain in oslo next week"]
+    )
+    thought = json.loads(result.output.splitlines()[0])
+    assert thought["metadata"]["route"] == "cloud"
+    assert "next week" in thought["metadata"]["reason"]
+
+
+def test_a_country_or_region_alone_goes_to_the_cloud_with_the_reason(tmp_path: Path) -> None:
+    """'weather in india' names no city: never answered for one (the capital or another)
+    without saying so; the device hands it to the cloud, naming what it does not know."""
+    for query, place in [("what's the weather in india", "india"), ("time in texas", "texas")]:
+        db = str(tmp_path / "m.db")
+        result = CliRunner().invoke(app, ["ask", "--memory", db, "--json", query])
+        thought = json.loads(result.output.splitlines()[0])
+        assert thought["metadata"]["route"] == "cloud"
+        assert thought["metadata"]["reason"] == f"{place} is not a city the device knows"
+    # A city with its region, comma or not, is that city.
+    steps, _answer = ask(tmp_path / "m.db", "what's the weather in orlando florida")
+    assert actions(steps) == [("get_weather", {"city": "orlando", "day": "today"})]
