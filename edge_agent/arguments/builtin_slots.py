@@ -383,6 +383,17 @@ def _number(span: str) -> float | None:
     return float(values[0]) if len(values) == 1 else None
 
 
+# A house_place span that names no room of its own: the default room's request.
+_HERE = re.compile(r"(?:(?:in|the|a|this|my|our)\s+)*(?:room|here|in here|house|home|place)")
+
+
+# A change_amount span that says no amount: the default step of the action.
+_SOME = re.compile(
+    r"(?:by\s+)?(?:a\s+)?(?:(?:little|tiny|wee)\s+)?(?:bit|little|touch|notch|tad|smidge)"
+    r"(?:\s+(?:more|less))?|(?:a\s+)?little|slightly|some(?:\s+more)?|more|less"
+)
+
+
 def _device_control(request: _Request, home: Any, _now: datetime) -> Filled:
     from edge_agent.arguments.devices import device_command, device_name, room_name
 
@@ -399,6 +410,10 @@ def _device_control(request: _Request, home: Any, _now: datetime) -> Filled:
             if argument == "device" and not request.reader_may("device"):
                 return _missing(kind, argument)
             continue
+        if argument == "room" and _HERE.fullmatch(_said(span)):
+            continue  # "a room", "in here": the room the device is in, the default one
+        if argument == "value" and _SOME.fullmatch(_said(span)):
+            continue  # "a bit", "a little": no value, the tool's default step
         value = normalise(span)
         if value is None:
             return Filled(None, f"{span!r} is no {argument} the device knows")
@@ -533,9 +548,11 @@ def _with_list(request: _Request, args: dict[str, Any]) -> Filled:
     return Filled(args)
 
 
-# "list" as a noun ("my list", "the lists", "what lists"), not the verb ("list everything").
+# "list" as a noun ("my list", "the lists", "what lists"), not the verb ("list everything")
+# nor a list of something else ("the list of trains to chester").
 _LIST_NOUN = re.compile(
-    r"\blists\b|\b(?:my|the|our|a|this|that|which|what|any|every|all)\s+(?:[\w']+\s+)?list\b",
+    r"(?:\blists|\b(?:my|the|our|a|this|that|which|what|any|every|all)\s+(?:[\w']+\s+)?list)"
+    r"\b(?!\s+of\b)",
     re.IGNORECASE,
 )
 
@@ -563,6 +580,9 @@ def _search_notes(request: _Request, _home: Any, _now: datetime) -> Filled:
             # "what's on my list", "show me my lists": no list named, so the lists there
             # are (the one list's items when there is one); never a search for "list".
             return Filled({"lists": True})
+        if re.search(r"\blists?\b", request.words, re.IGNORECASE):
+            # "list" the verb, or a list of something else: no search for the word "list".
+            return Filled(None, "the query names no list of the user's")
         if found := search_query(request.words):
             return Filled({"query": found})
     return _missing("query' or 'list_name", "query")

@@ -192,7 +192,8 @@ def _action(joined: str, tokens: list[str], device: str, value: float | None) ->
         volume = _volume_action(joined, value)
         if volume is not None:
             return volume
-    if device == "light" and not _has(joined, _OFF) and (step := _brightness_action(joined, value)):
+    switched = _has(joined, _OFF) or "off" in tokens  # "turn a light off": off, no step
+    if device == "light" and not switched and (step := _brightness_action(joined, value)):
         return step
     if device == "coffee_machine" and _has(joined, _BREW) and not _has(joined, _OFF):
         return "on"
@@ -241,7 +242,8 @@ def device_name(span: str) -> str | None:
     >>> device_name("wemo plug socket")
     'plug'
     """
-    kinds = {kind for _s, _e, kind in _find_phrases(tokenize(span), DEVICE_NAMES)}
+    said = re.sub(r"'s\b", "", span.lower())  # "the lamp's" is the lamp
+    kinds = {kind for _s, _e, kind in _find_phrases(tokenize(said), DEVICE_NAMES)}
     if kinds == {"heater", "thermostat"}:
         kinds = {"thermostat"}
     return kinds.pop() if len(kinds) == 1 else None

@@ -219,6 +219,14 @@ def test_world_clock_tells_the_weekday_of_a_date() -> None:
         ("dim the lights to thirty", {"change_amount": "thirty"},
          {"device": "light", "action": "set", "value": 30}),
         ("it is too dark in here", {}, {"device": "light", "action": "brightness_up"}),
+        ("turn the volume down a bit", {"device_type": "volume", "change_amount": "a bit"},
+         {"device": "speaker", "action": "volume_down"}),
+        ("switch off the lamp's light", {"device_type": "lamp's"},
+         {"device": "light", "action": "off"}),
+        ("make a room darker", {"house_place": "room"},  # no room of its own: the default
+         {"device": "light", "action": "brightness_down"}),
+        ("too bright in here can you turn a light off", {},
+         {"device": "light", "action": "off"}),
         # No device named: the words say which ("turn it up" is the volume).
         ("turn it up", {}, {"device": "speaker", "action": "volume_up"}),
         ("make it quieter", {}, {"device": "speaker", "action": "volume_down"}),
@@ -285,6 +293,7 @@ def test_a_list_read_without_slots_names_its_list_or_reads_the_lists() -> None:
     assert fill("search_notes", "show me my lists") == {"lists": True}
     # "list" the verb is no list: a search the cloud words better.
     assert fill("search_notes", "go through my notes and list what to buy")[0] == "cloud"
+    assert fill("search_notes", "show me the list of trains to chester")[0] == "cloud"
     assert fill("search_notes", "what did i write about the boiler") == {"query": "boiler"}
 
 
