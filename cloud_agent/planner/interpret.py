@@ -187,7 +187,8 @@ _VOLUME_DOWN = re.compile(
 
 def find_action(text: str, device: str | None) -> str | None:
     """The device action a clause asks for (on, off, set, lock, unlock, open, close; for
-    the speaker and the TV also volume_up, volume_down, mute, unmute)."""
+    the speaker and the TV also volume_up, volume_down, mute, unmute; for the light
+    brightness_up, brightness_down)."""
     if device in ("speaker", "tv"):
         if re.search(r"\bunmute\b", text):
             return "unmute"
@@ -203,6 +204,11 @@ def find_action(text: str, device: str | None) -> str | None:
                 r"\b(?:volume\s+down|quieter|softer|turn\s+(?:it\s+|the\s+\w+\s+)?down)\b", text
             ):
                 return "volume_down"
+    if device == "light" and not re.search(r"\d|\boff\b", text):
+        if re.search(r"\b(?:dim|dimmer|darker|turn\s+(?:it\s+|the\s+\w+\s+)?down)\b", text):
+            return "brightness_down"  # the tool's step from the kept brightness
+        if re.search(r"\b(?:brighten|brighter|turn\s+(?:it\s+|the\s+\w+\s+)?up)\b", text):
+            return "brightness_up"
     if re.search(r"\bunlock(?:ed)?\b", text):
         return "unlock"
     if re.search(r"\block(?:ed)?\b", text):

@@ -299,6 +299,14 @@ def _unit_convert(request: _Request, _home: Any, _now: datetime) -> Filled:
     return Filled(args)
 
 
+# A place_name span that names where the device is, not a place of its own.
+_HOME_PLACE = re.compile(
+    r"(?:in\s+|at\s+|for\s+|around\s+)?(?:(?:my|our|the|this)\s+)?(?:"
+    r"home\s*town|home|town|city|area|neighbou?rhood|location|current location|local area|"
+    r"here|around here|near me|nearby|local|locally|outside|where i (?:am|live))"
+)
+
+
 def _city(request: _Request, home: Any) -> Filled:
     """``{"city": ...}`` from the place_name slot, else the words, else the home city."""
     from edge_agent.arguments.places import one_city
@@ -307,6 +315,8 @@ def _city(request: _Request, home: Any) -> Filled:
     span, refusal = _one(request, "place_name", "city")
     if refusal is not None:
         return refusal
+    if span is not None and _HOME_PLACE.fullmatch(_said(span)):
+        span = None  # "my home town", "near me", "outside": where the device is, its home
     if span is not None:
         if other_place(span) is not None:
             return Filled(None, f"{span} is not a city the device knows")

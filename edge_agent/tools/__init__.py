@@ -139,8 +139,9 @@ def builtin_specs(
         ),
         spec(
             "get_weather",
-            "The forecast for a city, today, tomorrow or a weekday within 7 days (temperature "
-            "in °C, condition, the forecast's source and age).",
+            "The forecast for a city, today, tomorrow or a weekday within 7 days, or a span of "
+            "them (week, weekend, rest_of_week, next_days: each day's reading); temperature "
+            "in °C, condition, the forecast's source and age.",
             weather.OUTPUT_SCHEMA,
             weather.make_run(None if forecast_provider else memory, now, forecast_provider),
             weather.validate,
@@ -150,7 +151,8 @@ def builtin_specs(
             "device_control",
             "Switch, set, lock or open a home device (light, ac, heater, fan, tv, speaker, "
             "door_lock, thermostat, blinds, plug, vacuum, coffee_machine; volume_up, "
-            "volume_down, mute, unmute for the tv and speaker), optionally in a room.",
+            "volume_down, mute, unmute for the tv and speaker; brightness_up, brightness_down "
+            "for the light), optionally in a room.",
             devices.OUTPUT_SCHEMA,
             devices.make_run(memory),
             devices.validate,
@@ -175,8 +177,8 @@ def builtin_specs(
         ),
         spec(
             "search_notes",
-            "Find saved notes and past answers in the device's memory, or read a named list "
-            "('list').",
+            "Find saved notes and past answers in the device's memory, read a named list "
+            "('list'), or name the lists kept ('lists': true).",
             notes.SEARCH_OUTPUT_SCHEMA,
             notes.make_search(memory),
             notes.validate_search,

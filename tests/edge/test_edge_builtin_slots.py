@@ -136,6 +136,10 @@ def test_a_timer_without_a_time_slot_is_not_read_from_the_words() -> None:
          {"city": "london", "day": "next_days"}),
         ("weather for the rest of the week", {"date": "rest of"},  # cut short: the words
          {"city": "london", "day": "rest_of_week"}),
+        # A place that is where the device is: the home city.
+        ("weather in my home town", {"place_name": "my home town"},
+         {"city": "london", "day": "today"}),
+        ("is it cold outside", {"place_name": "outside"}, {"city": "london", "day": "today"}),
     ],
 )  # fmt: skip
 def test_get_weather(words: str, spans: dict[str, Any], expected: dict[str, Any]) -> None:
@@ -160,6 +164,11 @@ def test_get_weather_sends_what_it_cannot_serve_to_the_cloud(
     words: str, spans: dict[str, Any]
 ) -> None:
     assert fill("get_weather", words, **spans)[0] == "cloud"
+
+
+def test_home_words_without_a_home_city_go_to_the_cloud() -> None:
+    result = fill("get_weather", "weather in my home town", home=None, place_name="my home town")
+    assert result[0] == "cloud" and "no home city" in result[1]
 
 
 def test_no_place_and_no_home_goes_to_the_cloud() -> None:
