@@ -365,8 +365,17 @@ def _weather(request: _Request, home: Any, _now: datetime) -> Filled:
     return Filled({**city.arguments, "day": day})
 
 
+_WEEKDAY_WORD = re.compile(r"\b(?:(?:a|on|is)\s+)?(?:" + "|".join(_WEEKDAYS) + r")\b")
+
+
 def _world_clock(request: _Request, home: Any, now: datetime) -> Filled:
     dates = request.spans("date")
+    said = _said(" ".join(dates))
+    named = " ".join(_WEEKDAY_WORD.sub(" ", said).split())
+    if named and named != said:
+        # "is the 23rd of april a saturday", "is it monday today": the weekday is what is
+        # asked about the other date; the clock tells that date's weekday.
+        dates = [named]
     if dates and slot_day(dates) != "today":
         from edge_agent.arguments.dates import calendar_date
 

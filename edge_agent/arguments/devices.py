@@ -49,10 +49,11 @@ _names(DEVICE_NAMES, "plug", "plug", "plugs", "smart plug", "smart plugs", "sock
        "wemo plug socket", "smart plug socket")  # fmt: skip
 _names(DEVICE_NAMES, "vacuum", "vacuum", "vacuum cleaner", "robot vacuum",
        "robot vacuum cleaner", "robot cleaner", "robovac", "roomba", "hoover", "vac",
-       "the cleaning", "cleaning robot", "robot hoover")  # fmt: skip
+       "the cleaning", "cleaning robot", "robot hoover", "house cleaning",
+       "floor cleaning")  # fmt: skip
 _names(DEVICE_NAMES, "coffee_machine", "coffee machine", "coffee maker", "coffee pot",
        "espresso machine", "coffee", "espresso", "nespresso", "coffeemaker",
-       "coffee_machine")  # fmt: skip
+       "coffee_machine", "cappuccino", "latte", "americano")  # fmt: skip
 _names(DEVICE_NAMES, "door_lock", "door lock", "door", "doors", "front door", "back door",
        "deadbolt", "lock", "locks", "smart lock", "door_lock", "main door", "entrance door",
        "side door", "front-door", "doorlock", "the locks")  # fmt: skip
@@ -130,6 +131,11 @@ _QUIETER = ("volume down", "turn down", "turn it down", "quieter", "lower", "dec
 _MUTE = ("mute", "silence", "silent", "no speaking", "stop talking", "shut up")
 _UNMUTE = ("unmute", "un mute")
 _BREW = ("make", "brew", "prepare", "pour", "get")
+# Asking for a drink is asking the machine to brew it ("can I have an espresso", "I'd like
+# some coffee"), unless the words say no to it.
+_WANT = ("have", "want", "like", "need", "fancy", "could use", "give me")
+_NO = ("don't", "dont", "do not", "no", "not", "no more", "enough", "stop")
+_CLEAN = ("clean", "cleaning", "vacuum", "hoover", "sweep", "start", "run")
 _BRIGHTER = ("brighten", "brighter", "brightness up", "turn up", "increase", "raise", "boost",
              "bump up", "crank up", "more light", "more lights", "too dark", "lighten",
              "full brightness", "higher")  # fmt: skip
@@ -197,6 +203,10 @@ def _action(joined: str, tokens: list[str], device: str, value: float | None) ->
         return step
     if device == "coffee_machine" and _has(joined, _BREW) and not _has(joined, _OFF):
         return "on"
+    if device == "coffee_machine" and _has(joined, _WANT) and not _has(joined, _NO + _OFF):
+        return "on"
+    if device == "vacuum" and _has(joined, _CLEAN) and not _has(joined, _NO + _OFF):
+        return "on"  # "vacuum the living room", "start house cleaning"
     if device == "door_lock":
         if _has(joined, ("unlock", "unlocked", "unbolt", "open", "let me in", "unlatch")):
             return "unlock"

@@ -190,6 +190,13 @@ def test_world_clock_tells_the_weekday_of_a_date() -> None:
     assert asked["city"] == "london" and asked["date"].endswith("-04-16")
     friday = fill("world_clock", "what day is friday in tokyo", date="friday", place_name="tokyo")
     assert friday == {"city": "tokyo", "date": "2026-12-04"}
+    # A weekday asked about a date: that date's weekday answers it.
+    assert fill("world_clock", "is the twenty third of april a saturday",
+                date=["the twenty third of april", "saturday"]) == {
+        "city": "london", "date": "2027-04-23"}  # fmt: skip
+    assert fill("world_clock", "is it monday today", date=["monday", "today"]) == {
+        "city": "london"
+    }
     # A date the reader cannot pin down is never guessed.
     assert fill("world_clock", "what is the date next friday", date="next friday")[0] == "cloud"
     assert fill("world_clock", "what day is the 5th", date="the 5th")[0] == "cloud"
@@ -232,6 +239,12 @@ def test_world_clock_tells_the_weekday_of_a_date() -> None:
          {"device": "speaker", "action": "volume_down"}),
         ("switch off the lamp's light", {"device_type": "lamp's"},
          {"device": "light", "action": "off"}),
+        # Asking for a drink brews it; asking for cleaning starts the vacuum.
+        ("can i have an espresso please", {}, {"device": "coffee_machine", "action": "on"}),
+        ("i would like some coffee now", {}, {"device": "coffee_machine", "action": "on"}),
+        ("start house cleaning", {}, {"device": "vacuum", "action": "on"}),
+        ("vacuum the kitchen", {"house_place": "kitchen"},
+         {"device": "vacuum", "action": "on", "room": "kitchen"}),
         ("make a room darker", {"house_place": "room"},  # no room of its own: the default
          {"device": "light", "action": "brightness_down"}),
         ("too bright in here can you turn a light off", {},
@@ -272,6 +285,9 @@ def test_device_control_takes_the_default_room_when_none_is_said() -> None:
         ("turn it up and dim the lights", {}),  # the words say the speaker and the lights
         ("is it too bright in here", {}),  # a question about the state commands nothing
         ("do something about it", {}),  # no device, no word that implies one
+        ("i don't want coffee", {}),  # a no to a drink brews nothing
+        ("no more coffee for me", {}),
+        ("is the vacuum running", {}),
     ],
 )
 def test_device_control_refuses(words: str, spans: dict[str, Any]) -> None:
