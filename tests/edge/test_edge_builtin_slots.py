@@ -194,9 +194,7 @@ def test_world_clock_tells_the_weekday_of_a_date() -> None:
     assert fill("world_clock", "is the twenty third of april a saturday",
                 date=["the twenty third of april", "saturday"]) == {
         "city": "london", "date": "2027-04-23"}  # fmt: skip
-    assert fill("world_clock", "is it monday today", date=["monday", "today"]) == {
-        "city": "london"
-    }
+    assert fill("world_clock", "is it monday today", date=["monday", "today"]) == {"city": "london"}
     # A date the reader cannot pin down is never guessed.
     assert fill("world_clock", "what is the date next friday", date="next friday")[0] == "cloud"
     assert fill("world_clock", "what day is the 5th", date="the 5th")[0] == "cloud"
