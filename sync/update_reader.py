@@ -47,13 +47,137 @@ class _Decline(Exception):
     pass
 
 
+class _Unusual(Exception):
+    pass
+
+
 def read_map_update(update: bytes, roots: frozenset[str]) -> MapUpdate | None:
     """The entries, clock ranges and delete set of a plain update of root maps named in
     ``roots``; None when the update holds anything else or is malformed."""
     try:
-        return _read(update, roots)
+        try:
+            return _read_new_keys(update, roots)
+        except _Unusual:
+            return _read(update, roots)
     except (_Decline, IndexError, UnicodeDecodeError):
         return None
+
+
+def _read_new_keys(data: bytes, roots: frozenset[str]) -> MapUpdate:
+    """:func:`_read` for an update none of whose items has an origin (what a first sync
+    and new records bring: every entry a new key), in one tight loop: varints of one
+    byte, the common case, are read inline, and no item ids are kept. An item with an
+    origin (or anything else unusual that :func:`_read` may accept) raises _Unusual,
+    and the caller reads the update with :func:`_read`; what this declines, that
+    declines too. A key written twice is found at the end, by counting."""
+    pos = 0
+    size = len(data)
+
+    def uint() -> int:
+        nonlocal pos
+        byte = data[pos]
+        pos += 1
+        if byte < 0x80:
+            return byte
+        result, shift = byte & 0x7F, 7
+        while True:
+            byte = data[pos]
+            pos += 1
+            result |= (byte & 0x7F) << shift
+            if byte < 0x80:
+                return result
+            shift += 7
+            if shift > 63:
+                raise _Decline
+
+    names: dict[bytes, str] = {}
+    found: list[Any] = []  # (client, clock, root, key, value or None: deleted)
+    add = found.append
+    deleted_items = 0
+    ranges: dict[int, tuple[int, int]] = {}
+    for _ in range(uint()):
+        count, client, clock = uint(), uint(), uint()
+        if client in ranges:
+            raise _Decline
+        first = clock
+        for _ in range(count):
+            info = data[pos]
+            ref = info & 0x1F
+            if ref == _GC:
+                pos += 1
+                clock += uint()
+                continue
+            if info & 0xC0 or ref == _SKIP:
+                if info & 0x80 and ref != _SKIP:
+                    raise _Unusual  # an origin
+                raise _Decline  # a right origin (not a map entry), or a skip
+            # No origin: the parent is a root named by a string, and the item a map entry.
+            if not info & 0x20:
+                raise _Decline
+            if data[pos + 1] != 1:
+                raise _Unusual  # not a root's name, or 1 written in more than one byte
+            length = data[pos + 2]
+            if length < 0x80:
+                pos += 3
+            else:
+                pos += 2
+                length = uint()
+            end = pos + length
+            if end > size:
+                raise _Decline
+            name = data[pos:end]
+            root = names.get(name)
+            if root is None:
+                root = names[name] = name.decode("utf-8")
+                if root not in roots:
+                    raise _Decline
+            length = data[end]
+            if length < 0x80:
+                pos = end + 1
+            else:
+                pos = end
+                length = uint()
+            end = pos + length
+            if end > size:
+                raise _Decline
+            key = data[pos:end].decode("utf-8")
+            if ref == _ANY:
+                if data[end] != 1 or data[end + 1] != _ANY_STRING:
+                    raise _Decline
+                length = data[end + 2]
+                if length < 0x80:
+                    pos = end + 3
+                else:
+                    pos = end + 2
+                    length = uint()
+                end = pos + length
+                if end > size:
+                    raise _Decline
+                add((client, clock, root, key, data[pos:end].decode("utf-8")))
+                pos = end
+                clock += 1
+            elif ref == _DELETED:
+                pos = end
+                length = uint()
+                if length < 1:
+                    raise _Decline
+                add((client, clock, root, key, None))
+                deleted_items += 1
+                clock += length
+            else:
+                raise _Decline
+        ranges[client] = (first, clock)
+    if len({(item[2], item[3]) for item in found}) != len(found):
+        raise _Decline  # a second item of a key without an origin
+    deleted: dict[int, list[tuple[int, int]]] = {}
+    for _ in range(uint()):
+        client = uint()
+        runs = deleted.setdefault(client, [])
+        for _ in range(uint()):
+            runs.append((uint(), uint()))
+    if pos != size:
+        raise _Decline
+    return _live(found, ranges, deleted, deleted_items)
 
 
 def _read(data: bytes, roots: frozenset[str]) -> MapUpdate:
@@ -165,6 +289,16 @@ def _read(data: bytes, roots: frozenset[str]) -> MapUpdate:
             runs.append((uint(), uint()))
     if pos != size:
         raise _Decline
+    return _live(found, ranges, deleted, deleted_items)
+
+
+def _live(
+    found: list[Any],
+    ranges: dict[int, tuple[int, int]],
+    deleted: dict[int, list[tuple[int, int]]],
+    deleted_items: int,
+) -> MapUpdate:
+    """The update's entries still live after its own delete set."""
     result = MapUpdate([], ranges, deleted, 0)
     if not deleted and not deleted_items:
         return result._replace(items=found)

@@ -7,11 +7,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from pycrdt import Doc, Map
 
 import sync.views as views_module
 from sync import InvalidUpdateError, MemoryStore
-from sync.document import decode_entry
+from sync.errors import InvalidRecordError
+from sync.document import decode_entry, encode_entry
 from sync.exchange import sync_stores
 from sync.views import COLUMNS, ROW_BUILDERS, build_row, row_dict
 
@@ -261,3 +264,56 @@ def test_a_merged_update_is_logged_as_received_once_and_replays_to_the_same_stat
     with MemoryStore(tmp_path / "b.db") as reopened:
         assert (reopened.document_json(), reopened.table_rows("notes")) == expected[:2]
         assert reopened.state_vector() == expected[2]
+
+
+note_text = st.text(
+    st.sampled_from(["a", " ", "é", "\\", '"', "\n", "\x01", "\x7f", "\u2028", "😀"])
+    | st.characters(codec="utf-8"),
+    max_size=12,
+)
+note_values = st.one_of(
+    # as encode_entry writes them, with any texts (escapes, control characters...)
+    st.builds(
+        lambda hlc, text, source, created: encode_entry(
+            hlc, {"text": text, "source_act_id": source, "created_at": created}
+        ),
+        st.sampled_from([HLC, "01A233a4a4740000", "0000", "zzzzzzzzzzzzzzzz"]),
+        note_text,
+        st.none() | note_text,
+        st.sampled_from(["2026-12-01T22:05:57.748Z", "2026-13-01T00:00:00.000Z", "x"]),
+    ),
+    # other layouts, other types, tombstones, not JSON
+    st.builds(
+        lambda body: json.dumps(body),
+        st.fixed_dictionaries(
+            {"h": st.sampled_from([HLC, 7, "0000000003e8000g"])},
+            optional={
+                "v": st.dictionaries(
+                    st.sampled_from(["text", "source_act_id", "created_at", "x"]),
+                    st.none() | note_text | st.integers(),
+                ),
+                "x": st.sampled_from([1, 0]),
+            },
+        ),
+    ),
+    note_text,
+)
+
+
+@given(st.lists(note_values, max_size=6))
+def test_new_note_rows_are_the_rows_the_general_loop_builds(values: list[str]) -> None:
+    """The inlined loop for new notes gives the rows and clock the general loop gives
+    for live notes, and leaves anything else (tombstones, bad values) to it."""
+    created = [(f"id{i}", "peer", value) for i, value in enumerate(values)]
+    fast = views_module._new_note_rows(created)
+    general: tuple[list[tuple[object, ...]], str] | None
+    try:
+        rows, highest = [], ""
+        for record_id, node, value in created:
+            entry = decode_entry(node, value)
+            highest = max(highest, entry.hlc)
+            rows.append(build_row("notes", record_id, entry))
+        general = None if None in rows else (rows, highest)  # type: ignore[assignment]
+    except (InvalidUpdateError, InvalidRecordError):
+        general = None  # the general loop names the culprit
+    assert fast == general

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from pycrdt import Array, Doc, Map, Text
 
 from sync import MemoryStore, sync_stores
-from sync.update_reader import read_map_update
+from sync.update_reader import _Decline, _read, read_map_update
 
 ROOTS = frozenset({"notes", "facts", "_sys"})
 keys = st.sampled_from(["a|x", "b|x", "a|y", "c|z", "é|x"])
@@ -62,6 +62,40 @@ def test_the_entries_read_are_the_entries_yrs_integrates(
                 for key, value in fresh.get(root, type=Map).items()
             }
             assert live == expected
+
+
+def read_generic(update: bytes) -> object:
+    """What the general reader (item ids, origins) makes of an update."""
+    try:
+        return _read(update, ROOTS)
+    except (_Decline, IndexError, UnicodeDecodeError):
+        return None
+
+
+@given(
+    before=ops,
+    after=ops,
+    changes=st.lists(st.tuples(st.integers(0, 1 << 16), st.integers(0, 255)), max_size=4),
+    cut=st.integers(0, 8),
+)
+def test_the_fast_reader_reads_what_the_general_reader_reads(
+    before: list[tuple[str, str, str, str]],
+    after: list[tuple[str, str, str, str]],
+    changes: list[tuple[int, int]],
+    cut: int,
+) -> None:
+    """The loop for updates of new keys only gives, or declines, exactly what the
+    general reader gives: on real updates, and on bytes changed or cut at random."""
+    source = Doc()
+    apply_ops(source, before)
+    base = source.get_state()
+    apply_ops(source, after)
+    for update in (source.get_update(), source.get_update(base)):
+        changed = bytearray(update)
+        for where, byte in changes:
+            changed[where % len(changed)] = byte
+        for candidate in (update, bytes(changed), bytes(changed)[: len(changed) - cut]):
+            assert read_map_update(candidate, ROOTS) == read_generic(candidate)
 
 
 @given(st.binary(max_size=200))
