@@ -488,7 +488,7 @@ def _new_note_rows(created: Sequence[tuple[str, str, object]]) -> tuple[list[Row
     highest = ""
     try:
         for record_id, node, value in created:
-            match = _PLAIN_NOTE(value)  # type: ignore[arg-type]
+            match = _PLAIN_NOTE(value)  # type: ignore[call-overload]
             if match is not None:
                 hlc, text, source, created_at = match.groups()
                 if hlc > highest:

@@ -13,8 +13,8 @@ from pycrdt import Doc, Map
 
 import sync.views as views_module
 from sync import InvalidUpdateError, MemoryStore
-from sync.errors import InvalidRecordError
 from sync.document import decode_entry, encode_entry
+from sync.errors import InvalidRecordError
 from sync.exchange import sync_stores
 from sync.views import COLUMNS, ROW_BUILDERS, build_row, row_dict
 
