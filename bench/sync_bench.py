@@ -12,7 +12,17 @@ batches, as a device does when it imports), then they merge both ways. Two setup
   then each parses the other's and upserts every record into the same tables.
 - **in process**, one side after the other: the same exchange and the same naive merge
   without a network, so the time is the protocol's and the store's, split into producing
-  and applying the diffs, with CPU time (what the merge costs the machine in all).
+  and applying the diffs, with CPU time (what the sync costs the machine in all: both
+  sides' state vectors, diffs or JSON serialisation, merges, and the checkpoints that
+  copy their writes into the database files).
+
+Fair both ways: the naive side writes the same rows, recall rows and FTS5 entries as
+the CRDT's merge, in one transaction each, through the store's own write path (it looks
+each record's recall row up: it cannot know which records are new), and serialises its
+whole state at sync time as the CRDT cuts its diffs then; it writes no update log, the
+CRDT's own cost. The replicas do not hold their documents in memory (a store opens
+without loading it, and a first sync does not load it); ``--loaded`` loads them first,
+untimed, as stores did from opening before the lazy document.
 
 The offline writes are checkpointed and flushed to disk (``os.sync``) before the timed
 exchange, as they would be long before a real sync, and each run's files are removed
@@ -25,11 +35,12 @@ Last line: {"1000": {"sync_s", "wire_bytes", "raw_json_bytes", "naive_sync_s", "
 ...}, ...}: ``sync_s`` and ``naive_sync_s`` are the real (two-process) syncs' wall
 clock (median of ``--repeat`` alternating runs), ``rss_mb`` the larger of the two
 processes' peak RSS; ``inprocess_sync_s``, ``inprocess_naive_s``, ``sync_cpu_s`` and
-``naive_cpu_s`` the in-process figures (both sides merged one after the other). With
+``naive_cpu_s`` the in-process figures (both sides merged one after the other; medians
+of ``--repeat`` runs), ``cpu_ratio`` their ratio. With
 ``--in-process`` only the in-process setup runs and ``sync_s``/``naive_sync_s``/``rss_mb``
 are its figures.
 
-    python bench/sync_bench.py [--sizes 1000,10000,100000] [--repeat 3] [--in-process]
+    python bench/sync_bench.py [--sizes 1000,10000,100000] [--repeat 3] [--in-process] [--loaded]
 """
 
 from __future__ import annotations
@@ -114,16 +125,22 @@ def rss_mb() -> float:
     return status_mb("VmRSS")
 
 
+LOADED = os.environ.get("SYNC_BENCH_LOADED") == "1"
+"""``--loaded``: replicas hold their whole document in memory before the sync."""
+
+
 def fill(store: MemoryStore, n: int, seed: int) -> None:
     rng = random.Random(seed)
     for start in range(0, n, 10_000):
         with store.batch():
             for _ in range(start, min(n, start + 10_000)):
                 store.add_note(" ".join(rng.choices(WORDS, k=rng.randint(8, 16))))
-    # A replica that syncs holds its document in memory, as the stores did from opening
-    # before the lazy document: the merge is timed, not the load (bench/memory_scale.py
-    # times the cold sync that loads it).
-    assert store.doc is not None
+    # A replica opens without loading its document, and neither a device's
+    # `edge-agent sync` nor the sync server's store loads it for a first sync (the
+    # update is read, the diff cut from the log). With --loaded both hold it, as the
+    # stores did from opening before the lazy document (its load is not timed).
+    if LOADED:
+        assert store.doc is not None
     # The writes were made offline, long before the sync: so were their WAL checkpoint
     # (which otherwise runs in the background) and the kernel's writeback of the pages,
     # neither of which may overlap the timed merge.
@@ -137,7 +154,12 @@ def raw_json(store: MemoryStore) -> bytes:
 
 
 def naive_merge(store: MemoryStore, payload: bytes) -> None:
-    """What a naive sync does on receipt: parse the peer's whole state, upsert it all."""
+    """What a naive sync does on receipt: parse the peer's whole state, upsert it all.
+
+    The same table writes as the CRDT's merge (the notes, their recall rows and FTS5
+    entries, one transaction), through the store's own write path for records that may
+    already be held (the naive side cannot know which are new: it looks each one's
+    recall row up). It writes no update log, which is the CRDT's own cost."""
     from sync.document import Entry
 
     records = json.loads(payload)
@@ -155,12 +177,13 @@ def peak_rss_mb() -> float:
 def run_in_process(n: int, top: Path) -> dict[str, Any]:
     """Both replicas in this process, merged one after the other (CRDT, then naive)."""
     root = top / f"inprocess{n}"
+    shutil.rmtree(root, ignore_errors=True)
     root.mkdir()
     a = MemoryStore(root / f"a{n}.db", node_id="a", synchronous="NORMAL")
     b = MemoryStore(root / f"b{n}.db", node_id="b", synchronous="NORMAL")
     fill(a, n, 1)
     fill(b, n, 2)
-    raw_a, raw_b = raw_json(a), raw_json(b)
+    own_a, own_b = raw_json(a), raw_json(b)  # each side's records, before the sync
     gc.collect()
 
     produce = apply = 0.0
@@ -182,26 +205,40 @@ def run_in_process(n: int, top: Path) -> dict[str, Any]:
         apply += t2 - t1
         wire += len(to_a) + len(to_b)
         rounds += 1
+    # Both sides' writes into the database file, in the window (for the naive side too):
+    # otherwise a background checkpoint lands in it or not, by timing.
+    a.checkpoint()
+    b.checkpoint()
     sync_s = time.perf_counter() - start
     sync_cpu = time.process_time() - cpu
     rss = rss_mb()
     assert a.document_json() == b.document_json()
     assert len(a.records("notes")) == 2 * n
+    a.close()  # and their documents: the naive side runs in a process as clean
+    b.close()
 
     # naive: ship the whole JSON state both ways and upsert everything on each side
     a2 = MemoryStore(root / f"na{n}.db", node_id="a", synchronous="NORMAL")
     b2 = MemoryStore(root / f"nb{n}.db", node_id="b", synchronous="NORMAL")
-    naive_merge(a2, raw_a)
-    naive_merge(b2, raw_b)
+    naive_merge(a2, own_a)  # the tables as the CRDT replicas had them: their own records
+    naive_merge(b2, own_b)
     a2.checkpoint()
     b2.checkpoint()
+    raw_bytes = len(own_a) + len(own_b)
+    del own_a, own_b
+    gc.collect()
     cpu = time.process_time()
     start = time.perf_counter()
+    # Each side's whole state, serialised at sync time (as the CRDT's diffs are cut).
+    raw_a, raw_b = raw_json(a2), raw_json(b2)
     naive_merge(b2, raw_a)
     naive_merge(a2, raw_b)
+    a2.checkpoint()
+    b2.checkpoint()
     naive_s = time.perf_counter() - start
     naive_cpu = time.process_time() - cpu
-    for s in (a, b, a2, b2):
+    assert len(a2.table_rows("notes")) == len(b2.table_rows("notes")) == 2 * n
+    for s in (a2, b2):
         s.close()
     shutil.rmtree(root)  # no writeback of this run's files during the next one
     return {
@@ -210,7 +247,7 @@ def run_in_process(n: int, top: Path) -> dict[str, Any]:
         "produce_s": round(produce, 4),
         "apply_s": round(apply, 4),
         "wire_bytes": wire,
-        "raw_json_bytes": len(raw_a) + len(raw_b),
+        "raw_json_bytes": raw_bytes,
         "diff_bytes_per_record": round(wire / (2 * n), 1),
         "inprocess_naive_s": round(naive_s, 4),
         "sync_cpu_s": round(sync_cpu, 4),
@@ -319,8 +356,7 @@ def naive_peer(n: int, root: str, role: str, port: int) -> None:
     seed, node = (2, "b") if role == "listen" else (1, "a")
     store = MemoryStore(Path(root) / f"naive-{node}.db", node_id=node, synchronous="NORMAL")
     fill(store, n, seed)
-    payload = raw_json(store)
-    naive_merge(store, payload)  # the table as the CRDT replica has it: the own records
+    naive_merge(store, raw_json(store))  # the table as the CRDT replica has it: its own
     store.checkpoint()
     os.sync()
     gc.collect()
@@ -329,13 +365,13 @@ def naive_peer(n: int, root: str, role: str, port: int) -> None:
             print(server.getsockname()[1], flush=True)
             conn, _ = server.accept()
             with conn:
-                naive_exchange(store, conn, payload)
+                naive_exchange(store, conn, raw_json(store))  # serialised at sync time
                 conn.sendall(b"k")  # merged
         print(round(peak_rss_mb(), 1), flush=True)
     else:
         with socket.create_connection(("127.0.0.1", port)) as conn:
             start = time.perf_counter()
-            naive_exchange(store, conn, payload)
+            naive_exchange(store, conn, raw_json(store))
             _read_exactly(conn, 1)  # the peer has merged too
             elapsed = time.perf_counter() - start
         print(json.dumps({"s": elapsed, "rss": peak_rss_mb()}), flush=True)
@@ -372,12 +408,19 @@ def main() -> None:
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--in-process", action="store_true", help="skip the two-process runs")
     parser.add_argument(
+        "--loaded", action="store_true", help="replicas hold their whole document before syncing"
+    )
+    parser.add_argument(
         "--repeat", type=int, default=3, help="two-process runs per size (medians reported)"
     )
     parser.add_argument("--serve", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--device", nargs=3, help=argparse.SUPPRESS)
     parser.add_argument("--naive", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.loaded:
+        global LOADED
+        LOADED = True
+        os.environ["SYNC_BENCH_LOADED"] = "1"  # for the two-process runs' children
     if args.serve:
         serve(int(args.serve[0]), args.serve[1])
         return
@@ -390,7 +433,19 @@ def main() -> None:
     summary: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for n in (int(s) for s in args.sizes.split(",")):
-            r = run_in_process(n, Path(tmp))
+            # In process too: several runs (each CRDT, then naive), medians.
+            local = [run_in_process(n, Path(tmp)) for _ in range(args.repeat)]
+            r = {k: statistics.median(run[k] for run in local) for k in local[0]}
+            r["rounds"] = local[0]["rounds"]
+            for key in ("wire_bytes", "raw_json_bytes", "diff_bytes_per_record"):
+                r[key] = local[0][key]
+            if args.repeat > 1:
+                cpu = ", ".join(
+                    f"{run['sync_cpu_s']:.3f}/{run['naive_cpu_s']:.3f}"
+                    f" ({ratio(run['sync_cpu_s'], run['naive_cpu_s'])})"
+                    for run in local
+                )
+                print(f"{n:>7} records/side, in-process runs, CPU s CRDT/naive: {cpu}")
             if args.in_process:
                 r.update(
                     sync_s=r["inprocess_sync_s"],
@@ -425,7 +480,8 @@ def main() -> None:
                 f" {r['inprocess_naive_s']:.3f}s"
                 f" ({ratio(r['inprocess_sync_s'], r['inprocess_naive_s'])});"
                 f" CPU {r['sync_cpu_s']:.3f}s vs {r['naive_cpu_s']:.3f}s"
-                f" ({ratio(r['sync_cpu_s'], r['naive_cpu_s'])}); wire {r['wire_bytes']} B ="
+                f" ({ratio(r['sync_cpu_s'], r['naive_cpu_s'])}, ratio of medians);"
+                f" wire {r['wire_bytes']} B ="
                 f" {r['diff_bytes_per_record']} B/record ="
                 f" {ratio(r['wire_bytes'], r['raw_json_bytes'])} raw JSON",
                 flush=True,
@@ -442,6 +498,7 @@ def main() -> None:
                 "naive_cpu_s",
             )
             summary[str(n)] = {k: r[k] for k in keys}
+            summary[str(n)]["cpu_ratio"] = round(r["sync_cpu_s"] / r["naive_cpu_s"], 3)
     print(json.dumps(summary))
 
 

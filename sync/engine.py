@@ -792,7 +792,14 @@ class StoreEngine:
         if self._doc is not None and self._log.size(seqs) > LOG_DIFF_BYTES:
             return None
         entries = self._log.entries(seqs)
-        merged = entries[0] if len(entries) == 1 else merge_updates(*entries)
+        if len(entries) == 1:
+            return bytes(get_update(entries[0], state_vector))
+        merged = merge_updates(*entries)
+        if not any(peer.get(client, 0) for client in self._log.clients(seqs)):
+            # The peer holds nothing of any client these entries brought (a first
+            # sync): the diff is all of the merged update, which yrs has just encoded
+            # (cutting it again costs as much as the merge).
+            return bytes(merged)
         return bytes(get_update(merged, state_vector))
 
     def apply_update(self, update: bytes) -> bool:

@@ -88,6 +88,17 @@ class UpdateLog:
             total += int(row[0])
         return total
 
+    def clients(self, seqs: Iterable[int]) -> set[int]:
+        """The Yjs clients whose clocks the entries with these sequence numbers brought."""
+        wanted = sorted(set(seqs))
+        out: set[int] = set()
+        for i in range(0, len(wanted), 500):
+            part = wanted[i : i + 500]
+            marks = ", ".join("?" for _ in part)
+            sql = f"SELECT DISTINCT client FROM update_clocks WHERE seq IN ({marks})"
+            out.update(int(row[0]) for row in self._db.execute(sql, part))
+        return out
+
     def entries(self, seqs: Iterable[int]) -> list[bytes]:
         """The logged updates with these sequence numbers, in log order."""
         wanted = sorted(set(seqs))

@@ -647,7 +647,7 @@ def _index(
 # (created_at, id) order, created_s = epoch_s(created_at), computed as
 # (seconds * 1000 + ms) / 1000.0 -- the same correctly rounded double as
 # datetime.timestamp() -- which needs the store's canonical timestamps (checked first).
-_CANONICAL_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z").fullmatch
+_CANONICAL_TIMES = re.compile(r"(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)*").fullmatch
 _NEW_NOTES = (
     "SELECT ?1 + row_number() OVER (ORDER BY created_at, id) - 1 AS rid, id, text,"
     " created_at, (CAST(strftime('%s', created_at) AS INTEGER) * 1000"
@@ -686,9 +686,10 @@ def _index_new_notes(conn: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> b
     rows and FTS5 entries; False (nothing written) if their timestamps are not all
     canonical or their rowids not all after the old ones."""
     created = [row[5] for row in rows]
-    for value in created:
-        if not _CANONICAL_TIME(value):
-            return False
+    # Every timestamp canonical, checked at once: each is 24 characters, and so is the
+    # pattern, so the concatenation matches exactly when each one does.
+    if set(map(len, created)) != {24} or not _CANONICAL_TIMES("".join(created)):
+        return False
     before = conn.execute("SELECT coalesce(max(rowid), 0) FROM notes").fetchone()[0]
     next_rid = conn.execute("SELECT coalesce(max(rid), 0) + 1 FROM recall").fetchone()[0]
     conn.executemany(_UPSERT_SQL["notes"], rows)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from google.protobuf.timestamp_pb2 import Timestamp
+from pycrdt import get_update, merge_updates
 
 from edgeloop.v1 import agent_pb2 as pb
 from sync import MemoryStore, sync_stores
@@ -286,6 +287,40 @@ def test_a_diff_from_the_log_equals_the_documents(make_store: Factory, tmp_path:
     from_log = a.diff(state)
     from_doc = a.doc.diff(state)
     assert copies[0].apply_update(from_log) and copies[1].apply_update(from_doc)
+    assert copies[0].document_json() == copies[1].document_json()
+    assert copies[0].table_rows("notes") == copies[1].table_rows("notes")
+    for copy in copies:
+        copy.close()
+
+
+def test_a_first_sync_ships_the_merged_log_entries_as_the_diff(
+    make_store: Factory, tmp_path: Path
+) -> None:
+    """A peer that holds nothing of what the log's entries brought (a first sync) gets
+    them merged, not cut again: the bytes get_update gives, and the same document and
+    tables as the document's own diff."""
+    a, b = make_store("a"), make_store("b")
+    for batch in range(3):
+        with a.batch():
+            for i in range(4):
+                a.add_note(f"note {batch}.{i}")
+    a.update_note(a.notes()[0]["note_id"], "edited")
+    b.add_note("from b")
+    b.checkpoint()
+    state = b.state_vector()
+    a = reopen(a)
+    seqs = [row[0] for row in a.db.execute("SELECT seq FROM update_log ORDER BY seq")]
+    assert len(seqs) == 4
+    merged = merge_updates(*a._log.entries(seqs))
+    from_log = a.diff(state)
+    assert not a.document_loaded
+    assert from_log == bytes(merged) == bytes(get_update(merged, state))
+    copies = []
+    for name in ("via-log", "via-doc"):
+        path = tmp_path / f"{name}.db"
+        path.write_bytes(Path(b.path).read_bytes())
+        copies.append(MemoryStore(path))
+    assert copies[0].apply_update(from_log) and copies[1].apply_update(a.doc.diff(state))
     assert copies[0].document_json() == copies[1].document_json()
     assert copies[0].table_rows("notes") == copies[1].table_rows("notes")
     for copy in copies:
