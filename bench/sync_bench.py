@@ -36,7 +36,10 @@ Last line: {"1000": {"sync_s", "wire_bytes", "raw_json_bytes", "naive_sync_s", "
 clock (median of ``--repeat`` alternating runs), ``rss_mb`` the larger of the two
 processes' peak RSS; ``inprocess_sync_s``, ``inprocess_naive_s``, ``sync_cpu_s`` and
 ``naive_cpu_s`` the in-process figures (both sides merged one after the other; medians
-of ``--repeat`` runs), ``cpu_ratio`` their ratio. With
+of ``--repeat`` runs), ``cpu_ratio`` their ratio; ``real_cpu_s`` and
+``real_naive_cpu_s`` the CPU time of both processes of the real syncs (the device's
+around its exchange, the server's from the moment the device starts it, each up to its
+writes checkpointed into its file; medians). With
 ``--in-process`` only the in-process setup runs and ``sync_s``/``naive_sync_s``/``rss_mb``
 are its figures.
 
@@ -270,10 +273,17 @@ def serve(n: int, root: str) -> None:
 
     stores = UserStores(root, node_id="b", synchronous="NORMAL")
     fill(stores("bench"), n, 2)  # the store stays open, as on a running server
+    gc.collect()
     with SyncServerThread(stores, tokens={"t": Principal("a", "bench")}) as server:
         print(server.port, flush=True)
+        sys.stdin.readline()  # the device has filled its store and is about to sync
+        cpu = time.process_time()  # (not while the server idled: gRPC polls)
+        print("armed", flush=True)
+        sys.stdin.readline()  # the device has synced
+        stores("bench").checkpoint()  # its writes into the file, as the device's close does
+        cpu = time.process_time() - cpu
+        print(json.dumps({"rss": peak_rss_mb(), "cpu": cpu}), flush=True)
         sys.stdin.read()  # until the parent closes the pipe
-        print(round(peak_rss_mb(), 1), flush=True)
 
 
 def device(n: int, root: str, port: int) -> None:
@@ -285,19 +295,20 @@ def device(n: int, root: str, port: int) -> None:
     store = MemoryStore(Path(root) / "device.db", node_id="a", synchronous="NORMAL")
     fill(store, n, 1)
     gc.collect()
+    print("ready", flush=True)
+    sys.stdin.readline()  # the server is measuring
     with grpc.insecure_channel(f"127.0.0.1:{port}", options=CLIENT_OPTIONS) as channel:
+        cpu = time.process_time()
         start = time.perf_counter()
         result = sync_with(channel, store, "t", timeout=600)
         elapsed = time.perf_counter() - start
+        store.checkpoint()  # its writes into the file (a device's close does it)
+        cpu = time.process_time() - cpu
         again = sync_with(channel, store, "t")
     assert again.rounds == 0 and len(store.records("notes")) == 2 * n
     store.close()
-    print(
-        json.dumps(
-            {"s": elapsed, "wire": result.bytes_sent + result.bytes_received, "rss": peak_rss_mb()}
-        ),
-        flush=True,
-    )
+    report = {"s": elapsed, "cpu": cpu, "rss": peak_rss_mb()}
+    print(json.dumps({**report, "wire": result.bytes_sent + result.bytes_received}), flush=True)
 
 
 def run_grpc(n: int, root: Path, attempt: int = 0) -> dict[str, Any]:
@@ -308,17 +319,26 @@ def run_grpc(n: int, root: Path, attempt: int = 0) -> dict[str, Any]:
     assert server.stdout is not None and server.stdin is not None
     port = int(server.stdout.readline())
     client = _spawn("--device", str(n), str(folder), str(port))
-    assert client.stdout is not None
+    assert client.stdout is not None and client.stdin is not None
+    assert client.stdout.readline().strip() == "ready"
+    server.stdin.write("go\n")
+    server.stdin.flush()
+    assert server.stdout.readline().strip() == "armed"
+    client.stdin.write("go\n")
+    client.stdin.flush()
     report = json.loads(client.stdout.readline())
     client.wait(60)
+    server.stdin.write("synced\n")
+    server.stdin.flush()
+    served = json.loads(server.stdout.readline())
     server.stdin.close()
-    server_rss = float(server.stdout.readline())
     server.wait(60)
     shutil.rmtree(folder)
     return {
         "sync_s": round(report["s"], 4),
+        "grpc_cpu_s": round(report["cpu"] + served["cpu"], 4),
         "grpc_wire_bytes": report["wire"],
-        "rss_mb": round(max(report["rss"], server_rss), 1),
+        "rss_mb": round(max(report["rss"], served["rss"]), 1),
     }
 
 
@@ -362,19 +382,25 @@ def naive_peer(n: int, root: str, role: str, port: int) -> None:
     gc.collect()
     if role == "listen":
         with socket.create_server(("127.0.0.1", 0)) as server:
+            cpu = time.process_time()
             print(server.getsockname()[1], flush=True)
             conn, _ = server.accept()
             with conn:
                 naive_exchange(store, conn, raw_json(store))  # serialised at sync time
                 conn.sendall(b"k")  # merged
-        print(round(peak_rss_mb(), 1), flush=True)
+            store.checkpoint()
+            cpu = time.process_time() - cpu
+        print(json.dumps({"rss": peak_rss_mb(), "cpu": cpu}), flush=True)
     else:
         with socket.create_connection(("127.0.0.1", port)) as conn:
+            cpu = time.process_time()
             start = time.perf_counter()
             naive_exchange(store, conn, raw_json(store))
             _read_exactly(conn, 1)  # the peer has merged too
             elapsed = time.perf_counter() - start
-        print(json.dumps({"s": elapsed, "rss": peak_rss_mb()}), flush=True)
+            store.checkpoint()
+            cpu = time.process_time() - cpu
+        print(json.dumps({"s": elapsed, "cpu": cpu, "rss": peak_rss_mb()}), flush=True)
     assert len(store.table_rows("notes")) == 2 * n
     store.close()
 
@@ -390,12 +416,13 @@ def run_naive(n: int, root: Path, attempt: int = 0) -> dict[str, Any]:
     assert connector.stdout is not None
     report = json.loads(connector.stdout.readline())
     connector.wait(60)
-    listener_rss = float(listener.stdout.readline())
+    listened = json.loads(listener.stdout.readline())
     listener.wait(60)
     shutil.rmtree(folder)
     return {
         "naive_sync_s": round(report["s"], 4),
-        "naive_rss_mb": round(max(report["rss"], listener_rss), 1),
+        "naive_grpc_cpu_s": round(report["cpu"] + listened["cpu"], 4),
+        "naive_rss_mb": round(max(report["rss"], listened["rss"]), 1),
     }
 
 
@@ -458,18 +485,33 @@ def main() -> None:
                     {**run_grpc(n, Path(tmp), i), **run_naive(n, Path(tmp), i)}
                     for i in range(args.repeat)
                 ]
-                for key in ("sync_s", "naive_sync_s", "rss_mb", "naive_rss_mb"):
+                for key in (
+                    "sync_s",
+                    "naive_sync_s",
+                    "rss_mb",
+                    "naive_rss_mb",
+                    "grpc_cpu_s",
+                    "naive_grpc_cpu_s",
+                ):
                     r[key] = statistics.median(run[key] for run in runs)
                 r["grpc_wire_bytes"] = runs[0]["grpc_wire_bytes"]
                 if args.repeat > 1:
                     crdt = ", ".join(f"{run['sync_s']:.3f}" for run in runs)
                     naive = ", ".join(f"{run['naive_sync_s']:.3f}" for run in runs)
                     print(f"{n:>7} records/side, real sync runs: CRDT {crdt} s; naive {naive} s")
+                    cpu = ", ".join(
+                        f"{run['grpc_cpu_s']:.3f}/{run['naive_grpc_cpu_s']:.3f}"
+                        f" ({ratio(run['grpc_cpu_s'], run['naive_grpc_cpu_s'])})"
+                        for run in runs
+                    )
+                    print(f"{n:>7} records/side, real sync runs, CPU s of both processes: {cpu}")
                 print(
                     f"{n:>7} records/side, real sync (two processes on 127.0.0.1, both"
                     f" merging at once): CRDT over gRPC {r['sync_s']:.3f}s, naive JSON over"
                     f" TCP {r['naive_sync_s']:.3f}s"
-                    f" (CRDT/naive {ratio(r['sync_s'], r['naive_sync_s'])});"
+                    f" (CRDT/naive {ratio(r['sync_s'], r['naive_sync_s'])}); CPU of both"
+                    f" processes {r['grpc_cpu_s']:.3f}s vs {r['naive_grpc_cpu_s']:.3f}s"
+                    f" ({ratio(r['grpc_cpu_s'], r['naive_grpc_cpu_s'])});"
                     f" peak RSS {r['rss_mb']} MB (naive {r['naive_rss_mb']} MB)",
                     flush=True,
                 )
@@ -499,6 +541,9 @@ def main() -> None:
             )
             summary[str(n)] = {k: r[k] for k in keys}
             summary[str(n)]["cpu_ratio"] = round(r["sync_cpu_s"] / r["naive_cpu_s"], 3)
+            if not args.in_process:
+                summary[str(n)]["real_cpu_s"] = r["grpc_cpu_s"]
+                summary[str(n)]["real_naive_cpu_s"] = r["naive_grpc_cpu_s"]
     print(json.dumps(summary))
 
 
