@@ -8,6 +8,10 @@ device runs them:
   MixSNIPS-clean dev (utterances of one to three intents, never seen in training: the
   trainer composes its own multi-intent examples from SNIPS train);
 * training seconds (wall clock, as the machine gave them);
+* where MixSNIPS-clean's exact match goes (:mod:`edge_agent.slu.errors`: its compounds
+  are SNIPS dev requests joined, so each miss is a wrong set of intents, a slot across
+  two requests, a request the model also misses alone, or one it reads right alone but
+  not in the compound), and the exact match if every request were read as alone;
 * the decision's p50 (``SluModel.predict``: tokenise, one ``session.run``, decoding)
   beside the bare INT8 encoder's p50 (``Encoder.embed``) on the same utterances, one
   thread each, alternating, and their ratio.
@@ -19,7 +23,8 @@ The LAST line is one JSON object with ``snips_intent_accuracy``, ``snips_slot_f1
 ``snips_exact_match``, ``mixsnips_intent_accuracy``, ``mixsnips_slot_f1``,
 ``mixsnips_exact_match``, ``train_s``, ``train_cpu_s`` (the trainer's CPU time: one
 torch thread, so the wall clock of an otherwise idle core), ``decision_p50_ms``, ``encoder_p50_ms``,
-``decision_over_encoder``.
+``decision_over_encoder``, ``mixsnips_errors`` (each class's share of MixSNIPS-clean
+dev) and ``mixsnips_parts_alone_exact_match``.
 
 Usage::
 
@@ -60,6 +65,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from edge_agent.encoder import Encoder
     from edge_agent.slu.data import read_utterances
+    from edge_agent.slu.errors import ERROR_CLASSES, Reading, error_class, segment
     from edge_agent.slu.evaluate import evaluate_joint
     from edge_agent.slu.model import SluModel
 
@@ -96,6 +102,20 @@ def main(argv: list[str] | None = None) -> int:
     snips = evaluate_joint(model, dev)
     mixed = evaluate_joint(model, mix)
 
+    def reading(words: tuple[str, ...]) -> Reading:
+        p = model.predict_words(words)
+        return Reading(p.intents if p.in_scope else (model.oos_label,), p.tags)
+
+    singles = {u.words: u for u in dev}
+    alone = {words: reading(words).right_for(u) for words, u in singles.items()}
+    classes = dict.fromkeys(ERROR_CLASSES, 0)
+    parts_alone = 0
+    for u in mix:
+        parts = segment(u, singles)
+        right_alone = [alone[p.words] for _, _, p in parts or []]
+        classes[error_class(u, parts, reading(u.words), right_alone)] += 1
+        parts_alone += bool(parts) and all(right_alone)
+
     encoder = Encoder.load(cache_size=0)  # every call runs the encoder, as the decision does
     texts = [u.words for u in dev[: args.latency_n]]
     for words in texts[:20]:  # warm both sessions
@@ -120,6 +140,10 @@ def main(argv: list[str] | None = None) -> int:
             f"{name:<22}{m['intent_accuracy'] or 0:>12.4f}{m['slot_f1'] or 0:>10.4f}"
             f"{m['exact_match'] or 0:>10.4f}{n:>7}"
         )
+    print(f"\nMixSNIPS-clean dev {'class':<16}{'share':>8}{'n':>7}")
+    for name, count in classes.items():
+        print(f"{'':<19}{name:<16}{count / len(mix):>8.4f}{count:>7}")
+    print(f"exact match if every request were read as alone: {parts_alone / len(mix):.4f}\n")
     print(
         f"training: {train_s:.0f} s; decision p50 {decision_p50:.2f} ms, bare encoder p50 "
         f"{encoder_p50:.2f} ms (x{decision_p50 / encoder_p50:.2f})"
@@ -136,6 +160,8 @@ def main(argv: list[str] | None = None) -> int:
         "decision_p50_ms": round(decision_p50, 3),
         "encoder_p50_ms": round(encoder_p50, 3),
         "decision_over_encoder": round(decision_p50 / encoder_p50, 3),
+        "mixsnips_errors": {k: round(v / len(mix), 4) for k, v in classes.items()},
+        "mixsnips_parts_alone_exact_match": parts_alone / len(mix),
     }
     tmp.cleanup()
     print(json.dumps(result))

@@ -296,7 +296,7 @@ def train_slu(
     compose_ratio: float = 0.5,
     alone_ratio: float = 1.0,
     batch_size: int = 32,
-    lr: float = 1e-4,
+    lr: float = 2e-4,
     head_lr: float = 1e-3,
     crf_lr: float = 1e-2,
     patience: int = 2,
