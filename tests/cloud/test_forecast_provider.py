@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -118,7 +119,7 @@ def configured(
 def test_the_forecast_reaches_the_device_cache_and_serves_offline(
     configured: OpenMeteoStandIn, make_cloud: Any, device_memory: Any
 ) -> None:
-    configured.start = datetime.now(UTC).date()
+    configured.start = datetime.now(ZoneInfo("Europe/Oslo")).date()  # the days are Oslo's
     clock = {"now": datetime.now(UTC)}
     cloud = make_cloud()
     link = CloudLink(cloud.target, deadline_s=5, retries=1, backoff_s=0.01)
@@ -168,7 +169,7 @@ def test_a_span_is_fetched_through_the_cloud_then_served_from_the_cache(
     """'Will it rain in Oslo this week' with nothing cached: the device asks the cloud for
     the span in words, the cloud's provider answers the week, the device keeps it, and the
     weekend is then answered on the device (issue 12)."""
-    configured.start = datetime.now(UTC).date()
+    configured.start = datetime.now(ZoneInfo("Europe/Oslo")).date()  # the days are Oslo's
     cloud = make_cloud()
     link = CloudLink(cloud.target, deadline_s=5, retries=1, backoff_s=0.01)
     agent = EdgeAgent(device_memory, load_router()[0], cloud=link)
