@@ -362,6 +362,18 @@ def _forecast_day(g: Gen) -> str:
         slot("timeofday", "tonight"), f"{slot('date', 'tomorrow')} {slot('timeofday', 'morning')}",
         f"on {slot('date', g.pick(WEEKDAYS))}", slot("date", g.pick(WEEKDAYS)),
         f"{slot('date', 'tomorrow')} {slot('timeofday', g.pick(['afternoon', 'night', 'evening']))}",
+        _forecast_span(g), _forecast_span(g),
+    ])  # fmt: skip
+
+
+def _forecast_span(g: Gen) -> str:
+    """Several days within the forecast's 7 ("this week", "this weekend", "the next few
+    days"): ``get_weather``'s (the label contract with the tools: the forecast tool
+    answers a span within its 7 days; a day beyond them is the cloud's)."""
+    return g.pick([
+        slot("date", "this week"), f"for {slot('date', 'this week')}", slot("date", "this weekend"),
+        f"over {slot('date', 'the weekend')}", f"over {slot('date', 'the next few days')}",
+        f"for {slot('date', 'the next few days')}", f"in {slot('date', 'the next couple of days')}",
     ])  # fmt: skip
 
 
@@ -472,6 +484,7 @@ def _volume(g: Gen) -> str:
         f"mute{where}", f"mute the {slot('device_type', g.pick(['tv', 'speaker', 'speakers', 'music']))}",
         f"unmute the {slot('device_type', g.pick(['tv', 'speaker']))}", f"turn the {vol} up {step}",
         f"it's too loud, turn the {vol} down", f"i can't hear it, {vol} up please", f"silence the {slot('device_type', 'speakers')}",
+        "turn it up", "turn it down", "turn it up a little", "louder", "quieter please", "can you turn it down",
     ]  # fmt: skip
     return g.dress(g.pick(forms))
 
@@ -532,6 +545,7 @@ def device_control(g: Gen) -> str:
         f"switch {the}{name}{where} {g.pick(['on', 'off'])}",
         f"{the}{name}{where} {g.pick(['on', 'off'])}",
         f"set {the}{name}{where} to {value}",
+        *_no_value(g, device, f"{the}{name}{where}"),
         f"{g.pick(['dim', 'set', 'turn', 'put', 'bring', 'adjust'])} {the}{name}{where} "
         f"{g.pick(['to', 'down to', 'up to', 'at'])} {value}",
         f"can you {g.pick([on, off])} {the}{name}{where}",
@@ -553,6 +567,17 @@ def device_control(g: Gen) -> str:
         f"{the}{name}{where}, {g.pick(['on', 'off'])} please",
     ]
     return g.dress(g.pick(forms))
+
+
+def _no_value(g: Gen, device: str, named: str) -> list[str]:
+    """Up or down with no value ("dim the lights", "turn the heating up"): the device's
+    default step, ``device_control``'s (the label contract with the tools)."""
+    if device == "light":
+        return [f"{g.pick(['dim', 'brighten'])} {named}", f"make {named} {g.pick(['brighter', 'dimmer'])}",
+                f"{named} {g.pick(['brighter', 'dimmer'])} please"]  # fmt: skip
+    if device in ("heater", "thermostat", "ac", "fan", "tv", "speaker"):
+        return [f"turn {named} {g.pick(['up', 'down'])}", f"turn {g.pick(['up', 'down'])} {named}"]
+    return []
 
 
 def _duration(g: Gen) -> str:
@@ -740,6 +765,13 @@ SEARCH_TOPICS = [
 
 
 def search_notes(g: Gen) -> str:
+    if g.chance(0.08):
+        # No list named: the lists there are (the label contract with the tools).
+        return g.dress(g.pick([
+            "show me my lists", "what lists do i have", "which lists have i got", "read me my lists",
+            "what's on my list", "what lists have i made", "do i have any lists", "list all my lists",
+            "what's on my lists", "tell me what lists i have", "open my lists", "check my list",
+        ]))  # fmt: skip
     if g.chance(0.3):
         name = slot("list_name", g.pick(LIST_NAMES))
         forms = [
@@ -974,7 +1006,7 @@ REASONING = [
     "what's the weather in {a} and {b}", "weather in {a} and {b} tomorrow",
     "what time is it in {a} and {b}", "time in {a} and in {b}",
     "weather in {a} next week", "what was the weather in {a} yesterday",
-    "what's the weather in {a} this weekend", "10 day forecast for {a}",
+    "10 day forecast for {a}",
     "what's the weather in {a} in fahrenheit", "convert the temperature in {a} to fahrenheit",
     "if it's noon in {a} what time is it in {b}", "when it's 9am in {a} what time is it in {b}",
     "is it too late to call {a}", "is it a good time to call my friend in {a}",

@@ -34,6 +34,7 @@ __all__ = [
     "LIST_SEPARATOR",
     "LOOSE_JOINERS",
     "LOOSE_SHARE",
+    "Joints",
     "Utterance",
     "compose",
     "parse_inline",
@@ -50,6 +51,26 @@ LIST_SEPARATOR: tuple[str, ...] = (",",)
 # Looser joints people also use ("set a timer, then dim the lights"), now and then.
 LOOSE_JOINERS: tuple[tuple[str, ...], ...] = ((",",), (",", "then"), ("then",))
 LOOSE_SHARE = 0.1
+
+
+@dataclass(frozen=True)
+class Joints:
+    """How :func:`compose` joins requests: the trainer's defaults are MixSNIPS's joints;
+    a build that must not move when they change passes its own (the shipped router).
+
+    ``last`` joins the last two requests, or ``loose`` for ``loose_share`` of the
+    utterances; ``earlier`` joins the requests before them ("A , B and C"), or, when
+    None, each such joint is drawn from ``last`` too. ``two_share`` of the utterances
+    are two requests, the rest three.
+    """
+
+    last: tuple[tuple[str, ...], ...] = CONJUNCTIONS
+    loose: tuple[tuple[str, ...], ...] = LOOSE_JOINERS
+    loose_share: float = LOOSE_SHARE
+    earlier: tuple[tuple[str, ...], ...] | None = (LIST_SEPARATOR,)
+    two_share: float = 0.7
+
+
 _WORD = re.compile(r"\d+(?:[.,:]\d+)*%?|\w+(?:['’]\w+)*|[^\w\s]")
 _INLINE = re.compile(r"\[\s*([^\[\]:]+?)\s*:\s*([^\[\]]*?)\s*\]")
 
@@ -267,15 +288,18 @@ def compose(
     *,
     max_parts: int = 3,
     oos_label: str = OOS,
+    joints: Joints | None = None,
 ) -> list[Utterance]:
     """``n`` multi-intent utterances, each two (70%) or three single-intent ones of
     different intents, joined as MixSNIPS/MixATIS were built.
 
-    The last two requests are joined by "and", "and then" or "and also" (or, for one in
-    :data:`LOOSE_SHARE`, a comma, ", then" or "then", as people also say it); a third
-    request goes in front, after a comma ("A , B and then C"). The joining words are
-    tagged ``O`` and belong to no request (``word_intents`` -1).
+    By default (:class:`Joints`) the last two requests are joined by "and", "and then"
+    or "and also" (or, for one in :data:`LOOSE_SHARE`, a comma, ", then" or "then", as
+    people also say it); a third request goes in front, after a comma ("A , B and then
+    C"). The joining words are tagged ``O`` and belong to no request (``word_intents``
+    -1).
     """
+    how = joints or Joints()
     pool = [u for u in singles if len(u.intents) == 1 and u.intents[0] != oos_label]
     by_intent: dict[str, list[Utterance]] = {}
     for u in pool:
@@ -285,11 +309,13 @@ def compose(
         return []
     out: list[Utterance] = []
     for _ in range(n):
-        k = 2 if max_parts < 3 or len(names) < 3 or rng.random() < 0.7 else 3
+        k = 2 if max_parts < 3 or len(names) < 3 or rng.random() < how.two_share else 3
         chosen = rng.sample(names, k)
         parts = [rng.choice(by_intent[name]) for name in chosen]
-        last = rng.choice(LOOSE_JOINERS if rng.random() < LOOSE_SHARE else CONJUNCTIONS)
-        out.append(join(parts, [LIST_SEPARATOR] * (k - 2) + [last]))
+        joiners = how.last if how.earlier is None else how.earlier
+        earlier = [joiners[0] if len(joiners) == 1 else rng.choice(joiners) for _ in range(k - 2)]
+        loose = rng.random() < how.loose_share and bool(how.loose)
+        out.append(join(parts, [*earlier, rng.choice(how.loose if loose else how.last)]))
     return out
 
 

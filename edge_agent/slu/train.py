@@ -30,6 +30,7 @@ Recipe (chosen on SNIPS dev and MixSNIPS-clean dev; see ``bench/slu.py``):
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as dt
 import hashlib
 import json
@@ -49,7 +50,7 @@ from edge_agent.intents.data import OOS
 from edge_agent.intents.errors import IntentDataError
 from edge_agent.intents.evaluate import routing_metrics
 from edge_agent.intents.ood import select_threshold
-from edge_agent.slu.data import Utterance, compose
+from edge_agent.slu.data import Joints, Utterance, compose
 from edge_agent.slu.decode import allowed_transitions, with_learned
 from edge_agent.slu.metrics import slu_metrics
 from edge_agent.slu.model import (
@@ -294,6 +295,7 @@ def train_slu(
     epochs: float | None = None,
     max_seconds: float | None = None,
     compose_ratio: float = 0.5,
+    joints: Joints | None = None,
     alone_ratio: float = 1.0,
     batch_size: int = 32,
     lr: float = 2e-4,
@@ -315,7 +317,8 @@ def train_slu(
         RuntimeError: torch or the encoder weights are missing (the train extra).
 
     ``epochs`` None: three, or as many as make 60 optimiser steps on a small file (at
-    most 30).
+    most 30). ``joints``: how composed utterances join their requests (None: MixSNIPS's,
+    :class:`edge_agent.slu.data.Joints`).
     """
     started = time.perf_counter()
     cpu_started = time.process_time()
@@ -401,7 +404,7 @@ def train_slu(
     net.train()
     while step < total_steps and not stop:
         rows = always + rng.sample(singles_enc, n_alone)
-        rows += encode(compose(single, n_compose, rng, oos_label=oos_label))
+        rows += encode(compose(single, n_compose, rng, oos_label=oos_label, joints=joints))
         for batch in _batches(rows, batch_size, rng):
             ids, mask, slot, word_intent, target, words, word_on = _tensors(batch)
             a, s, w = net(ids, mask)
@@ -499,6 +502,7 @@ def train_slu(
             "held_out_validation": held_out,
             "alone_per_epoch": len(always) + n_alone,
             "composed_per_epoch": n_compose,
+            "joints": dataclasses.asdict(joints or Joints()),
             "epochs_run": round(epochs_run, 2),
             "batch_size": batch_size,
             "lr": lr,

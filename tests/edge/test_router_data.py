@@ -35,6 +35,7 @@ def _script(name: str) -> ModuleType:
 
 slurp = _script("build_slurp_data")
 build_router = _script("build_router")
+snips = _script("build_snips_data")
 
 
 def _rows(path: Path) -> list[dict[str, object]]:
@@ -97,6 +98,7 @@ def test_joint_selection_is_deterministic() -> None:
         DATA / "router_val.jsonl",
         DATA / "slurp_train.jsonl",
         DATA / "clinc_cloud.jsonl",
+        DATA / "snips_train.jsonl",
     )
     first = build_router.joint_selection(*args)
     assert first == build_router.joint_selection(*args)
@@ -190,3 +192,92 @@ def test_generator_is_deterministic() -> None:
     first = generator.build(7, 12)
     assert first == generator.build(7, 12)
     assert first != generator.build(8, 12)
+
+
+SNIPS_LINES = """what O
+will O
+the O
+weather O
+be O
+in O
+Gold B-city
+Beach I-city
+, O
+OR B-state
+at O
+noon B-timeRange
+GetWeather
+
+will O
+it O
+be O
+chilly B-condition_temperature
+here B-current_location
+next B-timeRange
+year I-timeRange
+GetWeather
+
+is O
+it O
+going O
+to O
+snow B-condition_description
+tomorrow B-timeRange
+near B-spatial_relation
+Oslo B-city
+GetWeather
+
+play O
+some O
+jazz B-genre
+PlayMusic
+
+"""
+
+
+def test_snips_weather_lines_map_to_the_device(tmp_path: Path) -> None:
+    """Places with their region are one place_name; a day the forecast does not serve
+    makes the line the cloud's, without slots; other intents are the cloud's."""
+    path = tmp_path / "train.txt"
+    path.write_text(SNIPS_LINES, "utf-8")
+    rows = snips.build(path, other_per_intent=5)
+    assert [(r["text"], r["intent"]) for r in rows] == [
+        (
+            "what will the weather be in [place_name : Gold Beach , OR] at [time : noon]",
+            "get_weather",
+        ),
+        ("will it be chilly here next year", "oos"),
+        (
+            "is it going to [weather_descriptor : snow] [date : tomorrow] near [place_name : Oslo]",
+            "get_weather",
+        ),
+        ("play some jazz", "oos"),
+    ]
+    assert [r["snips_intent"] for r in rows] == ["GetWeather"] * 3 + ["PlayMusic"]
+
+
+@pytest.mark.parametrize(
+    ("span", "kind"),
+    [("noon", "time"), ("7 am", "time"), ("in one hour", "time"), ("tomorrow", "date"),
+     ("next year", "date"), ("seven weeks from now", "date"), ("this week", "date")],
+)  # fmt: skip
+def test_snips_time_ranges_are_times_or_dates(span: str, kind: str) -> None:
+    assert snips.time_range_type(span) == kind
+
+
+def test_committed_snips_lines_agree_with_the_forecast() -> None:
+    """Each get_weather line's day is one the device's forecast serves, and its slots
+    are of the shared vocabulary; the oos lines carry no slots."""
+    rows = _rows(DATA / "snips_train.jsonl")
+    assert {str(r["intent"]) for r in rows} == {"get_weather", "oos"}
+    for row in rows:
+        words, tags = parse_inline(str(row["text"]))
+        kinds = {tag[2:] for tag in tags if tag != "O"}
+        if row["intent"] == "oos":
+            assert not kinds
+            continue
+        assert kinds <= VOCABULARY, row
+        spans = [(t[2:], i) for i, t in enumerate(tags) if t.startswith("B-")]
+        ends = {i: i + 1 + next((k for k, t in enumerate(tags[i + 1 :]) if not t.startswith("I-")),
+                                len(tags) - i - 1) for _, i in spans}  # fmt: skip
+        assert snips.forecast_serves(words, [(k, i, ends[i]) for k, i in spans]), row

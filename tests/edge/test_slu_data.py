@@ -19,6 +19,7 @@ from edge_agent.slu.data import (
     CONJUNCTIONS,
     LIST_SEPARATOR,
     LOOSE_JOINERS,
+    Joints,
     Utterance,
     compose,
     parse_inline,
@@ -155,6 +156,24 @@ def test_compose_joins_three_requests_as_a_list() -> None:
         joints = _joints(u)
         assert joints[-1] in CONJUNCTIONS + LOOSE_JOINERS
         assert all(j == LIST_SEPARATOR for j in joints[:-1])
+
+
+@given(st.integers(0, 2**32 - 1))
+def test_compose_with_the_callers_joints(seed: int) -> None:
+    """A caller's joints replace the defaults: here every joint is drawn from ``last``
+    (none from the list separator or the loose joints), two or three requests."""
+    singles = [
+        Utterance((word, "now"), ("B-thing", "O"), (intent,))
+        for word, intent in (("a", "A"), ("b", "B"), ("c", "C"), ("d", "D"))
+    ]
+    last = (("plus",), ("and", "next"))
+    joints = Joints(last=last, loose=(), loose_share=0.0, earlier=None, two_share=0.5)
+    for u in compose(singles, 20, random.Random(seed), joints=joints):
+        assert 2 <= len(u.intents) <= 3
+        assert all(j in last for j in _joints(u))
+    # The defaults are the MixSNIPS joints (the trainer's; a pinned build passes its own).
+    default = compose(singles, 20, random.Random(seed))
+    assert default == compose(singles, 20, random.Random(seed), joints=Joints())
 
 
 def _joints(u: Utterance) -> list[tuple[str, ...]]:
