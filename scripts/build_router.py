@@ -61,7 +61,8 @@ SNIPS_VAL_PER_OTHER = 10
 # defaults serve `edge-agent train` users and may change (for SNIPS, say); the shipped
 # router must rebuild the same from the same lines. Its composed utterances join their
 # requests by "and", "and then" or a comma, each joint drawn alone (the trainer's
-# composer before MixSNIPS's joints became its default): see docs/edge.md for the runs.
+# composer before MixSNIPS's joints became its default), and it learns no CRF over the
+# slot tags: both chosen on the validation lines (docs/edge.md, "Reproducibility").
 ROUTER_JOINTS = Joints(
     last=(("and",), ("and", "then"), (",",)), loose=(), loose_share=0.0, earlier=None
 )
@@ -74,6 +75,7 @@ JOINT_TRAINING: dict[str, Any] = {
     "lr": 1e-4,
     "head_lr": 1e-3,
     "crf_lr": 1e-2,
+    "crf": False,
     "patience": 2,
     "evals_per_epoch": 2,
     "max_escalation": 0.01,

@@ -301,6 +301,7 @@ def train_slu(
     lr: float = 2e-4,
     head_lr: float = 1e-3,
     crf_lr: float = 1e-2,
+    crf: bool = True,
     patience: int = 2,
     evals_per_epoch: int = 2,
     max_escalation: float = 0.01,
@@ -318,7 +319,8 @@ def train_slu(
 
     ``epochs`` None: three, or as many as make 60 optimiser steps on a small file (at
     most 30). ``joints``: how composed utterances join their requests (None: MixSNIPS's,
-    :class:`edge_agent.slu.data.Joints`).
+    :class:`edge_agent.slu.data.Joints`). ``crf`` False: no CRF term in the loss (the
+    tag-to-tag scores stay 0, so the device decodes with BIO's constraints alone).
     """
     started = time.perf_counter()
     cpu_started = time.process_time()
@@ -387,7 +389,9 @@ def train_slu(
     warmup = max(1, total_steps // 20)
     scheduler = torch.optim.lr_scheduler.LambdaLR(
         optimizer,
-        lambda s: min((s + 1) / warmup, max(0.02, (total_steps - s) / (total_steps - warmup))),
+        lambda s: min(
+            (s + 1) / warmup, max(0.02, (total_steps - s) / max(1, total_steps - warmup))
+        ),
     )
     bce = torch.nn.BCEWithLogitsLoss()
     ce = torch.nn.CrossEntropyLoss(ignore_index=IGNORE)
@@ -408,20 +412,17 @@ def train_slu(
         for batch in _batches(rows, batch_size, rng):
             ids, mask, slot, word_intent, target, words, word_on = _tensors(batch)
             a, s, w = net(ids, mask)
-            rows_b = torch.arange(len(batch))[:, None]
-            crf = crf_nll(
-                s[rows_b, words],
-                slot[rows_b, words],
-                word_on,
-                net.tag_start,
-                net.tag_transitions,
-            ) / word_on.sum().clamp(min=1)
-            loss = (
-                bce(a, target)
-                + ce(s.reshape(-1, s.shape[-1]), slot.reshape(-1))
-                + crf
-                + 0.5 * ce(w.reshape(-1, w.shape[-1]), word_intent.reshape(-1))
-            )
+            loss = bce(a, target) + ce(s.reshape(-1, s.shape[-1]), slot.reshape(-1))
+            if crf:
+                rows_b = torch.arange(len(batch))[:, None]
+                loss = loss + crf_nll(
+                    s[rows_b, words],
+                    slot[rows_b, words],
+                    word_on,
+                    net.tag_start,
+                    net.tag_transitions,
+                ) / word_on.sum().clamp(min=1)
+            loss = loss + 0.5 * ce(w.reshape(-1, w.shape[-1]), word_intent.reshape(-1))
             optimizer.zero_grad()
             loss.backward()  # type: ignore[no-untyped-call]
             torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
@@ -508,6 +509,7 @@ def train_slu(
             "lr": lr,
             "head_lr": head_lr,
             "crf_lr": crf_lr,
+            "crf": crf,
             "seed": seed,
             "threads": threads,
             "train_sha256": _digest(train_list),

@@ -113,3 +113,19 @@ def test_eval_intents_reports_joint_metrics(slot_model: Path) -> None:
     for key in ("intent_accuracy", "slot_f1", "exact_match", "oos_recall", "in_scope_accuracy"):
         assert 0.0 <= metrics[key] <= 1.0
     assert metrics["slot_f1"] > 0.8  # mostly its own training lines: it must have learnt them
+
+
+def test_training_without_the_crf_keeps_bio_constraints_alone(tmp_path: Path) -> None:
+    """``train_slu(crf=False)`` (the shipped router's build pins it): the tag-to-tag
+    scores stay 0, so the device decodes with BIO's constraints alone."""
+    import numpy as np
+
+    from edge_agent.slu.data import read_jsonl
+    from edge_agent.slu.model import TRANSITIONS_FILE
+    from edge_agent.slu.train import train_slu
+
+    out = tmp_path / "model"
+    train_slu(read_jsonl(DATA), None, out, epochs=1.0, crf=False)
+    learned = np.load(out / TRANSITIONS_FILE)
+    assert not learned["start"].any() and not learned["transitions"].any()
+    assert json.loads((out / "manifest.json").read_text("utf-8"))["training"]["crf"] is False
