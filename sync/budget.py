@@ -21,10 +21,14 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from edgeloop.transport.auth import PrincipalLike
 from edgeloop.transport.errors import ResourceExhaustedError
 from sync.errors import MemoryStoreError
+
+# The transport's auth imports grpc, which a device that only stores memory never loads.
+if TYPE_CHECKING:
+    from edgeloop.transport.auth import PrincipalLike
 
 MIB = 1024 * 1024
 DEFAULT_MAX_UPDATE_BYTES = 256 * MIB
@@ -62,7 +66,7 @@ class ByteBudget:
             self.held = max(0, self.held - n)
 
 
-Admit = Callable[[PrincipalLike, str], None]
+Admit = Callable[["PrincipalLike", str], None]
 """``admit(principal, peer)`` before a Sync starts: raises to refuse it (a rate limit)."""
 
 

@@ -5,6 +5,8 @@ converge to the same memory."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -415,3 +417,25 @@ def test_a_bad_update_merged_without_the_document_changes_nothing(make_store: Fa
     assert store.log_length() == log and store.table_rows("notes") == rows
     store.add_note("after")
     views_match_document(store)
+
+
+def test_a_device_that_only_stores_memory_never_loads_grpc(tmp_path: Path) -> None:
+    """``edge-agent ask`` opens, writes and searches memory; the gRPC client and service
+    (~15 MB of RSS) load only when it syncs."""
+    code = (
+        "import sys\n"
+        "from edge_agent import cli\n"
+        "sys.argv = ['edge-agent', 'ask', 'what is 15% of 80', '--memory', sys.argv[1]]\n"
+        "try:\n"
+        "    cli.main()\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print('grpc' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "m.db")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert out.stdout.strip().splitlines()[-1] == "False"
