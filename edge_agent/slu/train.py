@@ -300,7 +300,7 @@ def train_slu(
     batch_size: int = 32,
     lr: float = 2e-4,
     head_lr: float = 1e-3,
-    crf_lr: float = 1e-2,
+    crf_lr: float = 3e-2,
     crf: bool = True,
     patience: int = 2,
     evals_per_epoch: int = 2,
