@@ -9,6 +9,8 @@ import sys
 
 import typer
 
+from edgeloop.console import run_app
+
 app = typer.Typer(help="The edgeloop cloud reasoner.", no_args_is_help=True, add_completion=False)
 
 
@@ -245,4 +247,4 @@ def parse(
 
 def main() -> None:
     """Console-script entry point."""
-    app()
+    run_app(app, "cloud-agent")

@@ -18,6 +18,7 @@ from typer import _click
 from typer.core import TyperGroup
 
 from edge_agent.errors import EdgeError, exit_code
+from edgeloop.console import run_app
 
 if TYPE_CHECKING:
     from edge_agent.agent import EdgeAgent
@@ -657,4 +658,4 @@ def main() -> None:
     command = _command_of(sys.argv[1:])
     if command is None or command in TRAINING_COMMANDS:
         register_training_commands()  # for the help listing too
-    app()
+    run_app(app, "edge-agent")
