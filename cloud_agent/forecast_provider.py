@@ -60,7 +60,7 @@ class SyntheticProvider:
     def week(self, place: Place, today: date) -> dict[str, dict[str, Any]]:
         """Seven plausible days from ``today`` (``edge_agent.forecast.synthetic_reading``)."""
         days = (today + timedelta(days=n) for n in range(HORIZON_DAYS))
-        return {d.isoformat(): synthetic_reading(place.name, place.latitude, d) for d in days}
+        return {d.isoformat(): synthetic_reading(place.key, place.latitude, d) for d in days}
 
 
 def condition_of(code: int, wind_kph: float | None) -> str:
@@ -107,7 +107,7 @@ class OpenMeteoProvider:
 
     def week(self, place: Place, today: date) -> dict[str, dict[str, Any]]:
         """The city's seven days from ``today`` (its own date), fetched or remembered."""
-        key = (place.name, today.isoformat())
+        key = (place.key, today.isoformat())  # the place: Paris, Texas is not Paris
         with self._lock:
             kept = self._cache.get(key)
             if kept is not None and time.monotonic() - kept[0] < self.ttl_s:

@@ -10,9 +10,18 @@ goes through aliases first and then a similarity match with a cut-off, among the
 cities only (300,000 people or more): a near miss of a well-known city resolves, a
 different word, or a near miss of a small town, does not. A city whose name is also an
 everyday word ("Nice", "Reading", "Mobile") counts in free text only where a place is
-expected, after "in", "for", "at", "near" or "around". Where several cities share a
-name, the most populous has it; a country or region written after the name picks
-another one ("Paris, Texas"), which the device does not answer for (:func:`other_place`).
+expected, after "in", "for", "at", "near" or "around".
+
+Where several cities share a name, the bare name is the most populous ("paris" is Paris,
+France); a country or region written after the name picks the most populous of that name
+there ("Paris, Texas", "paris tx", "London, Ontario", "london in canada": :func:`read_places`,
+:func:`resolve_place`). Regions are the US states, Canada's provinces and Australia's
+states, with their codes where no everyday word ("tx", "qc"; "or" and "me" only in
+capitals); elsewhere the country. Such a city is written as its *key*, the ``city``
+argument of the weather and the world clock: the bare name for the most populous,
+otherwise "<name>, <region>" (its state, province or country in full: "paris, texas",
+"london, ontario", "valencia, venezuela"). A name in a region that has no city of that
+name ("Paris, Nevada") is another place, none the device knows (:func:`other_place`).
 """
 
 from __future__ import annotations
@@ -23,8 +32,8 @@ import re
 import unicodedata
 from array import array
 from bisect import bisect_left
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 from importlib import resources
 from importlib.resources.abc import Traversable
@@ -77,7 +86,8 @@ PLACE_WORDS = frozenset({"in", "for", "at", "near", "around"})
 
 @dataclass(frozen=True)
 class Place:
-    """One city of the gazetteer."""
+    """One city of the gazetteer; ``key`` is how a ``city`` argument writes it ("paris",
+    "paris, texas": see the module docstring)."""
 
     name: str
     country: str
@@ -87,19 +97,21 @@ class Place:
     latitude: float
     longitude: float
     everyday: bool
+    key: str = ""
 
     @property
     def title(self) -> str:
-        """The name as a sentence writes it ("Sao Paulo")."""
-        return " ".join(w.capitalize() for w in self.name.split())
+        """The place as a sentence writes it ("Sao Paulo", "Paris, Texas")."""
+        return " ".join(w.capitalize() for w in (self.key or self.name).split())
 
 
 @dataclass(frozen=True)
 class _Index:
-    """What lookups need in memory (a few MB): the names, sorted, with where each line
-    starts in the file; the everyday-word names, the big cities (for spelling tolerance)
-    and the words that are never a misspelt city ("turn" is no "Turin"). A city's record
-    is read from its line when asked for (:func:`place`)."""
+    """What lookups need in memory (a few MB): the names, sorted (a shared name once per
+    city, the most populous first), with where each line starts in the file; the
+    everyday-word names, the big cities (for spelling tolerance) and the words that are
+    never a misspelt city ("turn" is no "Turin"). A city's record is read from its line
+    when asked for (:func:`place`)."""
 
     names: list[str]
     offsets: array[int]
@@ -114,12 +126,24 @@ class _Index:
         return i < len(self.names) and self.names[i] == name
 
     def line(self, name: str) -> str | None:
+        """The line of the most populous city called ``name``."""
+        lines = self.lines(name, 1)
+        return lines[0] if lines else None
+
+    def lines(self, name: str, most: int = 0) -> list[str]:
+        """The lines of the cities called ``name``, the most populous first (``most`` of
+        them, when not 0)."""
         i = bisect_left(self.names, name)
-        if i == len(self.names) or self.names[i] != name:
-            return None
+        end = i
+        while end < len(self.names) and self.names[end] == name:
+            end += 1
+        if most:
+            end = min(end, i + most)
+        if end == i:
+            return []
         with _gazetteer().open("rb") as file:
             file.seek(self.offsets[i])
-            return file.readline().decode("utf-8").rstrip("\n")
+            return [file.readline().decode("utf-8").rstrip("\n") for _ in range(end - i)]
 
 
 def _gazetteer() -> Traversable:
@@ -142,11 +166,12 @@ def _index() -> _Index:
                 words.append(line[1:])
             elif line and not line.startswith("#"):
                 name, _country, _region, population, rest = line.split("\t", 4)
+                first = not names or names[-1] != name  # the most populous of the name
                 names.append(name)
                 offsets.append(offset)
-                if rest.endswith("w"):
+                if first and rest.endswith("w"):
                     everyday.append(name)
-                if int(population) >= FUZZY_MIN_POPULATION:
+                if first and int(population) >= FUZZY_MIN_POPULATION:
                     big.append(name)
             offset += len(raw)
     return _Index(names, offsets, frozenset(everyday), tuple(big), frozenset(words))
@@ -165,34 +190,88 @@ class _Zones(Mapping[str, str]):
         return name in _index()
 
     def __iter__(self) -> Iterator[str]:
-        return iter(_index().names)
+        return iter(dict.fromkeys(_index().names))
 
     def __len__(self) -> int:
-        return len(_index().names)
+        return len(dict.fromkeys(_index().names))
 
 
 @cache
 def cities() -> Mapping[str, str]:
-    """Canonical lower-case city name -> IANA time zone, for every city the device knows."""
+    """Canonical lower-case city name -> IANA time zone (of the most populous city of
+    the name), for every name the device knows."""
     return _Zones()
 
 
+def _record(line: str, key: str = "") -> Place:
+    name, country, region, population, zone, lat, lon, flags = line.split("\t")
+    found = Place(
+        name, country, region, int(population), zone, float(lat), float(lon), "w" in flags
+    )
+    return replace(found, key=key or _key_of(found))
+
+
+def _key_of(found: Place) -> str:
+    """How a ``city`` argument writes a city that is not its name's most populous: with
+    its US state, Canadian province or Australian state, else its country, in full."""
+    names = region_names(found.country, found.region) or _countries().get(found.country, ())
+    return f"{found.name}, {names[0]}" if names else found.name
+
+
 @lru_cache(maxsize=1024)
-def place(name: str) -> Place | None:
-    """The gazetteer's record of a canonical city name, or None.
+def place(key: str) -> Place | None:
+    """The gazetteer's record of a city's key (a canonical name, or a name and the region
+    or country that picks one of several: "paris, texas", "paris, tx", "london, canada"),
+    or None.
 
     >>> place("oslo").timezone
     'Europe/Oslo'
+    >>> place("paris, texas").timezone, place("paris, tx").key
+    ('America/Chicago', 'paris, texas')
     """
-    line = _index().line(name)
-    if line is None:
+    line = _index().line(key)
+    if line is not None:
+        return _record(line, key)
+    name, comma, region = key.rpartition(",")
+    if not comma:
         return None
-    _name, country, region, population, zone, lat, lon, flags = line.split("\t")
-    return Place(name, country, region, int(population), zone, float(lat), float(lon), "w" in flags)
+    return picked_place(name.strip(), [region.strip()])
+
+
+def picked_place(name: str, regions: Sequence[str]) -> Place | None:
+    """The most populous city called ``name`` (canonical) that lies in every one of
+    ``regions`` (names or codes of states, provinces, countries), or None."""
+    lines = _index().lines(name)
+    wanted = [normalise(r) for r in regions]
+    for number, line in enumerate(lines):
+        _name, country, region, _rest = line.split("\t", 3)
+        held = _places_regions(country, region)
+        if all(r in held for r in wanted):
+            return _record(line, name if number == 0 else "")
+    return None
+
+
+@cache
+def _places_regions(country: str, region: str) -> frozenset[str]:
+    """Every name and code of a city's country and first-level region, lower case."""
+    return frozenset((*_countries().get(country, ()), *region_names(country, region)))
+
+
+@cache
+def region_names(country: str, region: str) -> tuple[str, ...]:
+    """The names of a first-level region the gazetteer names (US states, Canada's
+    provinces, Australia's states), full name first; () for others.
+
+    >>> region_names("US", "TX")
+    ('texas', 'tx')
+    """
+    if country == "US":
+        return _us_states().get(region, ())
+    return tuple(_first_level().get(country, {}).get(region, ()))
 
 
 def timezone_of(city: str) -> str | None:
-    """The IANA time zone of a canonical city name, or None for a city the device lacks."""
+    """The IANA time zone of a city's key, or None for a city the device lacks."""
     found = place(city)
     return None if found is None else found.timezone
 
@@ -419,7 +498,8 @@ def _regions() -> tuple[dict[str, frozenset[str]], frozenset[str]]:
     )
     own = {city: frozenset(names) for city, names in data["own"].items()}
     other = set(data["other"])
-    for names in (*_countries().values(), *_us_states().values()):
+    firsts = [names for table in _first_level().values() for names in table.values()]
+    for names in (*_countries().values(), *_us_states().values(), *firsts):
         other.update(names)  # codes qualify only in capitals or after a comma
     return own, frozenset(other)
 
@@ -433,11 +513,32 @@ def _countries() -> dict[str, tuple[str, ...]]:
 
 
 @cache
-def _us_states() -> dict[str, tuple[str, ...]]:
-    data = json.loads(
+def _countries_data() -> dict[str, object]:
+    data: dict[str, object] = json.loads(
         resources.files("edge_agent.data").joinpath("countries.json").read_text("utf-8")
     )
-    return {code: tuple(names) for code, names in data["us_states"].items()}
+    return data
+
+
+@cache
+def _us_states() -> dict[str, tuple[str, ...]]:
+    states: dict[str, list[str]] = _countries_data()["us_states"]  # type: ignore[assignment]
+    return {code: tuple(names) for code, names in states.items()}
+
+
+@cache
+def _first_level() -> dict[str, dict[str, tuple[str, ...]]]:
+    """Canada's provinces and Australia's states by GeoNames admin1 code."""
+    table: dict[str, dict[str, list[str]]] = _countries_data()["regions"]  # type: ignore[assignment]
+    return {c: {code: tuple(names) for code, names in t.items()} for c, t in table.items()}
+
+
+@cache
+def _plain_codes() -> frozenset[str]:
+    """Region codes that are no everyday word, so read as a region in lower case after a
+    city ("paris tx", "london ont")."""
+    codes: list[str] = _countries_data()["plain_codes"]  # type: ignore[assignment]
+    return frozenset(codes)
 
 
 def own_regions(city: str) -> frozenset[str]:
@@ -447,9 +548,7 @@ def own_regions(city: str) -> frozenset[str]:
     names = set(own.get(city, ()))
     found = place(city)
     if found is not None:
-        names.update(_countries().get(found.country, ()))
-        if found.country == "US":
-            names.update(_us_states().get(found.region, ()))
+        names.update(_places_regions(found.country, found.region))
     return frozenset(names)
 
 
@@ -511,20 +610,29 @@ class Qualifier:
         if self.name in _capitals_only_codes():  # "Paris, TX"; "stockholm, or moscow"
             return self.written.isupper()
         return (
-            self.separator in (",", "(") or self.written.isupper() or self.name in _SAFE_LOWER_CODES
+            self.separator in (",", "(")
+            or self.written.isupper()
+            or self.name in _SAFE_LOWER_CODES
+            or self.name in _plain_codes()
         )
 
 
 @cache
 def _capitals_only_codes() -> frozenset[str]:
-    """The US states' two-letter codes that no hand-written qualifier lists: everyday words
-    in lower case ("or", "in", "me", "hi"), codes only in capitals."""
+    """The region codes that no hand-written qualifier lists and that are everyday words
+    in lower case ("or", "in", "me", "hi", "sa"): codes only in capitals."""
     data = json.loads(
         resources.files("edge_agent.data").joinpath("regions.json").read_text("utf-8")
     )
     listed = set(data["other"]) | {n for names in data["own"].values() for n in names}
-    codes = {n for names in _us_states().values() for n in names if len(n) == 2}
-    return frozenset(codes - listed)
+    firsts = [names for table in _first_level().values() for names in table.values()]
+    codes = {
+        n
+        for names in (*_us_states().values(), *firsts)
+        for n in names[1:]
+        if len(n.replace(".", "")) <= 3
+    }
+    return frozenset(codes - listed - _plain_codes())
 
 
 def _qualifier(match: re.Match[str]) -> Qualifier:
@@ -629,12 +737,29 @@ def _names_another_city(text: str, found: Qualifier, city: str) -> bool:
     return False
 
 
-def _scan_qualifiers(text: str) -> tuple[str, str | None]:
-    """``text`` without the qualifiers of its cities, and the first city named as another
-    place ("Paris, Texas"), if any."""
+@dataclass(frozen=True)
+class PlacesRead:
+    """A text read for its cities' regions (:func:`read_places`).
+
+    ``text`` is the text without the regions that confirm or pick its cities; ``picked``
+    holds, for each city a region picked, (its name's canonical city, its key): ("paris",
+    "paris, texas"); ``unknown`` is the first name written with a region that has no city
+    of that name ("Paris, Nevada"), as "<the city's words>, <region>".
+    """
+
+    text: str
+    picked: tuple[tuple[str, str], ...] = ()
+    unknown: str | None = None
+
+
+def _scan_qualifiers(text: str, pick: bool = False) -> PlacesRead:
+    """``text`` without the qualifiers of its cities, the cities a region picked (with
+    ``pick``; without, a region the name's most populous city is not in is another place),
+    and the first city named as another place ("Paris, Texas"), if any."""
     _own, other = _regions()
     pattern = _qualifier_pattern()
-    for _ in range(4):  # "Toronto, Ontario, Canada": one qualifier a pass
+    picked: list[tuple[str, str]] = []
+    for _ in range(8):  # "Toronto, Ontario, Canada": one qualifier a pass
         changed = False
         for match in pattern.finditer(text):
             found = _qualifier(match)
@@ -650,14 +775,69 @@ def _scan_qualifiers(text: str) -> tuple[str, str | None]:
                 text = text[: found.start] + text[found.end :]
                 changed = True
                 break
+            chosen = _picked(text, found, city) if pick else None
+            if chosen is not None:
+                key, end = chosen
+                picked.append((city, key))
+                text = text[: found.start] + text[end:]
+                changed = True
+                break
             if _names_another_city(text, found, city):
                 continue
             if found.name in other:
                 place = " ".join(text[: found.start].split()[-width:]).strip(" ,()")
-                return text, f"{place}, {found.written}"
+                return PlacesRead(text, tuple(picked), f"{place}, {found.written}")
         if not changed:
             break
-    return text, None
+    return PlacesRead(text, tuple(picked))
+
+
+def _picked(text: str, found: Qualifier, city: str) -> tuple[str, int] | None:
+    """The key of the city called ``city`` that the regions written from ``found`` on
+    pick ("Paris, Texas, USA": Paris, Texas), and where they end; None when no city of
+    the name lies there. A region that a following one contradicts is not read as one."""
+    chain = qualifiers_after(text, found.start)
+    if not chain or chain[0].start != found.start:
+        chain = [found]
+    for size in range(len(chain), 0, -1):
+        chosen = picked_place(city, [q.name for q in chain[:size]])
+        if chosen is not None:
+            return chosen.key, chain[size - 1].end
+    return None
+
+
+def read_places(text: str) -> PlacesRead:
+    """``text`` read for the regions written after its cities: those that confirm the
+    city ("Cairo, Egypt") or pick one of its name ("Paris, Texas", "london in canada") are
+    dropped from ``text`` (the picks kept in ``picked``); a name written with a region that
+    has no city of the name is ``unknown``.
+
+    >>> read_places("weather in Paris, Texas tomorrow")
+    PlacesRead(text='weather in Paris tomorrow', picked=(('paris', 'paris, texas'),), unknown=None)
+    >>> read_places("time in Paris, Nevada").unknown
+    'Paris, Nevada'
+    """
+    return _scan_qualifiers(text, pick=True)
+
+
+def resolve_place(name: str) -> str | None:
+    """The key of the one place ``name`` writes: a city (as :func:`resolve_city`), or a
+    city with its region or country ("Paris, Texas", "paris tx", "London in Canada"); None
+    for none, another place or several.
+
+    >>> resolve_place("Paris TX"), resolve_place("Londn, Ontario"), resolve_place("Oslo")
+    ('paris, texas', 'london, ontario', 'oslo')
+    """
+    reading = read_places(name)
+    if reading.unknown is not None or len(reading.picked) > 1:
+        return None
+    city = resolve_city(reading.text)
+    if city is None:
+        return None
+    if not reading.picked:
+        return city
+    named, key = reading.picked[0]
+    return key if named == city else None
 
 
 def region_in(text: str) -> str | None:
@@ -694,19 +874,20 @@ def strip_qualifiers(text: str) -> str:
     >>> strip_qualifiers("time in Toronto, Ontario, Canada please")
     'time in Toronto please'
     """
-    return _scan_qualifiers(text)[0]
+    return _scan_qualifiers(text).text
 
 
 def other_place(text: str) -> str | None:
-    """A known city's name followed by a country or region it is not in ("Paris, Texas",
-    "London Ontario", "Sydney in Nova Scotia"), as "<the city's words>, <region>"; None when
-    there is none. Such a place is not the city the device knows, so its weather or time is
-    not for the device to answer. Cities in a list ("Hong Kong and Singapore", "Sao Paulo or
-    Mexico City") are no such place.
+    """A known city's name followed by a country or region its name's most populous city
+    is not in ("Paris, Texas", "London Ontario", "Sydney in Nova Scotia"), as "<the city's
+    words>, <region>"; None when there is none. The bare name does not mean that place:
+    :func:`read_places` says which city, if any, the region picks (the cloud planner reads
+    such a place as one it does not know). Cities in a list ("Hong Kong and Singapore", "Sao
+    Paulo or Mexico City") are no such place.
 
     >>> other_place("weather in Paris, Texas")
     'Paris, Texas'
     >>> other_place("weather in NYC in Georgia")
     'NYC, Georgia'
     """
-    return _scan_qualifiers(text)[1]
+    return _scan_qualifiers(text).unknown

@@ -262,10 +262,10 @@ def needs_fetch(memory: ForecastMemory, arguments: Mapping[str, Any], now: datet
 
     from edge_agent.cities import place
 
-    city = str(arguments.get("city") or "")
-    found = place(city)
+    found = place(" ".join(str(arguments.get("city") or "").lower().split()))
     if found is None:
         return False  # the tool will say it does not know the city
+    city = found.key
     dates = span_dates(
         str(arguments.get("day") or "today"), now.astimezone(ZoneInfo(found.timezone)).date()
     )

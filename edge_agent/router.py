@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from edge_agent.answers import smalltalk_kind
 from edge_agent.arguments import extract_arguments
-from edge_agent.cities import other_place, region_in, strip_qualifiers
+from edge_agent.cities import read_places, region_in
 from edge_agent.errors import ModelFilesError
 from edge_agent.settings import Settings, complete_arguments
 from edge_agent.structure import compound_reason, request_reason
@@ -197,7 +197,7 @@ class Router:
             return RouteDecision("cloud", None, None, 0.0, "empty query")
         # "weather in Cairo, Egypt" is "weather in Cairo" to the model and the structure
         # checks (the country is no second place); arguments read the words as written.
-        plain = strip_qualifiers(query)
+        plain = read_places(query).text
         prediction = self.model.predict(plain)
         intent = str(prediction.intent)
         confidence = float(prediction.confidence)
@@ -226,7 +226,7 @@ class Router:
             if spec is None:
                 return cloud(f"intent {intent!r} has no device tool")
             return self._user_tool(spec, query, plain, confidence, scores)
-        if intent in PLACE_TOOLS and (place := _another_place(query, plain)) is not None:
+        if intent in PLACE_TOOLS and (place := _another_place(query)) is not None:
             return cloud(f"{place} is not a city the device knows")
         structural = compound_reason(plain, intent)
         if structural is not None:
@@ -254,7 +254,7 @@ class Router:
 
         properties = dict(spec.input_schema.get("properties") or {})
         takes_city = any(filler_of(n, s) == "city" for n, s in properties.items())
-        if takes_city and (place := _another_place(query, plain)) is not None:
+        if takes_city and (place := _another_place(query)) is not None:
             return cloud(f"{place} is not a city the device knows")
         structural = compound_reason(plain, spec.name)
         if structural is not None:
@@ -316,10 +316,10 @@ class Router:
                 return cloud(f"intent {name!r} has no device tool")
             text = str(part.text) if len(parts) > 1 else query
             # "Tokyo, Japan": the region qualifies the city (as on the frozen-heads path).
-            place = _another_place(text, strip_qualifiers(text)) if name in PLACE_TOOLS else None
+            place = _another_place(text) if name in PLACE_TOOLS else None
             if place is not None:
                 return cloud(f"{place} is not a city the device knows")
-            structural = request_reason(strip_qualifiers(text), name)
+            structural = request_reason(read_places(text).text, name)
             if structural is not None:
                 return cloud(structural)
             filled = builtin_from_slots(name, part.slots, text, self.home, utterance=words)
@@ -348,8 +348,10 @@ class Router:
         )
 
 
-def _another_place(query: str, plain: str) -> str | None:
-    """A place the query names that is none of the device's cities: a known name in another
-    region ("Paris, Texas", "Sydney in Nova Scotia"), or a country or region of its own
-    ("Hong Kong or Texas"; ``plain`` is the query without its cities' own regions)."""
-    return other_place(query) or region_in(plain)
+def _another_place(query: str) -> str | None:
+    """A place the query names that is none of the device's cities: a known name in a
+    region with no city of the name ("Paris, Nevada", "NYC, Texas"), or a country or region
+    of its own ("Hong Kong or Texas"). A region that confirms a city or picks one of its
+    name ("Cairo, Egypt", "Paris, Texas") is neither."""
+    reading = read_places(query)
+    return reading.unknown or region_in(reading.text)

@@ -87,9 +87,9 @@ def check_setting(key: str, value: str) -> str:
     """
     clean = " ".join(str(value).split()).lower()
     if key == "home_city":
-        from edge_agent.cities import resolve_city
+        from edge_agent.cities import resolve_place
 
-        city = resolve_city(clean)
+        city = resolve_place(clean)
         if city is None:
             raise SettingsError(f"unknown city {value!r}: name a city the device knows")
         return city
@@ -169,10 +169,16 @@ def _names_other_date(query: str) -> bool:
 
 
 def _names_a_place(query: str) -> bool:
-    from edge_agent.cities import find_cities, other_place, region_in, strip_qualifiers
+    from edge_agent.cities import find_cities, read_places, region_in
 
-    plain = strip_qualifiers(query)
-    return bool(find_cities(plain)) or other_place(query) is not None or bool(region_in(plain))
+    reading = read_places(query)
+    plain = reading.text
+    return (
+        bool(find_cities(plain))
+        or bool(reading.picked)
+        or reading.unknown is not None
+        or bool(region_in(plain))
+    )
 
 
 def complete_arguments(

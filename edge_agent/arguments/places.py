@@ -1,10 +1,11 @@
 """Cities and days for the weather and the world clock.
 
-A query must name exactly one known city (typos allowed, see ``edge_agent.cities``):
+A query must name exactly one known place (typos allowed, see ``edge_agent.cities``):
 "weather in Paris and Berlin" names two and is the cloud's. A country or region after the
-city only confirms it ("Cairo, Egypt", "Sydney Australia", "Toronto, Ontario, Canada"); one
-that names another place ("Paris, Texas", "London, Ontario") is not the city the device
-knows, so nothing is filled for it. Weather also needs a day the
+city confirms it ("Cairo, Egypt", "Sydney Australia", "Toronto, Ontario, Canada") or picks
+another city of the name ("Paris, Texas", "London, Ontario": the place's key, "paris,
+texas"); a name in a region with no city of the name ("Paris, Nevada") is no place the
+device knows, so nothing is filled for it. Weather also needs a day the
 cache holds (or a span of its 7 days: "this week", "the weekend"); "today" is the default,
 and a day it does not hold ("next week", "the 5th", "yesterday") sends the query to the
 cloud rather than answering for today.
@@ -13,9 +14,10 @@ cloud rather than answering for today.
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from edge_agent.arguments.forecast_days import SERVED_SPAN, forecast_day_in
-from edge_agent.cities import find_cities, other_place, strip_qualifiers
+from edge_agent.cities import find_cities, read_places
 from edge_agent.forecast import unserved_day
 
 _TOMORROW = re.compile(
@@ -36,17 +38,23 @@ _OTHER_DAYS = re.compile(
 
 
 def one_city(text: str) -> str | None:
-    """The single city ``text`` names, or None for none, several or another place.
+    """The key of the single place ``text`` names, or None for none, several or a place
+    the device does not know.
 
     >>> one_city("what time is it in Cairo, Egypt")
     'cairo'
-    >>> one_city("weather in Paris, Texas") is None
-    True
+    >>> one_city("weather in Paris, Texas"), one_city("weather in Paris, Nevada")
+    ('paris, texas', None)
     """
-    if other_place(text) is not None:
+    reading = read_places(text)
+    if reading.unknown is not None:
         return None
-    names = {city for _pos, city in find_cities(strip_qualifiers(text))}
-    return next(iter(names)) if len(names) == 1 else None
+    named = Counter(city for _pos, city in find_cities(reading.text))
+    picked = Counter(city for city, _key in reading.picked)
+    # A name a region picked is that place; written bare as well, it is the bare name's too.
+    keys = {key for _city, key in reading.picked}
+    keys.update(city for city, count in named.items() if count > picked[city])
+    return next(iter(keys)) if len(keys) == 1 else None
 
 
 _WEEKDAY = re.compile(

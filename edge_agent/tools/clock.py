@@ -8,7 +8,7 @@ from datetime import UTC, date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from edge_agent.cities import timezone_of
+from edge_agent.cities import place
 
 
 def input_schema() -> dict[str, Any]:
@@ -57,10 +57,11 @@ def make_run(
     clock = now or (lambda: datetime.now(UTC))
 
     def run(args: dict[str, Any]) -> dict[str, Any]:
-        city = str(args["city"]).strip().lower()
-        zone = timezone_of(city)
-        if zone is None:
-            raise ValueError(f"unknown city {city!r}")
+        written = " ".join(str(args["city"]).lower().split())
+        found = place(written)
+        if found is None:
+            raise ValueError(f"unknown city {written!r}")
+        city, zone = found.key, found.timezone
         local = clock().astimezone(ZoneInfo(zone))
         offset = local.strftime("%z")
         asked: dict[str, str] = {}

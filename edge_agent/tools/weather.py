@@ -107,11 +107,12 @@ def make_run(
     clock = now or (lambda: datetime.now(UTC))
 
     def run(args: dict[str, Any]) -> dict[str, Any]:
-        city = str(args["city"]).strip().lower()
+        written = " ".join(str(args["city"]).lower().split())
         day = str(args.get("day") or "today").strip().lower()
-        found = place(city)
+        found = place(written)
         if found is None:
-            raise ValueError(f"unknown city {city!r}")
+            raise ValueError(f"unknown city {written!r}")
+        city = found.key  # "paris, texas": the cache and the answer name the place
         moment = clock()
         today = moment.astimezone(ZoneInfo(found.timezone)).date()
         dates = span_dates(day, today)

@@ -155,7 +155,7 @@ def test_get_weather(words: str, spans: dict[str, Any], expected: dict[str, Any]
         ("weather in two weeks", {"date": "two weeks"}),
         ("ten day forecast", {"time": "ten day"}),
         ("forecast from monday to friday", {"date": ["monday", "friday"]}),
-        ("weather in paris texas", {"place_name": "paris texas"}),
+        ("weather in paris nevada", {"place_name": "paris nevada"}),
         ("weather in mordor", {"place_name": "mordor"}),
         ("weather in paris and rome", {"place_name": ["paris", "rome"]}),
     ],

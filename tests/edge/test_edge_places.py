@@ -77,9 +77,11 @@ def test_other_place(text: str, place: str | None) -> None:
         ("in Sydney Australia", "sydney"),
         ("New York, USA", "new york"),
         ("Paris, France and Rome, Italy", None),  # two cities
-        ("weather in Paris, Texas", None),  # another Paris
+        ("weather in Paris, Texas", "paris, texas"),  # another Paris
         ("weather in Portland, Oregon", "portland"),  # the biggest Portland
-        ("weather in Portland, Maine", None),  # another Portland
+        ("weather in Portland, Maine", "portland, maine"),  # another Portland
+        ("weather in Paris, Nevada", None),  # no Paris of 15,000 people in Nevada
+        ("weather in Paris and Paris, Texas", None),  # two places
     ],
 )
 def test_one_city_reads_through_qualifiers(text: str, city: str | None) -> None:
@@ -117,10 +119,18 @@ def test_router_reads_the_query_without_the_qualifier(stub_router: Router) -> No
     )
 
 
-def test_router_sends_another_place_to_the_cloud(stub_router: Router) -> None:
+def test_router_answers_another_city_of_the_name(stub_router: Router) -> None:
     decision = stub_router.decide("what's the weather in Paris, Texas")
+    assert (decision.route, decision.arguments) == (
+        "edge",
+        {"city": "paris, texas", "day": "today"},
+    )
+
+
+def test_router_sends_a_place_it_does_not_know_to_the_cloud(stub_router: Router) -> None:
+    decision = stub_router.decide("what's the weather in Paris, Nevada")
     assert decision.route == "cloud"
-    assert decision.reason == "Paris, Texas is not a city the device knows"
+    assert decision.reason == "Paris, Nevada is not a city the device knows"
 
 
 @pytest.mark.skipif(
@@ -132,8 +142,9 @@ def test_router_sends_another_place_to_the_cloud(stub_router: Router) -> None:
         ("weather in Cairo, Egypt", "edge", {"city": "cairo", "day": "today"}),
         ("what's the weather like in Madrid, Spain", "edge", {"city": "madrid", "day": "today"}),
         ("what time is it in Tokyo, Japan", "edge", {"city": "tokyo"}),
-        ("weather in Paris, Texas", "cloud", None),
-        ("what time is it in Portland, Maine", "cloud", None),
+        ("weather in Paris, Texas", "edge", {"city": "paris, texas", "day": "today"}),
+        ("what time is it in Portland, Maine", "edge", {"city": "portland, maine"}),
+        ("weather in Paris, Nevada", "cloud", None),
     ],
 )
 def test_shipped_router_with_qualified_cities(
@@ -227,8 +238,13 @@ def test_router_on_lists_and_regions_after_in(stub_router: Router) -> None:
         {"city": "seoul", "day": "today"},
     )
     decision = stub_router.decide("weather in Paris in Texas")
+    assert (decision.route, decision.arguments) == (
+        "edge",
+        {"city": "paris, texas", "day": "today"},
+    )
+    decision = stub_router.decide("weather in Paris in Nevada")
     assert decision.route == "cloud"
-    assert decision.reason == "Paris, Texas is not a city the device knows"
+    assert decision.reason == "Paris, Nevada is not a city the device knows"
     decision = stub_router.decide("weather in NYC, Texas")
     assert decision.reason == "NYC, Texas is not a city the device knows"
     decision = stub_router.decide("weather in Lagos or Alberta")
@@ -246,7 +262,12 @@ def test_router_on_lists_and_regions_after_in(stub_router: Router) -> None:
         ("is Sao Paulo or Mexico City warmer", "cloud", None),
         ("weather in Seoul in South Korea", "edge", {"city": "seoul", "day": "today"}),
         ("what time is it in Nairobi in Kenya", "edge", {"city": "nairobi"}),
-        ("weather in Sydney in Nova Scotia", "cloud", None),
+        (
+            "weather in Sydney in Nova Scotia",
+            "edge",
+            {"city": "sydney, nova scotia", "day": "today"},
+        ),
+        ("weather in Sydney in Manitoba", "cloud", None),
         ("what time is it in Toronto in Texas", "cloud", None),
         ("will it rain in Seoul or Texas tomorrow", "cloud", None),
         ("what time is it in Berlin (Tokyo)", "cloud", None),

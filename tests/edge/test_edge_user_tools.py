@@ -201,7 +201,7 @@ def test_a_missing_required_argument_goes_to_the_cloud(
         ("book a table for 2 or 3 in Rome", "'people'"),  # two numbers: never pick one
         ("book a table for four people", "'city'"),
         ("book a table for forty in Rome", "maximum"),  # the schema's own bounds
-        ("book a table for two in Paris, Texas", "Paris, Texas"),
+        ("book a table for two in Paris, Nevada", "Paris, Nevada"),
     ],
 )
 def test_arguments_that_cannot_be_filled_validly_escalate(
