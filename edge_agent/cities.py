@@ -775,14 +775,20 @@ def _scan_qualifiers(text: str, pick: bool = False) -> PlacesRead:
                 text = text[: found.start] + text[found.end :]
                 changed = True
                 break
-            chosen = _picked(text, found, city) if pick else None
-            if chosen is not None:
+            chosen = _picked(text, found, city)
+            # A region whose name is a city's too is a list of cities ("Berlin, Singapore",
+            # "Amsterdam, New York"), unless a big city of the name lies there ("Vancouver,
+            # Washington").
+            listed = _names_another_city(text, found, city)
+            if listed and chosen is not None and not _big_namesake(chosen[0]):
+                chosen = None
+            if chosen is not None and pick:
                 key, end = chosen
                 picked.append((city, key))
                 text = text[: found.start] + text[end:]
                 changed = True
                 break
-            if _names_another_city(text, found, city):
+            if chosen is None and listed:
                 continue
             if found.name in other:
                 place = " ".join(text[: found.start].split()[-width:]).strip(" ,()")
@@ -804,6 +810,16 @@ def _picked(text: str, found: Qualifier, city: str) -> tuple[str, int] | None:
         if chosen is not None:
             return chosen.key, chain[size - 1].end
     return None
+
+
+# A city this big, in a region whose name is a city's too, is meant by the pair ("Vancouver,
+# Washington": 190,000 people); a smaller one is not ("Amsterdam, New York" lists two).
+NAMESAKE_OVER_LIST = 100_000
+
+
+def _big_namesake(key: str) -> bool:
+    found = place(key)
+    return found is not None and found.population >= NAMESAKE_OVER_LIST
 
 
 def read_places(text: str) -> PlacesRead:

@@ -72,8 +72,12 @@ def make_plan(
     it from the plan or answer only the places it knows; so does a forecast for a day the
     7-day forecast cannot serve (``"unserved_day"``: "next week", "the weekend").
     """
-    # "Cairo, Egypt" is Cairo (the comma cuts no clause); "Paris, Texas" is a place of its own.
+    # "Cairo, Egypt" is Cairo (the comma cuts no clause); "Paris, Texas" is read as "Paris",
+    # its calls take the place's key ("paris, texas"); "Paris, Nevada" is a place of its own.
     qualified = qualifiers.read_qualifiers(query)
+    if getattr(home, "home_city", None) in qualified.picked:
+        # The home is a city of the name, so a call for it could not tell the two apart.
+        qualified = qualifiers.read_qualifiers(query, pick=False)
     text = normalise(qualified.text)
     plan = Plan(query=query)
     parse = model_split.parse_query(router, text) if split_with_model else None
@@ -151,13 +155,23 @@ def make_plan(
     if not plan.calls:
         plan.refusal, plan.refusal_kind = _OPEN_MESSAGE, NEEDS_LLM
         return plan
+    if qualified.picked:
+        plan.calls = [
+            PlannedCall(c.tool, {**c.args, "city": qualified.city(str(c.args["city"]))})
+            if isinstance(c.args.get("city"), str)
+            else c
+            for c in plan.calls
+        ]
     plan.calls = _without_repeats(plan.calls)
-    if qualified.others:
+    if qualified.others or qualified.picked_written:
         # "add a note: drive to Paris, Texas": the place in free text as written.
         plan.calls = [
             PlannedCall(
                 c.tool,
-                {k: qualified.restore(v) if isinstance(v, str) else v for k, v in c.args.items()},
+                {
+                    k: qualified.restore(v) if isinstance(v, str) and k != "city" else v
+                    for k, v in c.args.items()
+                },
             )
             for c in plan.calls
         ]

@@ -1,17 +1,21 @@
-"""Qualifiers: "Cairo, Egypt" is Cairo; "Paris, Texas" is another place.
+"""Qualifiers: "Cairo, Egypt" is Cairo; "Paris, Texas" is Paris, Texas; "Paris, Nevada" is
+no place the gazetteer knows.
 
 The planner's reading of the countries and regions written after a query's cities. What a
 qualifier is (the region and country names, which city lies where) is the gazetteer's,
-``edge_agent.cities`` (``strip_qualifiers``, ``other_place``, ``qualifiers_after``), so the
-device and the planner read "Toronto, Ontario, Canada" alike; this module only rewrites a
-query so the rest of the planner reads a place in another region as a place it does not
-know (:mod:`cloud_agent.planner.places`).
+``edge_agent.cities`` (``strip_qualifiers``, ``other_place``, ``resolve_place``,
+``qualifiers_after``), so the device and the planner read "Toronto, Ontario, Canada" and
+"Paris, Texas" alike; this module only rewrites a query so that the rest of the planner
+reads a city a region picks by its name ("Paris"), the calls then taking its key ("paris,
+texas"), and a name in a region with no such city as a place it does not know
+(:mod:`cloud_agent.planner.places`).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 
 from cloud_agent.planner.places import UnknownPlace, bare_word, resolve_city
 from edge_agent.cities import (
@@ -19,6 +23,7 @@ from edge_agent.cities import (
     other_place,
     qualifiers_after,
     reads_as_region,
+    resolve_place,
     strip_qualifiers,
 )
 
@@ -43,13 +48,24 @@ class Qualified:
 
     text: str
     others: dict[str, str]
+    picked: dict[str, str] = field(default_factory=dict)
+    picked_written: dict[str, str] = field(default_factory=dict)
 
     def restore(self, value: str) -> str:
         """``value`` (a note's words, a search) with each token back as the place it stands
-        for."""
+        for, and each city a region picked with its region again."""
         for token, written in self.others.items():
             value = re.sub(re.escape(token), written.lower(), value, flags=re.IGNORECASE)
+        for words, written in self.picked_written.items():
+            value = re.sub(
+                rf"(?<![\w-]){re.escape(words)}(?![\w-])", written.lower(), value, flags=re.I
+            )
         return value
+
+    def city(self, name: str) -> str:
+        """A call's ``city``: the key of the city a region picked ("paris" of "Paris, Texas"
+        is "paris, texas"), else ``name``."""
+        return self.picked.get(name, name)
 
     def place(self, found: UnknownPlace) -> UnknownPlace:
         """``found`` named as written when it is a token."""
@@ -63,8 +79,10 @@ _TOKEN = "Elsewhereq{}"
 _MAX_STEPS = 8
 
 
-def read_qualifiers(query: str) -> Qualified:
-    """The query with its cities' own qualifiers dropped and other places as tokens.
+def read_qualifiers(query: str, pick: bool = True) -> Qualified:
+    """The query with its cities' own qualifiers dropped, the cities a region picks by
+    their name (with ``pick``; ``picked`` maps their canonical name to their key) and other
+    places as tokens.
 
     Uses the edge's gazetteer (``edge_agent.cities.strip_qualifiers``, ``other_place`` and
     the region names of ``edge_agent/data/regions.json``), so both sides read "Toronto,
@@ -75,12 +93,22 @@ def read_qualifiers(query: str) -> Qualified:
     >>> read_qualifiers("weather in Cairo, Egypt and the time in Toronto, ON, Canada").text
     'weather in Cairo and the time in Toronto'
     >>> q = read_qualifiers("weather in Paris, Texas, USA tomorrow")
+    >>> q.text, q.picked
+    ('weather in Paris tomorrow', {'paris': 'paris, texas'})
+    >>> q = read_qualifiers("weather in Paris, Nevada tomorrow")
     >>> q.text, q.others
-    ('weather in Elsewhereqa tomorrow', {'elsewhereqa': 'Paris, Texas'})
+    ('weather in Elsewhereqa tomorrow', {'elsewhereqa': 'Paris, Nevada'})
+
+    A name that the query writes both with a region and without ("Paris and Paris, Texas"),
+    or twice with different regions, is read as before this reading of regions: the
+    city with another region is a place the planner does not know.
     """
     text = _in_as_comma(query)
     done = ""  # the part of the query read to its end
     others: dict[str, str] = {}
+    picked: dict[str, str] = {}
+    picked_written: dict[str, str] = {}
+    picks: Counter[str] = Counter()
     for _ in range(_MAX_STEPS):
         text = strip_qualifiers(text)
         found = other_place(text)
@@ -91,10 +119,23 @@ def read_qualifiers(query: str) -> Qualified:
         if written is None:  # not a place in another region: read on after it
             done, text = done + text[:end], text[end:]
             continue
+        chain_end = _chain_end(text, end)
+        key = resolve_place(text[start:chain_end]) if pick else None
+        words = written.rpartition(", ")[0]
+        city = resolve_city(words)
+        if key is not None and city is not None and picked.get(city, key) == key:
+            picked[city], picks[city] = key, picks[city] + 1
+            picked_written[words.lower()] = written
+            done, text = done + text[:start] + words, text[chain_end:]
+            continue
         token = _TOKEN.format(chr(ord("a") + len(others)))
         others[token.lower()] = written
-        done, text = done + text[:start] + token, text[_chain_end(text, end) :]
-    return Qualified(done + text, others)
+        done, text = done + text[:start] + token, text[chain_end:]
+    read = done + text
+    named = Counter(city for _pos, city in find_cities(read))
+    if any(named[city] > count for city, count in picks.items()):
+        return read_qualifiers(query, pick=False)  # "Paris and Paris, Texas": which is which
+    return Qualified(read, others, picked, picked_written)
 
 
 # Words that end no city's name: a name that ends in one was matched across a list.
@@ -119,11 +160,14 @@ def _span_of(text: str, found: str) -> tuple[int, int, str | None] | None:
         return None
     ahead = find_cities(text[match.start("region") :])
     region_key = region.lower()
+    # A region where a city of the name lies ("Vancouver, Washington") is no listed city.
+    namesake = resolve_place(f"{' '.join(words)}, {region}") is not None
     if (
         resolve_city(" ".join(words)) is None
         or bare_word(words[-1].lower()) in _LIST_WORDS
         or (
-            ahead
+            not namesake
+            and ahead
             and ahead[0][0] == 0
             and len(ahead[0][1]) >= len(region_key)
             and not reads_as_region(region_key)

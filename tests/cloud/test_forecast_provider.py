@@ -145,6 +145,33 @@ def test_the_forecast_reaches_the_device_cache_and_serves_offline(
         link.close()
 
 
+def test_a_city_a_region_picks_is_fetched_for_its_own_place(
+    configured: OpenMeteoStandIn, make_cloud: Any, device_memory: Any
+) -> None:
+    """'Weather in Paris, Texas' online: the device asks the cloud, the planner plans Paris,
+    Texas, the provider asks for its coordinates, and the device keeps it apart from Paris,
+    France (issue 12)."""
+    configured.start = datetime.now(ZoneInfo("America/Chicago")).date()  # Paris, Texas's
+    cloud = make_cloud()
+    link = CloudLink(cloud.target, deadline_s=5, retries=1, backoff_s=0.01)
+    agent = EdgeAgent(device_memory, load_router()[0], cloud=link)
+    try:
+        steps = list(agent.ask("what's the weather in paris texas"))
+        assert steps[0].metadata["reason"] == "no fresh forecast for paris, texas on the device"
+        (asked,) = configured.requests
+        texas = place("paris, texas")
+        assert texas is not None
+        assert float(asked["latitude"][0]) == pytest.approx(texas.latitude, abs=0.01)
+        assert asked["timezone"] == ["America/Chicago"]
+        assert "Paris, Texas" in steps[-1].content
+        now = datetime.now(UTC)
+        today = now.astimezone(ZoneInfo("America/Chicago")).date()
+        assert recall(device_memory, "paris, texas", today, now) is not None
+        assert recall(device_memory, "paris", today, now) is None
+    finally:
+        link.close()
+
+
 def test_the_cache_keeps_a_week_per_city(device_memory: Any) -> None:
     now = datetime(2026, 12, 1, 12, tzinfo=UTC)
     remember_week(

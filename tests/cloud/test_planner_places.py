@@ -151,9 +151,9 @@ def test_a_place_right_after_a_known_city_is_not_dropped(query: str, places: lis
 @pytest.mark.parametrize(
     ("query", "written"),
     [
-        ("weather in Seoul Paris Texas", "Paris, Texas"),
-        ("weather in Rome London in Ontario", "London, Ontario"),
-        ("weather in Madrid Sydney Nova Scotia tomorrow", "Sydney, Nova Scotia"),
+        ("weather in Seoul Paris Nevada", "Paris, Nevada"),
+        ("weather in Rome London in Manitoba", "London, Manitoba"),
+        ("weather in Madrid Sydney Alberta tomorrow", "Sydney, Alberta"),
     ],
 )
 def test_a_known_name_in_another_region_after_a_known_city_is_named(
@@ -162,6 +162,19 @@ def test_a_known_name_in_another_region_after_a_known_city_is_named(
     plan = make_plan(query)
     assert plan.calls == [] and plan.refusal_kind == "unknown_place"
     assert f"a forecast for {written}" in (plan.refusal or "")
+
+
+@pytest.mark.parametrize(
+    ("query", "cities"),
+    [
+        ("weather in Seoul Paris Texas", ["seoul", "paris, texas"]),
+        ("weather in Rome London in Ontario", ["rome", "london, ontario"]),
+        ("weather in Madrid Sydney Nova Scotia tomorrow", ["madrid", "sydney, nova scotia"]),
+    ],
+)
+def test_a_city_a_region_picks_after_a_known_city_is_planned(query: str, cities: list[str]) -> None:
+    plan = make_plan(query)
+    assert [c.args["city"] for c in plan.calls] == cities, plan.refusal
 
 
 def test_a_place_right_after_a_known_city_on_the_clock() -> None:

@@ -97,6 +97,8 @@ def test_a_name_in_a_region_without_it_is_no_place(written: str) -> None:
         ("weather in Paris and Paris, Texas", None),
         ("is it cold in Toronto on friday", "toronto"),  # "on" is a word here, no Ontario
         ("weather in Paris, Nevada", None),
+        ("weather in Amsterdam, New York and Tokyo", None),  # a list: "New York" is a city
+        ("weather in Vancouver, Washington", "vancouver, washington"),  # a big namesake there
     ],
 )
 def test_one_place_in_running_text(text: str, key: str | None) -> None:
