@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from edge_agent.arguments.places import one_city
 from edge_agent.cities import (
     ALIASES,
+    NAMESAKE_OVER_LIST,
     Place,
     _index,
     _record,
@@ -32,7 +33,9 @@ from edge_agent.cities import (
     other_place,
     place,
     read_places,
+    reads_as_region,
     region_names,
+    resolve_city,
     resolve_place,
 )
 from edge_agent.forecast import recall, remember_observation
@@ -196,7 +199,8 @@ _LIST_WORDS = frozenset({"in", "the", "of", "and", "or", "at", "for", "to"})
 def _nameable() -> list[Place]:
     """The cities a name and region single out: the most populous of the name in their
     state, province (US, Canada, Australia) or else country, whose name is letters and at
-    most three words, no alias and holds no region's name ("La Virginia")."""
+    most three words, no alias and holds no region's name ("La Virginia"); not a small
+    namesake in a region whose name is a city's ("Amsterdam, New York" lists two)."""
     found: list[Place] = []
     names = _index().names
     for name in dict.fromkeys(names):
@@ -211,7 +215,13 @@ def _nameable() -> list[Place]:
             city = _record(line, name if number == 0 else "")
             region = _region_of(city)
             best = place(f"{name}, {region}")
-            if best is not None and best == city:
+            listed = (
+                number > 0
+                and resolve_city(region) is not None
+                and not reads_as_region(region)
+                and city.population < NAMESAKE_OVER_LIST
+            )  # "Amsterdam, New York" lists two cities
+            if best is not None and best == city and not listed:
                 found.append(city)
     return found
 
