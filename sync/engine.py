@@ -906,37 +906,48 @@ class StoreEngine:
                 self._captured.clear()
                 return None
             plans: list[MergePlan] = []
-            dropped: list[tuple[str, str, str]] = []  # incoming entries that lost
             for kind in KINDS:
                 created = touched.created.get(kind, [])
                 incoming = {r: e for r, e in touched.winners.get(kind, {}).items() if e}
                 if not created and not incoming:
                     continue
-                current = self._current_winners(kind, [c[0] for c in created] + list(incoming))
-                fresh = []
-                for record_id, node, value in created:
-                    if record_id in current:
-                        incoming[record_id] = decode_entry_of(kind, record_id, node, value)
-                    else:
-                        fresh.append((record_id, node, value))
-                winners: dict[str, Entry | None] = {}
-                for record_id, entry in incoming.items():
-                    now = current.get(record_id)
-                    if now is None:
-                        winners[record_id] = entry
-                    elif entry.order != now:
-                        # A new entry of a record held here: where Yjs puts it among
-                        # the document's items of its key decides whether it survives.
-                        self._captured.clear()
-                        return None
-                plans.append((kind, fresh, winners, {r for r in winners if r not in current}))
-            if dropped:
-                probe._drop(dropped)  # and bumps our ``_sys`` entry, as a merge does
+                plan = self._plan_without_document(kind, created, incoming)
+                if plan is None:
+                    self._captured.clear()
+                    return None
+                plans.append(plan)
             self._merged = decode_state_vector(probe.doc.get_state())
         finally:
             probe.close()
         self._write_merged(plans)
         return bool(self._captured)
+
+    def _plan_without_document(
+        self,
+        kind: str,
+        created: Sequence[tuple[str, str, object]],
+        incoming: dict[str, Entry],
+    ) -> MergePlan | None:
+        """One kind's part of a merge without the document: the records new here
+        (``created`` entries whose record this replica does not hold), and the winners of
+        the others against their current winners here. ``None`` where an incoming entry
+        of a record held here is a new one: where Yjs puts it among the document's items
+        of its key decides whether it survives, so the document must merge it."""
+        current = self._current_winners(kind, [c[0] for c in created] + list(incoming))
+        fresh: list[tuple[str, str, object]] = []
+        for record_id, writer, stored in created:
+            if record_id in current:
+                incoming[record_id] = decode_entry_of(kind, record_id, writer, stored)
+            else:
+                fresh.append((record_id, writer, stored))
+        winners: dict[str, Entry | None] = {}
+        for record_id, entry in incoming.items():
+            now = current.get(record_id)
+            if now is None:
+                winners[record_id] = entry
+            elif entry.order != now:
+                return None
+        return (kind, fresh, winners, {r for r in winners if r not in current})
 
     def _write_merged(self, plans: Sequence[MergePlan]) -> None:
         """Write what a merge without the document decided: per kind, the records new
@@ -1024,23 +1035,10 @@ class StoreEngine:
                 dropped.extend(item(kind, record_id, e.node) for e in decoded if e is not best)
             if not created and not incoming:
                 continue
-            current = self._current_winners(kind, [c[0] for c in created] + list(incoming))
-            fresh: list[tuple[str, str, object]] = []
-            for record_id, writer, stored in created:
-                if record_id in current:
-                    incoming[record_id] = decode_entry_of(kind, record_id, writer, stored)
-                else:
-                    fresh.append((record_id, writer, stored))
-            winners: dict[str, Entry | None] = {}
-            for record_id, entry in incoming.items():
-                now = current.get(record_id)
-                if now is None:
-                    winners[record_id] = entry
-                elif entry.order != now:
-                    # A new entry of a record held here: where Yjs puts it among the
-                    # document's items of its key decides whether it survives.
-                    return None
-            plans.append((kind, fresh, winners, {r for r in winners if r not in current}))
+            plan = self._plan_without_document(kind, created, incoming)
+            if plan is None:
+                return None
+            plans.append(plan)
         self._captured.append(update)
         self._merged = {client: end for client, (_, end) in read.ranges.items()}
         if dropped:
