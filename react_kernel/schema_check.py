@@ -290,6 +290,7 @@ _KEYWORD_OK: dict[str, Callable[[Any], bool]] = {
     "$comment": lambda v: type(v) is str,
     "format": lambda v: type(v) is str,
     "default": lambda v: True,
+    "const": lambda v: True,  # any JSON value (the meta-schema's "const": true)
     "examples": lambda v: type(v) is list,
     "deprecated": lambda v: type(v) is bool,
     "readOnly": lambda v: type(v) is bool,

@@ -1,8 +1,12 @@
 """A trained joint intent + slot model on the device: onnxruntime + numpy only.
 
 A model folder (written by ``edge-agent train`` on annotated data) holds
-``model_int8.onnx`` (the fine-tuned encoder with its three heads in the graph),
-``tokenizer.json`` and ``manifest.json`` (intents, slot tags, threshold, figures).
+``model_int8.onnx`` (the fine-tuned encoder with its three heads in the graph), its
+weights in ``model_int8.onnx.data`` beside it (ONNX external data: onnxruntime maps the
+file rather than copying 23 MB onto the heap, so a query's process holds only the pages
+it reads, e.g. a few rows of the 11.7 MB word-embedding table; a graph file that holds
+its weights inline loads too), ``tokenizer.json`` and ``manifest.json`` (intents, slot
+tags, threshold, figures).
 
 One ``session.run`` per query gives intent, slot and word-intent scores; numpy then
 
@@ -40,11 +44,21 @@ from edge_agent.slu.decode import (
 )
 from edge_agent.slu.pieces import WordPiecer
 
-__all__ = ["FORMAT_KIND", "Decoded", "Slot", "SluModel", "SluPart", "SluPrediction", "decode"]
+__all__ = [
+    "FORMAT_KIND",
+    "WEIGHTS_FILE",
+    "Decoded",
+    "Slot",
+    "SluModel",
+    "SluPart",
+    "SluPrediction",
+    "decode",
+]
 
 FORMAT_KIND = "joint-slu"
 FORMAT_VERSION = 1
 MODEL_FILE = "model_int8.onnx"
+WEIGHTS_FILE = MODEL_FILE + ".data"  # the graph's external data (see the module docstring)
 TOKENIZER_FILE = "tokenizer.json"
 TRANSITIONS_FILE = "slot_transitions.npz"
 MULTI_THRESHOLD = 0.5
@@ -235,18 +249,28 @@ class SluModel:
         except (KeyError, ValueError, TypeError, OSError, RuntimeError) as exc:
             raise IntentModelError(f"{folder}: unreadable model ({exc})") from exc
 
-    def run(self, words: Sequence[str]) -> tuple[Decoded, float]:
-        """The decoded network outputs for pre-split words, and the OOS score."""
+    def logits(self, words: Sequence[str]) -> tuple[Any, Any, Any, np.ndarray]:
+        """The network alone: word pieces and one ``session.run`` (what a decision costs
+        before decoding; ``bench/edge_bench.py`` times it beside the whole decision).
+
+        Returns:
+            ``(intent_logits, slot_logits, word_intent_logits, first)`` for one utterance.
+        """
         pieces = self.piecer(words)
         ids = pieces.ids[None, :]
         intent_logits, slot_logits, word_intent_logits = self.session.run(
             None, {"input_ids": ids, "attention_mask": np.ones_like(ids)}
         )
+        return intent_logits, slot_logits, word_intent_logits, pieces.first
+
+    def run(self, words: Sequence[str]) -> tuple[Decoded, float]:
+        """The decoded network outputs for pre-split words, and the OOS score."""
+        intent_logits, slot_logits, word_intent_logits, first = self.logits(words)
         decoded = decode(
             intent_logits[0],
             slot_logits[0],
             word_intent_logits[0],
-            pieces.first,
+            first,
             self.tags,
             self.transitions,
             multi_threshold=self.multi_threshold,

@@ -231,6 +231,7 @@ def test_surely_valid_schema_never_accepts_what_check_schema_rejects(schema: Any
 def test_surely_valid_schema_fires_on_tool_schemas() -> None:
     assert all(surely_valid_schema(schema) for schema in SCHEMAS)
     assert surely_valid_schema({"anyOf": [{"required": ["a"]}, {"required": ["b"]}]})
+    assert surely_valid_schema({"type": "boolean", "const": True})
     assert not surely_valid_schema({"oneOf": []})
     assert not surely_valid_schema({"type": "strin"})
     assert not surely_valid_schema({"pattern": "("})
