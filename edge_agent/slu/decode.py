@@ -57,11 +57,27 @@ def with_learned(
 
 
 def viterbi(scores: np.ndarray, transitions: tuple[np.ndarray, np.ndarray]) -> list[int]:
-    """The best tag index per word for ``scores`` [words, tags] under ``transitions``."""
+    """The best tag index per word for ``scores`` [words, tags] under ``transitions``.
+
+    Each word's own best tag is the best sequence when its start and transitions score
+    as much as any could (with BIO's constraints alone and no learned scores: whenever it
+    is a valid BIO sequence, nearly always); the search runs only when it is not.
+    """
     start, trans = transitions
-    n_words, n_tags = scores.shape
+    n_words = scores.shape[0]
     if n_words == 0:
         return []
+    greedy = scores.argmax(axis=1)
+    gain = start[greedy[0]] + trans[greedy[:-1], greedy[1:]].sum()
+    if gain >= start.max() + (n_words - 1) * trans.max():
+        path: list[int] = greedy.tolist()
+        return path
+    return _search(scores, start, trans)
+
+
+def _search(scores: np.ndarray, start: np.ndarray, trans: np.ndarray) -> list[int]:
+    """Viterbi's dynamic programme over every tag sequence."""
+    n_words, n_tags = scores.shape
     best = start + scores[0]
     back = np.zeros((n_words, n_tags), dtype=np.int64)
     cand = np.empty((n_tags, n_tags))

@@ -116,21 +116,24 @@ def decode(
     word's first piece (-1: cut off; such words are tagged O).
     """
     probs = _sigmoid(intent_logits)
-    chosen = [int(i) for i in np.flatnonzero(probs >= multi_threshold)]
+    listed = probs.tolist()
+    chosen = [i for i, p in enumerate(listed) if p >= multi_threshold]
     if not chosen:
         chosen = [int(probs.argmax())]
-    chosen.sort(key=lambda i: -probs[i])
-    kept = first[first >= 0]
-    scores = log_softmax(slot_logits[kept])
-    path = viterbi(scores, transitions)
+    chosen.sort(key=lambda i: -listed[i])
+    tagged = np.flatnonzero(first >= 0).tolist()  # the words not cut off
+    kept = first[tagged]
+    # Raw scores, not log-probabilities: a word's normaliser adds the same to every tag
+    # sequence, so the best one is the same (and the softmax is saved).
+    path = viterbi(np.asarray(slot_logits[kept], dtype=np.float64), transitions)
     word_tags = ["O"] * len(first)
-    for w, t in zip(np.flatnonzero(first >= 0), path, strict=True):
-        word_tags[int(w)] = tags[t]
+    for w, t in zip(tagged, path, strict=True):
+        word_tags[w] = tags[t]
     owners = [0] * len(first)
     if len(chosen) > 1 and len(kept):
         sub = log_softmax(word_intent_logits[kept][:, chosen])
-        for w, o in zip(np.flatnonzero(first >= 0), contiguous_owners(sub), strict=True):
-            owners[int(w)] = int(o)
+        for w, o in zip(tagged, contiguous_owners(sub), strict=True):
+            owners[w] = int(o)
         # Order the parts as they appear in the utterance.
         seen: list[int] = []
         for o in owners:
@@ -309,7 +312,7 @@ class SluModel:
             tags=tuple(decoded.tags),
             intents=tuple(names),
             parts=tuple(parts),
-            scores={n: float(p) for n, p in zip(self.intents, decoded.probs, strict=True)},
+            scores=dict(zip(self.intents, decoded.probs.tolist(), strict=True)),
             top_intent=top,
         )
 

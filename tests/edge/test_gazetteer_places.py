@@ -28,6 +28,9 @@ from edge_agent.cities import (
     NAMESAKE_OVER_LIST,
     Place,
     _index,
+    _may_name_a_qualifier,
+    _qualifier,
+    _qualifier_pattern,
     _record,
     _regions,
     other_place,
@@ -296,3 +299,38 @@ def test_shipped_router_picks_the_place(tmp_path: Path) -> None:
         "edge",
         {"city": "springfield, illinois", "day": "tomorrow"},
     )
+
+
+def _qualifier_words() -> list[str]:
+    own, other = _regions()
+    return sorted({n for names in own.values() for n in names} | other)
+
+
+_SEPARATORS = [" ", " ", ", ", ",", " (", ") ", " in ", "  ", ". ", "? ", "\t", " - "]
+_WORDS = ["in", "the", "on", "or", "new", "us", "weather", "time", "and", "paris", "toronto",
+          "new york", "hong kong", "tromsø", "é", "it's", "u.s.", "Saint", "wales"]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(_SEPARATORS),
+            st.sampled_from(_qualifier_words()) | st.sampled_from(_WORDS) | st.text(max_size=4),
+            st.sampled_from([str.lower, str.upper, str.title, str.capitalize]),
+        ),
+        max_size=6,
+    )
+)
+def test_the_qualifier_look_up_never_skips_a_region(
+    parts: list[tuple[str, str, object]],
+) -> None:
+    """Where the cheap look-up says no name of a region starts in the text, the pattern
+    finds none that reads as a qualifier, and no region's full name (only codes that
+    count in capitals, in lower case), so skipping the pattern changes nothing."""
+    text = "weather" + "".join(sep + case(word) for sep, word, case in parts)  # type: ignore[operator]
+    if _may_name_a_qualifier(text):
+        return
+    for match in _qualifier_pattern().finditer(text):
+        found = _qualifier(match)
+        assert found.is_code and not found.reads_as_qualifier, (text, found)

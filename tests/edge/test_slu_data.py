@@ -207,6 +207,33 @@ def test_viterbi_never_decodes_an_invalid_transition(rows: list[list[float]]) ->
             assert prev in (f"B-{tag[2:]}", tag)
 
 
+@given(
+    st.lists(st.lists(st.floats(-5, 5), min_size=5, max_size=5), min_size=1, max_size=5),
+    st.none() | st.lists(st.floats(-2, 2), min_size=30, max_size=30),
+)
+def test_viterbi_finds_the_best_sequence(
+    rows: list[list[float]], learned: list[float] | None
+) -> None:
+    """Whether the words' own best tags are taken (their transitions score the most any
+    could) or the search runs, no tag sequence scores more (every one, tried)."""
+    scores = np.asarray(rows)
+    allowed = allowed_transitions(TAGS)
+    if learned is not None:
+        extra = (np.asarray(learned[:5]), np.reshape(learned[5:], (5, 5)))
+        allowed = with_learned(allowed, extra)
+    start, trans = allowed
+
+    def total(path: tuple[int, ...] | list[int]) -> float:
+        pairs = itertools.pairwise(path)
+        return float(
+            start[path[0]] + sum(scores[i, t] for i, t in enumerate(path))
+            + sum(trans[a, b] for a, b in pairs)
+        )  # fmt: skip
+
+    every = itertools.product(range(len(TAGS)), repeat=len(rows))
+    assert total(viterbi(scores, allowed)) == pytest.approx(max(map(total, every)), abs=1e-6)
+
+
 def test_decode_splits_words_between_intents() -> None:
     n_words = 4
     first = np.arange(1, n_words + 1)
