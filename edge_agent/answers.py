@@ -178,6 +178,9 @@ def tool_answer(
             return f"Done: the {room}{device} volume is {state.removeprefix('volume ')}."
         if state.startswith("brightness "):
             return f"Done: the {room}{device} brightness is {state.removeprefix('brightness ')}%."
+        if state.startswith("set to") and output.get("fahrenheit") is not None:
+            fahrenheit = number(output["fahrenheit"])
+            return f"Done: the {room}{device} is {state}°C ({fahrenheit}°F)."
         if state.startswith("set to"):
             return f"Done: the {room}{device} is {state}."
         return f"Done: the {room}{device} is {state}."

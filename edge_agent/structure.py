@@ -208,7 +208,12 @@ def missing_subject(text: str, intent: str) -> bool:
 
 # A device command with a condition or a schedule is an automation, not one call now.
 _CONDITIONAL = re.compile(
-    r"\b(?:if|when|whenever|unless|once|as soon as|until|every|each day|each night|"
+    r"\b(?:if|when|whenever|unless|once|as soon as|until|"
+    # "every" schedules with a time ("every morning", "every 10 minutes"); before a device
+    # or a room it counts them ("every light of the room"), which is one command now.
+    r"(?:every|each)\s+(?:[\w']+\s+){0,2}?(?:\d+|days?|nights?|mornings?|evenings?|"
+    r"afternoons?|hours?|min\w*|sec\w*|weeks?|weekdays?|weekends?|time|few|couple|half|"
+    r"quarter|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
     r"at sunset|at sunrise|at night|at (?:\d|noon|midnight)|in \d+ (?:min\w*|hours?|sec\w*)|"
     r"in (?:an|a|half an) (?:hour|minute)|tonight at|tomorrow|later)\b",
     re.IGNORECASE,

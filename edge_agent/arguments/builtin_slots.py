@@ -409,7 +409,9 @@ def _number(span: str) -> float | None:
 
 
 # A house_place span that names no room of its own: the default room's request.
-_HERE = re.compile(r"(?:(?:in|the|a|this|my|our)\s+)*(?:room|here|in here|house|home|place)")
+_HERE = re.compile(
+    r"(?:(?:in|the|a|this|my|our)\s+)*(?:room|here|in here|house|home|place|flat|apartment)"
+)
 
 
 # A change_amount span that says no amount: the default step of the action.
@@ -440,6 +442,10 @@ def _device_control(request: _Request, home: Any, _now: datetime) -> Filled:
         if argument == "value" and _SOME.fullmatch(_said(span)):
             continue  # "a bit", "a little": no value, the tool's default step
         value = normalise(span)
+        if value is None and argument == "device" and request.reader_may("device"):
+            # A span the vocabulary does not read ("disco" of "disco lights", "the flat" to
+            # clean): the request's words say the device, or nothing does.
+            continue
         if value is None:
             return Filled(None, f"{span!r} is no {argument} the device knows")
         overrides[argument] = value
@@ -490,6 +496,9 @@ def _set_timer(request: _Request, home: Any, now: datetime) -> Filled:
     if len(times) > 1:
         listed = ", ".join(repr(s) for s in times)
         return Filled(None, f"several times ({listed}): which one is a guess")
+    times = [_with_unit(times[0], request.words)]
+    if _bare_after_in(times[0], request.words):
+        return Filled(None, f"'in {times[0]}' is no clock time, and names no unit of a duration")
     seconds = slot_duration(times[0])
     if seconds is not None:
         if dates or timeofday:
@@ -504,6 +513,32 @@ def _set_timer(request: _Request, home: Any, now: datetime) -> Filled:
     if day is None:
         return Filled(None, f"the alarm's day {' '.join(dates)!r} is not one the device sets")
     return Filled({"at": f"{day.isoformat()}T{clock}", **extra})
+
+
+_UNIT_AFTER = r"\s+(?P<unit>seconds?|secs?|minutes?|mins?|hours?|hrs?|days?)\b"
+
+
+def _with_unit(span: str, words: str) -> str:
+    """A ``time`` span with the unit the tagger left out of it ("two" of "in two hours"):
+    a duration's number is never a clock time."""
+    said = _said(span)
+    if _DURATION_WORDS.search(said):
+        return span
+    found = re.search(r"\b" + re.escape(said) + _UNIT_AFTER, _said(words))
+    return f"{span} {found.group('unit')}" if found else span
+
+
+_BARE_NUMBER = re.compile(r"(?:\d+|[a-z]+(?:[ -][a-z]+)?)")
+
+
+def _bare_after_in(span: str, words: str) -> bool:
+    """ "in five" with no unit nor am/pm: a countdown or a clock time, which is a guess."""
+    said = _said(span)
+    if _CLOCK_WORDS.search(said) or _DURATION_WORDS.search(said):
+        return False
+    if not _BARE_NUMBER.fullmatch(said):
+        return False
+    return re.search(r"\bin\s+" + re.escape(said) + r"\b", _said(words)) is not None
 
 
 _EMPTY_WORDS = frozenset(

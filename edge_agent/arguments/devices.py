@@ -128,14 +128,24 @@ _LOUDER = ("volume up", "turn up", "turn it up", "louder", "increase", "raise", 
            "pump up", "crank up", "boost", "higher", "bump up", "sound up", "up")  # fmt: skip
 _QUIETER = ("volume down", "turn down", "turn it down", "quieter", "lower", "decrease",
             "reduce", "softer", "down", "less loud", "sound down")  # fmt: skip
-_MUTE = ("mute", "silence", "silent", "no speaking", "stop talking", "shut up")
+_MUTE = ("mute", "muted", "silence", "silenced", "silent", "no speaking", "stop talking",
+         "shut up")  # fmt: skip
 _UNMUTE = ("unmute", "un mute")
 _BREW = ("make", "brew", "prepare", "pour", "get")
+# A machine's own run (the coffee machine's brew, the vacuum's clean): "set the coffee maker
+# running", "get the vacuum going".
+_RUN = ("run", "running", "going", "get going", "go")
 # Asking for a drink is asking the machine to brew it ("can I have an espresso", "I'd like
 # some coffee"), unless the words say no to it.
 _WANT = ("have", "want", "like", "need", "fancy", "could use", "give me")
 _NO = ("don't", "dont", "do not", "no", "not", "no more", "enough", "stop")
-_CLEAN = ("clean", "cleaning", "vacuum", "hoover", "sweep", "start", "run")
+_CLEANING = ("clean", "cleaning", "cleanup", "clean up", "vacuum", "vacuuming", "hoover",
+             "hoovering", "sweep", "sweeping")  # fmt: skip
+_CLEAN = (*_CLEANING, "start")
+# What a robot vacuum cleans: cleaning these (or a room) is the vacuum's job, whatever the
+# words call the machine ("clean the flat", "start house cleanup", "clean my carpet").
+_CLEANED = ("house", "home", "flat", "apartment", "place", "floor", "floors", "carpet",
+            "carpets", "rug", "rugs", "everywhere", "upstairs", "downstairs")  # fmt: skip
 _BRIGHTER = ("brighten", "brighter", "brightness up", "turn up", "increase", "raise", "boost",
              "bump up", "crank up", "more light", "more lights", "too dark", "lighten",
              "full brightness", "higher")  # fmt: skip
@@ -147,20 +157,63 @@ _DIMMER = ("dim", "dimmer", "darker", "turn down", "lower", "decrease", "reduce"
 # "turn it down" alone is the volume, as on every home speaker.
 _LIGHT_ONLY = ("dim", "dimmer", "brighten", "brighter", "darker", "too dark", "too bright",
                "lighten", "brightness")  # fmt: skip
-_SOUND_ONLY = ("louder", "quieter", "softer", "less loud", "mute", "unmute", "un mute",
+_SOUND_ONLY = ("louder", "quieter", "softer", "less loud", "mute", "muted", "unmute", "un mute",
                "turn it up", "turn it down", "no speaking", "speak up", "pump it up")  # fmt: skip
+# "Bright" as a verb ("bright the lights"), not "too bright" or "bright enough".
+_BRIGHT_VERB = re.compile(r"(?<!\btoo )(?<!\bso )(?<!\bvery )(?<!\bless )\bbright\b(?! enough)")
+# A light's own up or down ("lights down", "the lamp up a bit").
+_LIGHT_PARTICLE = re.compile(r"\b(?:lights?|lamps?|lighting|brightness)\s+(up|down)\b")
+
+# Level words on a 0-100 scale (volume, brightness, fan speed): "set the volume to low",
+# "the loudest setting", "lights on full", "max volume". The device's own scale: minimum
+# 10 (never 0, which is off or muted: "turn off" and "mute" say that), low 25, medium 50,
+# high 75, maximum 100.
+LEVELS: dict[str, int] = {
+    **dict.fromkeys(("min", "minimum", "lowest", "quietest", "softest", "dimmest", "slowest"), 10),
+    "low": 25,
+    **dict.fromkeys(("medium", "mid", "middle", "half", "halfway", "moderate"), 50),
+    "high": 75,
+    **dict.fromkeys(("max", "maximum", "full", "highest", "loudest", "brightest", "fastest",
+                     "top"), 100),
+}  # fmt: skip
+_LEVEL_WORDS = "|".join(sorted(LEVELS, key=len, reverse=True))
+_LEVEL = re.compile(
+    r"\b(?:to|at|on|onto)\s+(?:the\s+|its\s+|a\s+)?(?P<after>" + _LEVEL_WORDS + r")\b"
+    r"(?!\s+(?:an?|past|hour|of|the)\b)"
+    r"|\b(?P<before>" + _LEVEL_WORDS + r")\s+(?:setting|level|volume|brightness|speed|power)\b"
+)
+LEVEL_DEVICES = frozenset({"light", "fan", "tv", "speaker"})
 
 
-def _implied_devices(joined: str) -> set[str]:
-    """The devices the words imply without naming one: {"light"}, {"speaker"}, both."""
+def _implied_devices(joined: str, room: bool = False) -> set[str]:
+    """The devices the words imply without naming one: {"light"}, {"speaker"}, both;
+    {"vacuum"} for cleaning a home, a floor or a room (``room``: the words name one)."""
     light, sound = _has(joined, _LIGHT_ONLY), _has(joined, _SOUND_ONLY)
-    return ({"light"} if light else set()) | ({"speaker"} if sound else set())
+    cleaning = _has(joined, _CLEANING) and (room or _has(joined, _CLEANED))
+    return (
+        ({"light"} if light else set())
+        | ({"speaker"} if sound else set())
+        | ({"vacuum"} if cleaning else set())
+    )
 
 
-def _implied_device(joined: str) -> str | None:
+def _implied_device(joined: str, room: bool = False) -> str | None:
     """The device a request that names none means by its words alone, or None."""
-    implied = _implied_devices(joined)
+    implied = _implied_devices(joined, room)
     return implied.pop() if len(implied) == 1 else None
+
+
+def level_value(joined: str) -> int | None:
+    """The 0-100 value a level word names ("to low" 25, "the loudest setting" 100), or
+    None; two different levels are none.
+
+    >>> level_value("set the volume to low"), level_value("max volume please")
+    (25, 100)
+    """
+    found = {
+        LEVELS[match.group("after") or match.group("before")] for match in _LEVEL.finditer(joined)
+    }
+    return found.pop() if len(found) == 1 else None
 
 
 def _brightness_action(joined: str, value: float | None) -> str | None:
@@ -168,7 +221,10 @@ def _brightness_action(joined: str, value: float | None) -> str | None:
     lights", "lights brighter", "dim the lights by 30"); None otherwise."""
     if value is not None and not _has(joined, ("by",)):
         return None  # "dim the lights to 30": set, read by the general rule
-    up, down = _has(joined, _BRIGHTER), _has(joined, _DIMMER)
+    up = _has(joined, _BRIGHTER) or bool(_BRIGHT_VERB.search(joined))
+    down = _has(joined, _DIMMER)
+    if not up and not down and (particle := _LIGHT_PARTICLE.search(joined)):
+        up, down = particle.group(1) == "up", particle.group(1) == "down"  # "lights down"
     if not up and not down and (turned := _TURNED.search(joined)):
         up, down = turned.group(1) == "up", turned.group(1) == "down"  # "turn the lights up"
     if up != down:
@@ -201,11 +257,11 @@ def _action(joined: str, tokens: list[str], device: str, value: float | None) ->
     switched = _has(joined, _OFF) or "off" in tokens  # "turn a light off": off, no step
     if device == "light" and not switched and (step := _brightness_action(joined, value)):
         return step
-    if device == "coffee_machine" and _has(joined, _BREW) and not _has(joined, _OFF):
+    if device == "coffee_machine" and _has(joined, _BREW + _RUN) and not _has(joined, _OFF):
         return "on"
     if device == "coffee_machine" and _has(joined, _WANT) and not _has(joined, _NO + _OFF):
         return "on"
-    if device == "vacuum" and _has(joined, _CLEAN) and not _has(joined, _NO + _OFF):
+    if device == "vacuum" and _has(joined, _CLEAN + _RUN) and not _has(joined, _NO + _OFF):
         return "on"  # "vacuum the living room", "start house cleaning"
     if device == "door_lock":
         if _has(joined, ("unlock", "unlocked", "unbolt", "open", "let me in", "unlatch")):
@@ -300,7 +356,7 @@ def device_command(
     if device is None:
         device = _device_of(tokens, rooms, strict=strict)
         if device is None and not device_kinds(tokens, rooms, strict=strict):
-            device = _implied_device(joined)
+            device = _implied_device(joined, room=bool(rooms) or room is not None)
         if device is None:
             return None
         implied = _implied_devices(joined)
@@ -324,7 +380,12 @@ def device_command(
         value = numbers[-1].value if numbers else None
     if device == "heater" and value is not None and _has(joined, ("heat", "the heat")):
         device = "thermostat"
-    action = _action(joined, tokens, device, value)
+    level = level_value(joined) if device in LEVEL_DEVICES else None
+    action: str | None = "set"
+    if level is not None and value is None and not _has(joined, _OFF + _MUTE):
+        value = level  # "set the volume to low", "the loudest setting"
+    else:
+        action = _action(joined, tokens, device, value)
     if action is None:
         return None
     args: dict[str, Any] = {"device": device, "action": action}

@@ -86,6 +86,11 @@ SET_RANGES: dict[str, tuple[str, float, float]] = {
     "thermostat": ("temperature °C", 5, 35),
     "blinds": ("position %", 0, 100),
 }
+TEMPERATURE_DEVICES = frozenset({"ac", "heater", "thermostat"})
+FAHRENHEIT_SETPOINTS = (50.0, 86.0)
+"""A temperature device's set value above its °C range and within these is °F: "set the
+thermostat to 68" is 20 °C, as nobody sets a room to 68 °C (the indoor setpoints people use,
+10-30 °C; the two scales' ranges do not overlap, so no value reads both ways)."""
 # Actions that change something a burglar would want changed: a human approves them.
 SENSITIVE: frozenset[tuple[str, str]] = frozenset({("door_lock", "unlock")})
 
@@ -114,6 +119,8 @@ OUTPUT_SCHEMA: dict[str, Any] = {
         "room": {"type": ["string", "null"]},
         "state": {"type": "string"},
         "value": {"type": ["number", "null"]},
+        # The °F value a temperature set was asked in ("to 68"), beside the °C it set.
+        "fahrenheit": {"type": "number"},
     },
     "required": ["device", "state"],
 }
@@ -137,9 +144,26 @@ def check_arguments(args: dict[str, Any]) -> str | None:
         if value is None:
             return f"setting the {device} needs a value"
         what, low, high = SET_RANGES[device]
-        if not low <= float(value) <= high:
+        if not low <= celsius_setpoint(device, float(value)) <= high:
             return f"{device} {what} must be between {low:g} and {high:g}"
     return None
+
+
+def celsius_setpoint(device: str, value: float) -> float:
+    """The value a ``set`` means on the device's own scale: for a temperature device, a
+    value above its °C range within :data:`FAHRENHEIT_SETPOINTS` is °F, converted (to the
+    half degree); any other value is as given.
+
+    >>> celsius_setpoint("thermostat", 68), celsius_setpoint("thermostat", 21)
+    (20.0, 21)
+    """
+    if device not in TEMPERATURE_DEVICES:
+        return value
+    high = SET_RANGES[device][2]
+    low_f, high_f = FAHRENHEIT_SETPOINTS
+    if value > high and low_f <= value <= high_f:
+        return round((value - 32) * 5 / 9 * 2) / 2
+    return value
 
 
 def is_sensitive(args: dict[str, Any]) -> bool:
@@ -198,6 +222,9 @@ def make_run(memory: ToolMemory) -> Callable[[dict[str, Any]], dict[str, Any]]:
         device, action = str(args["device"]), str(args["action"])
         room = str(args["room"]).strip().lower() if args.get("room") else None
         value = float(args["value"]) if args.get("value") is not None else None
+        said = value
+        if action == "set" and value is not None:
+            value = celsius_setpoint(device, value)
         previous = memory.get_device_state(device, room) or {}
         state = dict(previous)
         state["state"] = _state_word(device, action, value)
@@ -227,7 +254,10 @@ def make_run(memory: ToolMemory) -> Callable[[dict[str, Any]], dict[str, Any]]:
         memory.set_device_state(device, room, state)
         if result_value is not None and result_value.is_integer():
             result_value = int(result_value)
-        return {"device": device, "room": room, "state": state["state"], "value": result_value}
+        observed = {"device": device, "room": room, "state": state["state"], "value": result_value}
+        if said is not None and value != said:
+            observed["fahrenheit"] = int(said) if said.is_integer() else said
+        return observed
 
     return run
 

@@ -217,7 +217,13 @@ def test_world_clock_uses_iana_zones(fixed_now: datetime) -> None:
         ({"device": "door_lock", "action": "on"}, "cannot on"),
         ({"device": "blinds", "action": "lock"}, "cannot lock"),
         ({"device": "light", "action": "set"}, "needs a value"),
-        ({"device": "thermostat", "action": "set", "value": 80}, "between"),
+        ({"device": "thermostat", "action": "set", "value": 40}, "between"),
+        # Above the °C range, an indoor setpoint in °F: 68 °F is 20 °C (issue 12).
+        ({"device": "thermostat", "action": "set", "value": 68}, None),
+        ({"device": "ac", "action": "set", "value": 72}, None),
+        ({"device": "thermostat", "action": "set", "value": 90}, "between"),
+        ({"device": "light", "action": "set", "value": 68}, None),
+        ({"device": "light", "action": "set", "value": 101}, "between"),
         ({"device": "toaster", "action": "on"}, "unknown device"),
     ],
 )
