@@ -113,7 +113,7 @@ class RouterReasoner:
             units = home.units if home else "metric"
             plan = self._plans.get(ctx.session_id)
             if plan is None:
-                return [self._answer(turn, observation, units)]
+                return [self._answer(turn, observation, units, ctx.query)]
             done = sum(1 for s in turn if s.step_type == pb.STEP_TYPE_ACTION)
             if done < len(plan.calls) and observation.status == pb.OBSERVATION_STATUS_OK:
                 call = plan.calls[done]
@@ -154,7 +154,10 @@ class RouterReasoner:
 
     @staticmethod
     def _answer(
-        turn: list[pb.ReactStep], observation: pb.ReactStep, units: str = "metric"
+        turn: list[pb.ReactStep],
+        observation: pb.ReactStep,
+        units: str = "metric",
+        query: str = "",
     ) -> pb.ReactStep:
         action = next(
             (
@@ -169,7 +172,7 @@ class RouterReasoner:
         if observation.status == pb.OBSERVATION_STATUS_OK:
             output = from_struct(observation.observation) or from_struct(observation.arguments)
             try:
-                content = tool_answer(tool, args, output, units)
+                content = tool_answer(tool, args, output, units, query)
             except (KeyError, TypeError, ValueError):
                 content = observation.content
         else:

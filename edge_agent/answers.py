@@ -11,6 +11,7 @@ import re
 from datetime import date
 from typing import Any
 
+from edge_agent.arguments.gear import Concern, gear_question
 from edge_agent.tools.units import UNIT_NAMES
 
 _SMALLTALK_CAPABILITIES = (
@@ -136,9 +137,14 @@ def _forecast_note(output: dict[str, Any]) -> str:
 
 
 def tool_answer(
-    tool: str, args: dict[str, Any], output: dict[str, Any], units: str = "metric"
+    tool: str,
+    args: dict[str, Any],
+    output: dict[str, Any],
+    units: str = "metric",
+    query: str = "",
 ) -> str:
-    """One natural sentence for a tool's successful observation."""
+    """One natural sentence for a tool's successful observation; ``query``, the words
+    asked, picks what a forecast leads with when they ask about weather gear."""
     if tool == "calculator":
         expression = " ".join(str(args.get("expression", "")).split())
         expression = re.sub(r"\s*%\s*", "% ", expression).strip()
@@ -160,6 +166,8 @@ def tool_answer(
         else:
             reading = f"{temperature}°C and {output['condition']}"
         note = _forecast_note(output)
+        if query and (concern := gear_question(query)) is not None:
+            return _gear_answer(concern, output, city, reading, note)
         if day == "tomorrow":
             return f"Tomorrow it'll be {reading} in {city}{note}."
         if day and day != "today":
@@ -194,6 +202,12 @@ def tool_answer(
         seconds = int(output.get("seconds") or args.get("seconds") or 0)
         return f"Timer set for {duration(seconds)} (it goes off at {clock}, {zone})."
     if tool == "add_note":
+        if output.get("created") is True:
+            return f"Created your {output['list']} list. It's empty for now."
+        if output.get("created") is False:
+            count = int(output.get("count") or 0)
+            held = f"{count} item{'s' if count != 1 else ''}" if count else "empty"
+            return f"You already have a {output['list']} list ({held})."
         if output.get("list"):
             return f"Added “{output.get('text', '')}” to your {output['list']} list."
         return f"Noted: “{output.get('text', args.get('text', ''))}”."
@@ -232,6 +246,22 @@ def tool_answer(
             when = f" on {str(output['weekday']).capitalize()} {output['date']}"
         return f"It's {output['time']}{when} in {city} ({output['timezone']})."
     return generic_answer(tool, output)
+
+
+def _gear_answer(
+    concern: Concern, output: dict[str, Any], city: str, reading: str, note: str
+) -> str:
+    """The forecast for a question about weather gear, leading with the reading the item
+    depends on (rain for an umbrella, the temperature for clothes); no advice beyond it:
+    "No rain is forecast in London today: 12°C and cloudy."."""
+    day = str(output.get("day") or "today")
+    when = {"today": "today", "tomorrow": "tomorrow"}.get(day, f"on {day.capitalize()}")
+    if concern == "rain":
+        condition = str(output.get("condition"))
+        said = {"rainy": "Rain is", "snowy": "Snow is"}.get(condition, "No rain is")
+        return f"{said} forecast in {city} {when}: {reading}{note}."
+    temperature, _and, condition = reading.partition(" and ")
+    return f"It'll be {temperature} in {city} {when}, and {condition}{note}."
 
 
 SPAN_LABELS = {

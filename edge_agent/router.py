@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from edge_agent.answers import smalltalk_kind
 from edge_agent.arguments import extract_arguments
-from edge_agent.cities import read_places, region_in
+from edge_agent.cities import country_clock, read_places, region_in
 from edge_agent.errors import ModelFilesError
 from edge_agent.settings import Settings, complete_arguments
 from edge_agent.structure import compound_reason, request_reason
@@ -54,6 +54,7 @@ SMALLTALK = "smalltalk"
 OOS = "oos"
 DEFAULT_THRESHOLD = 0.5
 PLACE_TOOLS = frozenset({"get_weather", "world_clock"})
+CLOCK = "world_clock"
 
 Route = Literal["edge", "cloud"]
 
@@ -317,7 +318,9 @@ class Router:
             text = str(part.text) if len(parts) > 1 else query
             # "Tokyo, Japan": the region qualifies the city (as on the frozen-heads path).
             place = _another_place(text) if name in PLACE_TOOLS else None
-            if place is not None:
+            if place is not None and not (name == CLOCK and country_clock(place) is not None):
+                # A country the clock reads on its own ("time in india") is the filler's:
+                # one clock answers, several zones are refused by name.
                 return cloud(f"{place} is not a city the device knows")
             structural = request_reason(read_places(text).text, name)
             if structural is not None:

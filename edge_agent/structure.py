@@ -171,8 +171,20 @@ def _another_subject(later: list[str], intent: str) -> bool:
 
 
 def needs_reasoning(text: str, intent: str) -> bool:
-    """True when a weather or time query compares, plans or asks for advice."""
-    return intent in _REASONING_TOOLS and bool(_REASONING.search(text))
+    """True when a weather or time query compares, plans or asks for advice.
+
+    A question about one item of weather gear on a day the forecast holds ("should I
+    wear a jacket today", "do I need an umbrella") is a forecast lookup: the device answers
+    with the reading the item depends on (:mod:`edge_agent.arguments.gear`), so its
+    "should I wear" is no advice asked of the cloud; the rest of the words still count."""
+    if intent not in _REASONING_TOOLS:
+        return False
+    if intent == "get_weather":
+        from edge_agent.arguments.gear import ASKING, gear_question
+
+        if gear_question(text) is not None:
+            text = ASKING.sub(" ", text.lower())
+    return bool(_REASONING.search(text))
 
 
 # A weather or time lookup names its subject; a city alone ("population of Mumbai") is not one.

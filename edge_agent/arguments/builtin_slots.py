@@ -307,16 +307,36 @@ _HOME_PLACE = re.compile(
 )
 
 
-def _city(request: _Request, home: Any) -> Filled:
-    """``{"city": ...}`` from the place_name slot, else the words, else the home city."""
+def _country(name: str) -> Filled | None:
+    """The clock's ``city`` for a country named on its own ("india"), a refusal for a
+    country whose zones differ ("spain"), or None for a name that is no country."""
+    from edge_agent.cities import country_clock
+
+    country = country_clock(name)
+    if country is None:
+        return None
+    if country.zone is None:
+        return Filled(None, f"{country.name} spans several time zones: which one is a guess")
+    return Filled({"city": country.name})
+
+
+def _city(request: _Request, home: Any, countries: bool = False) -> Filled:
+    """``{"city": ...}`` from the place_name slot, else the words, else the home city;
+    ``countries``: a country on one clock is a place too (the clock's)."""
     from edge_agent.arguments.places import one_city
-    from edge_agent.cities import read_places, resolve_place
+    from edge_agent.cities import read_places, region_in, resolve_place
 
     span, refusal = _one(request, "place_name", "city")
     if refusal is not None:
         return refusal
     if span is not None and _HOME_PLACE.fullmatch(_said(span)):
         span = None  # "my home town", "near me", "outside": where the device is, its home
+    if span is not None and countries and (country := _country(span)) is not None:
+        return country
+    if span is None and countries and request.reader_may("city"):
+        named = region_in(read_places(request.words).text)
+        if named is not None and (country := _country(named)) is not None:
+            return country
     if span is not None:
         unknown = read_places(span).unknown
         if unknown is not None:
@@ -344,7 +364,7 @@ def _city(request: _Request, home: Any) -> Filled:
     return Filled(None, "no 'place_name' slot and no home city (edge-agent config set home_city)")
 
 
-def _weather(request: _Request, home: Any, _now: datetime) -> Filled:
+def _weather(request: _Request, home: Any, now: datetime) -> Filled:
     from edge_agent.arguments.forecast_days import forecast_day
     from edge_agent.arguments.places import weather_day
 
@@ -357,10 +377,14 @@ def _weather(request: _Request, home: Any, _now: datetime) -> Filled:
             # read whole, when they name a day of their own (never today in its place).
             day = weather_day(request.words)
             day = None if day == "today" else day
+        if day is None and len(spans) == 1:
+            day = _forecast_month_day(spans[0], now.astimezone(_zone(home)).date())
         if day is None:
             return Filled(None, f"no forecast on the device for {' '.join(spans)!r}")
     elif request.reader_may("day"):
         day = weather_day(request.words)
+        if day is None:
+            day = _month_day_in(request.words, now.astimezone(_zone(home)).date())
         if day is None:
             return Filled(None, "the query names a day the forecast does not serve")
     else:
@@ -369,6 +393,34 @@ def _weather(request: _Request, home: Any, _now: datetime) -> Filled:
     if city.arguments is None:
         return city
     return Filled({**city.arguments, "day": day})
+
+
+def _forecast_month_day(span: str, today: date) -> str | None:
+    """The forecast day of a date within the 7 days: a day of the month ("the seventh" on
+    the 2nd is the 7th) or a calendar date ("december seventh"), as today, tomorrow or its
+    weekday (each unique within the 7 days); None for a day beyond them or no date."""
+    from edge_agent.arguments.dates import calendar_date, month_day
+
+    when = month_day(span, today) or calendar_date(span, today)
+    if when is None or not 0 <= (when - today).days < 7:
+        return None
+    ahead = (when - today).days
+    return "today" if ahead == 0 else "tomorrow" if ahead == 1 else _WEEKDAYS[when.weekday()]
+
+
+def _month_day_in(words: str, today: date) -> str | None:
+    """The forecast day of the one date the words name that the weekday readers do not
+    ("will it rain on the 3rd"), when no other day is named beside it; else None."""
+    from edge_agent.arguments.places import weather_day
+    from edge_agent.forecast import unserved_day
+
+    named = unserved_day(words)
+    if named is None:
+        return None
+    rest = words.replace(named, " ")
+    if unserved_day(rest) is not None or weather_day(rest) != "today":
+        return None
+    return _forecast_month_day(named, today)
 
 
 _WEEKDAY_WORD = re.compile(r"\b(?:(?:a|on|is)\s+)?(?:" + "|".join(_WEEKDAYS) + r")\b")
@@ -388,7 +440,7 @@ def _world_clock(request: _Request, home: Any, now: datetime) -> Filled:
         asked = calendar_date(" ".join(dates), now.date()) if len(dates) == 1 else None
         if asked is None:
             return Filled(None, f"the clock tells no date for {' '.join(dates)!r}")
-        city = _city(request, home)
+        city = _city(request, home, countries=True)
         if city.arguments is None:
             return city
         return Filled({**city.arguments, "date": asked.isoformat()})
@@ -398,7 +450,7 @@ def _world_clock(request: _Request, home: Any, now: datetime) -> Filled:
 
         if _names_other_date(request.words) or unserved_day(request.words) is not None:
             return Filled(None, "the query asks about another date than today")
-    return _city(request, home)
+    return _city(request, home, countries=True)
 
 
 def _number(span: str) -> float | None:
@@ -562,11 +614,44 @@ def _note(request: _Request, _home: Any, _now: datetime) -> Filled:
     if span is not None and text is None:
         return Filled(None, f"{span!r} says nothing to write down")
     if text is None:
+        if request.tool == "add_note" and (created := _new_list(request)) is not None:
+            return created
         if request.reader_may("text") and (found := _note_from_words(request)):
             return Filled(found)
         return _missing("note_text", "text")
     args: dict[str, Any] = {"text": " ".join(text.split())}
     return _with_list(request, args)
+
+
+_CREATE = re.compile(r"\b(?:create|make|start|open|set up|begin|new)\b")
+_TRAILING = r"(?:\s+(?:please|now|olly|alexa|thanks|thank you|for me))*"
+
+
+def _new_list(request: _Request) -> Filled | None:
+    """``{"list": name}`` for a request that creates a named list with no item ("create a
+    new list for school supplies", "make a new to do list"): a creating verb, and the
+    ``list_name`` span right before "list" or after "list for/called/named" up to the end
+    of the request, so a name the tagger cut short ("monthly" of "a list of monthly
+    groceries") creates nothing. None for any other request."""
+    said = _said(request.words)
+    names = request.spans("list_name")
+    if len(names) != 1 or not _CREATE.search(said):
+        return None
+    span = _said(names[0])
+    name = slot_list(span)
+    if not name or name == "list" or not set(name.split()) - _EMPTY_WORDS:
+        return None
+    before_list = re.search(r"\b" + re.escape(span) + r"\s+lists?\b", said)
+    after_list = re.search(
+        r"\blist\s+(?:for|called|named|titled)\s+(?:my\s+|the\s+|our\s+)?"
+        + re.escape(span)
+        + _TRAILING
+        + r"$",
+        said,
+    )
+    if before_list is None and after_list is None:
+        return None
+    return Filled({"list": name})
 
 
 def _timer_from_words(words: str) -> dict[str, Any] | None:

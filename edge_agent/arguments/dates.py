@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from datetime import date, timedelta
 
-__all__ = ["MONTHS", "calendar_date"]
+__all__ = ["MONTHS", "calendar_date", "month_day"]
 
 MONTHS = (
     "january", "february", "march", "april", "may", "june", "july", "august",
@@ -101,3 +101,30 @@ def calendar_date(span: str, today: date) -> date | None:
     except ValueError:
         return None  # "february thirtieth"
     return when
+
+
+def month_day(span: str, today: date) -> date | None:
+    """The next date whose day of the month ``span`` names alone ("the seventh", "on the
+    7th", "the 7th of this month"), seen from ``today``: this month's, or next month's
+    once this month's has passed; None for anything else (a month, a weekday, "next").
+
+    >>> month_day("the seventh", date(2026, 12, 2)), month_day("the 1st", date(2026, 12, 29))
+    (datetime.date(2026, 12, 7), datetime.date(2027, 1, 1))
+    """
+    words = [w for w in re.split(r"[\s,/-]+", span.lower().strip()) if w]
+    if words[-3:] == ["of", "this", "month"]:
+        words = words[:-3]
+    elif words[-2:] == ["this", "month"]:
+        words = words[:-2]
+    if "next" in words or "last" in words:
+        return None
+    day = _day_words([w for w in words if w not in _FILLER])
+    if day is None or not 1 <= day <= 31:
+        return None
+    year, month = (today.year, today.month)
+    if day < today.day:
+        year, month = (year + month // 12, month % 12 + 1)
+    try:
+        return date(year, month, day)
+    except ValueError:
+        return None  # "the 31st" of a 30-day month

@@ -1,5 +1,10 @@
 """The world_clock tool: the local time in a city, from the IANA time zone database, and
-the weekday of a date the query asks about ("what day is december thirteenth")."""
+the weekday of a date the query asks about ("what day is december thirteenth").
+
+``city`` may also name a country on one clock ("india", "zimbabwe", "argentina": every
+zone the tz database lists for it keeps the same time all year,
+:func:`edge_agent.cities.country_clock`); a country whose zones differ ("spain", "the
+united states") is refused, since its time is no one answer."""
 
 from __future__ import annotations
 
@@ -8,11 +13,12 @@ from datetime import UTC, date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from edge_agent.cities import place
+from edge_agent.cities import country_clock, place
 
 
 def input_schema() -> dict[str, Any]:
-    """A city from the gazetteer (checked when the tool runs: 32,000 names are no enum)."""
+    """A city from the gazetteer, or a country on one clock (checked when the tool runs:
+    32,000 names are no enum)."""
     return {
         "type": "object",
         "properties": {
@@ -59,9 +65,15 @@ def make_run(
     def run(args: dict[str, Any]) -> dict[str, Any]:
         written = " ".join(str(args["city"]).lower().split())
         found = place(written)
-        if found is None:
-            raise ValueError(f"unknown city {written!r}")
-        city, zone = found.key, found.timezone
+        if found is not None:
+            city, zone = found.key, found.timezone
+        else:
+            country = country_clock(written)
+            if country is None:
+                raise ValueError(f"unknown city {written!r}")
+            if country.zone is None:
+                raise ValueError(f"{country.title} has several time zones: name a city")
+            city, zone = country.name, country.zone
         local = clock().astimezone(ZoneInfo(zone))
         offset = local.strftime("%z")
         asked: dict[str, str] = {}

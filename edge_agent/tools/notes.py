@@ -44,7 +44,8 @@ ADD_INPUT_SCHEMA: dict[str, Any] = {
         "text": NOTE_TEXT,
         "list": LIST_NAME,
     },
-    "required": ["text"],
+    # ``list`` alone creates the named list, empty ("create a new list for school supplies").
+    "anyOf": [{"required": ["text"]}, {"required": ["list"]}],
     "additionalProperties": False,
 }
 REMOVE_INPUT_SCHEMA: dict[str, Any] = {
@@ -67,7 +68,14 @@ REMOVE_OUTPUT_SCHEMA: dict[str, Any] = {
 }
 ADD_OUTPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {"note_id": {"type": "string", "minLength": 1}, "text": {"type": "string"}},
+    "properties": {
+        "note_id": {"type": "string", "minLength": 1},
+        "text": {"type": "string"},
+        "list": {"type": "string"},
+        # A list created empty: true when this call created it, false when it was there.
+        "created": {"type": "boolean"},
+        "count": {"type": "integer", "minimum": 0},
+    },
     "required": ["note_id"],
 }
 SEARCH_INPUT_SCHEMA: dict[str, Any] = {
@@ -161,6 +169,8 @@ def list_items(memory: ListMemory, name: str) -> list[dict[str, Any]]:
 
 
 _LIST_ITEM = re.compile(r"^(?P<name>[^:\n]{1,40}) list: (?P<item>.+)$", re.IGNORECASE | re.DOTALL)
+# A list created empty is kept as the note "<name> list:", which no item reads as one of it.
+_LIST_HEADER = re.compile(r"^(?P<name>[^:\n]{1,40}) list:$", re.IGNORECASE)
 
 
 def all_lists(memory: ListMemory) -> list[dict[str, Any]]:
@@ -168,8 +178,10 @@ def all_lists(memory: ListMemory) -> list[dict[str, Any]]:
     each was started."""
     counts: dict[str, int] = {}
     for note in memory.notes():
-        match = _LIST_ITEM.match(str(note["text"]))
-        if match is not None:
+        text = str(note["text"])
+        if (header := _LIST_HEADER.match(text)) is not None:
+            counts.setdefault(list_name(header.group("name")), 0)
+        elif (match := _LIST_ITEM.match(text)) is not None:
             name = list_name(match.group("name"))
             counts[name] = counts.get(name, 0) + 1
     return [{"name": name, "count": count} for name, count in counts.items()]
@@ -188,6 +200,8 @@ def make_add(memory: ToolMemory) -> Callable[[dict[str, Any]], dict[str, Any]]:
     """The add_note function, writing to ``memory``."""
 
     def run(args: dict[str, Any]) -> dict[str, Any]:
+        if args.get("text") is None and args.get("list"):
+            return _create_list(cast("ListMemory", memory), str(args["list"]))
         text = _clean(args["text"])
         if args.get("list"):
             name = list_name(str(args["list"]))
@@ -197,6 +211,23 @@ def make_add(memory: ToolMemory) -> Callable[[dict[str, Any]], dict[str, Any]]:
         return {"note_id": memory.add_note(text), "text": text}
 
     return run
+
+
+def _create_list(memory: ListMemory, written: str) -> dict[str, Any]:
+    """A named list, empty, unless the user has one of that name already (then nothing is
+    written, and the observation says how many items it holds)."""
+    name = list_name(written)
+    if not name or name == "list":
+        raise ValueError("a list needs a name")
+    for entry in all_lists(memory):
+        if entry["name"] == name:
+            held = [
+                str(n["note_id"])
+                for n in memory.notes()
+                if list_name(str(n["text"]).partition(" list:")[0]) == name
+            ]
+            return {"note_id": held[0], "list": name, "created": False, "count": entry["count"]}
+    return {"note_id": memory.add_note(f"{name} list:"), "list": name, "created": True, "count": 0}
 
 
 def _words(text: str) -> list[str]:

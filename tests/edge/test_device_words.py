@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
@@ -118,6 +118,7 @@ def test_every_counts_devices_but_schedules_with_a_time() -> None:
 _LEVEL_DEVICE_WORDS = {"light": "lights", "fan": "fan", "tv": "tv", "speaker": "volume"}
 
 
+@settings(deadline=None)
 @given(
     st.sampled_from(sorted(LEVELS)),
     st.sampled_from(sorted(LEVEL_DEVICES)),
@@ -136,6 +137,7 @@ def test_a_level_word_sets_its_device_value(level: str, device: str, form: str) 
     assert device_command(words) == {"device": device, "action": "set", "value": LEVELS[level]}
 
 
+@settings(deadline=None)
 @given(st.text(alphabet="abcdefghijklmnopqrstuvwxyz ", max_size=40))
 def test_a_level_is_only_read_from_a_level_word(text: str) -> None:
     value = level_value(text)
@@ -144,6 +146,7 @@ def test_a_level_is_only_read_from_a_level_word(text: str) -> None:
         assert any(word in text.split() for word in LEVELS)
 
 
+@settings(deadline=None)
 @given(st.sampled_from(sorted(devices.TEMPERATURE_DEVICES)), st.floats(-50, 150))
 def test_a_temperature_is_celsius_or_an_indoor_fahrenheit(device: str, value: float) -> None:
     _what, low, high = SET_RANGES[device]
@@ -157,6 +160,7 @@ def test_a_temperature_is_celsius_or_an_indoor_fahrenheit(device: str, value: fl
     assert (problem is None) == (low <= set_to <= high)
 
 
+@settings(deadline=None)
 @given(st.integers(1, 12), st.sampled_from(["hours", "minutes", "hour", "mins", "seconds"]))
 def test_a_number_whose_unit_the_tagger_left_out_is_a_countdown(n: int, unit: str) -> None:
     words = f"i need a reminder in {n} {unit}"
