@@ -320,6 +320,13 @@ def _country(name: str) -> Filled | None:
     return Filled({"city": country.name})
 
 
+# A place asked about but not named ("in another city", "some other country"): not home.
+_SOME_PLACE = re.compile(
+    r"\b(?:another|other|different|some|any|which)\s+(?:city|town|place|country|countries|"
+    r"cities|time ?zones?|locations?)\b"
+)
+
+
 def _city(request: _Request, home: Any, countries: bool = False) -> Filled:
     """``{"city": ...}`` from the place_name slot, else the words, else the home city;
     ``countries``: a country on one clock is a place too (the clock's)."""
@@ -353,6 +360,8 @@ def _city(request: _Request, home: Any, countries: bool = False) -> Filled:
     if request.reader_may("city"):
         from edge_agent.settings import _names_a_place
 
+        if _SOME_PLACE.search(_said(request.words)):
+            return Filled(None, "the query asks about a place it does not name")
         city = one_city(request.words)
         if city is not None:
             return Filled({"city": city})
@@ -438,9 +447,14 @@ def _world_clock(request: _Request, home: Any, now: datetime) -> Filled:
         from edge_agent.arguments.dates import calendar_date
 
         asked = calendar_date(" ".join(dates), now.date()) if len(dates) == 1 else None
+        city = _city(request, home, countries=True)
+        if asked is None and len(dates) == 1 and city.arguments is not None:
+            # A public holiday of the place's country ("christmas", "boxing day").
+            from edge_agent.arguments.public_holidays import holiday_date
+
+            asked = holiday_date(dates[0], now.date(), _country_code(city.arguments["city"]))
         if asked is None:
             return Filled(None, f"the clock tells no date for {' '.join(dates)!r}")
-        city = _city(request, home, countries=True)
         if city.arguments is None:
             return city
         return Filled({**city.arguments, "date": asked.isoformat()})
@@ -451,6 +465,17 @@ def _world_clock(request: _Request, home: Any, now: datetime) -> Filled:
         if _names_other_date(request.words) or unserved_day(request.words) is not None:
             return Filled(None, "the query asks about another date than today")
     return _city(request, home, countries=True)
+
+
+def _country_code(city: str) -> str | None:
+    """The ISO code of the country of a ``city`` argument (a gazetteer key or a country)."""
+    from edge_agent.cities import country_clock, place
+
+    found = place(city)
+    if found is not None:
+        return found.country
+    country = country_clock(city)
+    return country.code if country is not None else None
 
 
 def _number(span: str) -> float | None:
@@ -491,6 +516,8 @@ def _device_control(request: _Request, home: Any, _now: datetime) -> Filled:
             continue
         if argument == "room" and _HERE.fullmatch(_said(span)):
             continue  # "a room", "in here": the room the device is in, the default one
+        if argument == "room" and device_name(span) is not None and room_name(span) == _said(span):
+            continue  # "the roomba" tagged as a place: a device, no room of its own
         if argument == "value" and _SOME.fullmatch(_said(span)):
             continue  # "a bit", "a little": no value, the tool's default step
         value = normalise(span)

@@ -80,6 +80,8 @@ def _fill(words: str, place: str | None) -> object:
         ("let me know the time in india", "india", {"city": "india"}),
         ("let me know the time in india", None, {"city": "india"}),  # no slot: the words
         ("what time is it in spain", "spain", ("cloud", "spain spans several time zones")),
+        # A place asked about but not named is no home.
+        ("what time is it in another city", None, ("cloud", "a place it does not name")),
     ],
 )
 def test_the_clock_reads_a_country(words: str, place: str | None, expected: object) -> None:

@@ -83,6 +83,8 @@ def fill(tool: str, words: str, *, home: Any = None, **spans: str) -> Any:
         # A device span the vocabulary does not read: the request's words say the device.
         ("turn on disco lights in my apartment",
          {"device_type": "disco", "house_place": "apartment"}, {"device": "light", "action": "on"}),
+        # A device word tagged as a place is the device, no room of its own.
+        ("turn on the roomba", {"house_place": "roomba"}, {"device": "vacuum", "action": "on"}),
         # A temperature above the °C range, an indoor setpoint in °F: kept as said.
         ("set the thermostat to 68", {"device_type": "thermostat", "change_amount": "68"},
          {"device": "thermostat", "action": "set", "value": 68}),

@@ -150,7 +150,9 @@ def test_get_weather(words: str, spans: dict[str, Any], expected: dict[str, Any]
     ("words", "spans"),
     [
         ("will it rain in lisbon next week", {"place_name": "lisbon", "date": "next week"}),
-        ("weather on the 5th", {"date": "the 5th"}),
+        # A date beyond the 7 days (NOW is December 1st; "the 5th" is served:
+        # tests/edge/test_forecast_month_days.py).
+        ("weather on the 20th", {"date": "the 20th"}),
         ("weather next weekend", {"date": "next weekend"}),
         ("weather in two weeks", {"date": "two weeks"}),
         ("ten day forecast", {"time": "ten day"}),
@@ -181,8 +183,10 @@ def test_world_clock() -> None:
     assert fill("world_clock", "what time is it") == {"city": "london"}
     assert fill("world_clock", "what time is it now", date="now") == {"city": "london"}
     assert fill("world_clock", "how many weeks are left until christmas")[0] == "cloud"
-    refused = fill("world_clock", "what day of the week is christmas", date="christmas")
-    assert refused[0] == "cloud" and "christmas" in refused[1]
+    # A holiday is read only where the home country's calendar names it in full (issue 12;
+    # tests/edge/test_public_holidays.py): "easter" is none of Good Friday, Easter Monday.
+    refused = fill("world_clock", "what day of the week is easter", date="easter")
+    assert refused[0] == "cloud" and "easter" in refused[1]
 
 
 def test_world_clock_tells_the_weekday_of_a_date() -> None:
