@@ -299,12 +299,26 @@ def _unit_convert(request: _Request, _home: Any, _now: datetime) -> Filled:
     return Filled(args)
 
 
-# A place_name span that names where the device is, not a place of its own.
+# A place_name span that names where the device is, not a place of its own ("me" is the
+# spoken "my" of "me area", "me town").
 _HOME_PLACE = re.compile(
-    r"(?:in\s+|at\s+|for\s+|around\s+)?(?:(?:my|our|the|this)\s+)?(?:"
+    r"(?:in\s+|at\s+|for\s+|around\s+)?(?:(?:my|our|the|this|me)\s+)?(?:"
     r"home\s*town|home|town|city|area|neighbou?rhood|location|current location|local area|"
     r"here|around here|near me|nearby|local|locally|outside|where i (?:am|live))"
 )
+
+
+def _names_home(span: str, words: str) -> bool:
+    """Whether a place_name span names where the device is: on its own ("near me"), or
+    with the word or two after it that the tagger cut off ("me" of "in me area")."""
+    said = _said(span)
+    if _HOME_PLACE.fullmatch(said):
+        return True
+    after = re.search(r"\b" + re.escape(said) + r"((?:\s+[\w']+){1,2})", _said(words))
+    if after is None:
+        return False
+    more = after.group(1).split()
+    return any(_HOME_PLACE.fullmatch(" ".join([said, *more[:n]])) for n in (1, 2))
 
 
 def _country(name: str) -> Filled | None:
@@ -336,7 +350,7 @@ def _city(request: _Request, home: Any, countries: bool = False) -> Filled:
     span, refusal = _one(request, "place_name", "city")
     if refusal is not None:
         return refusal
-    if span is not None and _HOME_PLACE.fullmatch(_said(span)):
+    if span is not None and _names_home(span, request.words):
         span = None  # "my home town", "near me", "outside": where the device is, its home
     if span is not None and countries and (country := _country(span)) is not None:
         return country

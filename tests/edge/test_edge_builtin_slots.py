@@ -140,6 +140,9 @@ def test_a_timer_without_a_time_slot_is_not_read_from_the_words() -> None:
         ("weather in my home town", {"place_name": "my home town"},
          {"city": "london", "day": "today"}),
         ("is it cold outside", {"place_name": "outside"}, {"city": "london", "day": "today"}),
+        # ... also cut short by the tagger ("me" of the spoken "in me area").
+        ("what is the forecast in me area today", {"place_name": "me", "date": "today"},
+         {"city": "london", "day": "today"}),
     ],
 )  # fmt: skip
 def test_get_weather(words: str, spans: dict[str, Any], expected: dict[str, Any]) -> None:
