@@ -42,7 +42,9 @@ ADD_INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "text": NOTE_TEXT,
-        "list": LIST_NAME,
+        # Its type as a list, as search_notes' ``list``: a model's bare argument
+        # ("Action Input: \"call mom\"") is the text, the one plain string property.
+        "list": {**LIST_NAME, "type": ["string"]},
     },
     # ``list`` alone creates the named list, empty ("create a new list for school supplies").
     "anyOf": [{"required": ["text"]}, {"required": ["list"]}],
