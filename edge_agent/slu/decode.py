@@ -67,12 +67,11 @@ def viterbi(scores: np.ndarray, transitions: tuple[np.ndarray, np.ndarray]) -> l
     n_words = scores.shape[0]
     if n_words == 0:
         return []
-    greedy = scores.argmax(axis=1)
-    gain = start[greedy[0]] + trans[greedy[:-1], greedy[1:]].sum()
+    greedy: list[int] = scores.argmax(axis=1).tolist()
+    gain = start[greedy[0]] + sum(trans[a, b] for a, b in itertools.pairwise(greedy))
     if gain >= start.max() + (n_words - 1) * trans.max():
-        path: list[int] = greedy.tolist()
-        return path
-    return _search(scores, start, trans)
+        return greedy
+    return _search(np.asarray(scores, dtype=np.float64), start, trans)
 
 
 def _search(scores: np.ndarray, start: np.ndarray, trans: np.ndarray) -> list[int]:

@@ -121,11 +121,12 @@ def decode(
     if not chosen:
         chosen = [int(probs.argmax())]
     chosen.sort(key=lambda i: -listed[i])
-    tagged = np.flatnonzero(first >= 0).tolist()  # the words not cut off
-    kept = first[tagged]
+    pieces = first.tolist()
+    tagged = [w for w, piece in enumerate(pieces) if piece >= 0]  # the words not cut off
+    kept = [pieces[w] for w in tagged]
     # Raw scores, not log-probabilities: a word's normaliser adds the same to every tag
     # sequence, so the best one is the same (and the softmax is saved).
-    path = viterbi(np.asarray(slot_logits[kept], dtype=np.float64), transitions)
+    path = viterbi(slot_logits[kept], transitions)
     word_tags = ["O"] * len(first)
     for w, t in zip(tagged, path, strict=True):
         word_tags[w] = tags[t]
