@@ -40,7 +40,7 @@ from sync.document import (
     encode_entry,
     encode_state_vector,
 )
-from sync.entry_update import MapSet, deleted_ranges, encode_map_sets
+from sync.entry_update import MapSet, deleted_ranges, encode_map_sets, join_plain
 from sync.errors import InvalidRecordError, InvalidUpdateError, RecordNotFoundError
 from sync.hlc import HybridLogicalClock, decode_hlc
 from sync.ids import json_safe
@@ -49,7 +49,7 @@ from sync.recall import RecallHit
 from sync.retention import HISTORY_TIME, RETIRE_EVERY_S
 from sync.schema.migrations import migrate
 from sync.update_reader import read_map_update
-from sync.updatelog import FORGETS, UpdateLog
+from sync.updatelog import FORGETS, PLAIN, UpdateLog
 from sync.views import (
     COLUMNS,
     DATA_BUILDERS,
@@ -177,6 +177,7 @@ class StoreEngine:
             self.clock.observe(high)
         self._log = UpdateLog(self.db)
         self._captured: list[bytes] = []
+        self._plain = 0  # how many of the captured updates are plain (sync.entry_update)
         self._forgot = False  # the transaction wrote or merged a tombstone
         self._merged: dict[int, int] = {}  # Yjs clocks a merge without the document brought
         self._depth = 0
@@ -187,15 +188,13 @@ class StoreEngine:
         self._compact_every = compact_every
         self.history_days = history_days
         self.tombstone_days = tombstone_days
-        # The whole document is loaded on first need (a merge, an edit of a record this
-        # replica already holds an entry of, a snapshot), never at open: reads go to the
-        # SQLite views, and records new to this replica are written into ``_scratch``, a
-        # document of their entries only, whose updates are valid updates of the whole
-        # one (a new map key has no origin to refer to).
+        # The whole document is loaded on first need (a merge that needs it, a forget, a
+        # snapshot), never at open: reads go to the SQLite views, and writes are encoded
+        # without any document (sync.entry_update), as this Yjs client, clock by clock:
+        # a record this replica never wrote is a new map key (no origin to refer to), an
+        # edit of one it wrote replaces its own item (``own_items``). Nothing written
+        # stays in memory after its transaction.
         self._doc: MemoryDocument | None = None
-        self._scratch: MemoryDocument | None = None
-        # Edits of records whose own item is known (``own_items``) are encoded without
-        # any document (sync.entry_update), as this Yjs client, clock by clock.
         self._edit_client = secrets.randbits(31) + 1
         self._edit_clock = 0
         self._own_items_complete = self._meta("own_items") == "complete"
@@ -210,10 +209,9 @@ class StoreEngine:
     def close(self) -> None:
         """Close the database."""
         with self._lock:
-            for doc in (self._doc, self._scratch):
-                if doc is not None:
-                    doc.close()
-            self._doc = self._scratch = None
+            if self._doc is not None:
+                self._doc.close()
+            self._doc = None
             if self._checkpointer is not None:
                 self._checkpointer.forget(self.path)
             self.db.close()
@@ -260,13 +258,12 @@ class StoreEngine:
 
         Loading costs time and memory in proportion to the document, so only merges,
         snapshots and edits of records this replica already wrote need it. Inside a
-        transaction, the updates captured so far (written to the scratch document, not
-        yet logged) are applied too, and the scratch document is dropped.
+        transaction, the updates captured so far (encoded without the document, not
+        yet logged) are applied too.
         """
         with self._lock:
             if self._doc is None:
                 self._doc = self._load_document(list(self._captured))
-                self._drop_scratch()
                 if not self._depth and not self.db.conn.in_transaction:
                     # Upkeep that needs the whole document, done now that it is loaded.
                     if self._retire_due():
@@ -279,11 +276,6 @@ class StoreEngine:
     def document_loaded(self) -> bool:
         """True once the whole CRDT document is in memory (see :attr:`doc`)."""
         return self._doc is not None
-
-    def _drop_scratch(self) -> None:
-        if self._scratch is not None:
-            self._scratch.close()
-            self._scratch = None
 
     def _load_document(self, uncommitted: Sequence[bytes] = ()) -> MemoryDocument:
         doc = MemoryDocument(self.node_id, on_update=self._captured.append)
@@ -311,11 +303,10 @@ class StoreEngine:
                 self._forget_document()
 
     def _forget_document(self) -> None:
-        """Drop the in-memory documents (reloaded from disk on next need)."""
+        """Drop the in-memory document (reloaded from disk on next need)."""
         if self._doc is not None:
             self._doc.close()
             self._doc = None
-        self._drop_scratch()
 
     @contextmanager
     def _immediate(self) -> Iterator[None]:
@@ -343,6 +334,7 @@ class StoreEngine:
     def _reload(self) -> None:
         """Forget every in-memory change: the next use loads the document from disk."""
         self._captured.clear()
+        self._plain = 0
         self._forget_document()
 
     @contextmanager
@@ -358,6 +350,7 @@ class StoreEngine:
                 return
             self._depth = 1
             self._captured.clear()
+            self._plain = 0
             self._dirty = False
             edit_clock = self._edit_clock
             try:
@@ -378,6 +371,7 @@ class StoreEngine:
             finally:
                 self._version += 1
                 self._captured.clear()
+                self._plain = 0
                 self._merged = {}
                 self._depth = 0
                 self._dirty = False
@@ -387,15 +381,21 @@ class StoreEngine:
         """Append what this transaction changed as one log entry, with the Yjs clock
         ranges it brought, and keep the state vector of snapshot + log in ``meta``."""
         captured = self._captured
-        update = captured[0] if len(captured) == 1 else merge_updates(*captured)
+        # Only new records written without the document (one Yjs client, consecutive
+        # clocks): their updates are laid end to end, and the entry is marked plain, so
+        # that a first sync's diff joins such entries the same way.
+        plain = self._plain == len(captured)
+        joined = join_plain(captured) if plain and len(captured) > 1 else None
+        if len(captured) == 1:
+            update = captured[0]
+        else:
+            update = joined if joined is not None else merge_updates(*captured)
+            plain = joined is not None
         before = self._stored_state()
         if self._doc is not None:
             after: dict[int, int] | None = decode_state_vector(self._doc.state_vector())
         elif before is not None:
             after = dict(before)
-            if self._scratch is not None:
-                for client, clock in decode_state_vector(self._scratch.state_vector()).items():
-                    after[client] = max(after.get(client, 0), clock)
             if self._edit_clock:
                 edits = after.get(self._edit_client, 0)
                 after[self._edit_client] = max(edits, self._edit_clock)
@@ -412,6 +412,8 @@ class StoreEngine:
             }
         if self._forgot:
             clocks[FORGETS] = (0, 0)
+        if plain:
+            clocks[PLAIN] = (0, 0)
         self._log.append_one(update, clocks)
         if after is None:
             self.db.execute("DELETE FROM meta WHERE key = 'state_vector'")
@@ -437,7 +439,7 @@ class StoreEngine:
             2
         """
         with self._transaction():
-            if self._doc is None:  # scratch writes are merged into one update at commit
+            if self._doc is None:  # writes are merged into one update at commit
                 yield self
             else:
                 with self._doc.doc.transaction():
@@ -573,13 +575,12 @@ class StoreEngine:
             with nullcontext() if doc is None else doc.doc.transaction():
                 for record_id, clean, row in prepared:
                     hlc = self.clock.now()
-                    origin = origins.get(record_id)
-                    if origin is None:
-                        assert doc is not None
+                    if doc is not None:
                         client, clock = doc.put(kind, record_id, hlc, clean)
                     else:
-                        key = f"{record_id}|{self.node_id}"
-                        edits.append(MapSet(kind, key, encode_entry(hlc, clean), origin))
+                        key = f"{record_id}{SEPARATOR}{self.node_id}"
+                        value = encode_entry(hlc, clean)
+                        edits.append(MapSet(kind, key, value, origins.get(record_id)))
                         client, clock = self._edit_client, self._edit_clock + len(edits) - 1
                         origins[record_id] = (client, clock)  # written twice in one call
                     items.append((kind, record_id, client, clock))
@@ -587,6 +588,8 @@ class StoreEngine:
             if edits:
                 self._captured.append(encode_map_sets(self._edit_client, self._edit_clock, edits))
                 self._edit_clock += len(edits)
+                if all(edit.origin is None for edit in edits):
+                    self._plain += 1
             self._own(items)
             self._untomb(kind, [record_id for record_id, _, _ in prepared])
             materialise(self.db.conn, kind, changes, self.embedder)
@@ -594,31 +597,28 @@ class StoreEngine:
     def _writable(
         self, kind: str, record_ids: Sequence[str]
     ) -> tuple[MemoryDocument | None, dict[str, tuple[int, int]]]:
-        """Where to write these records (inside a write transaction): a document, and the
-        records to encode as edits of their own item instead, with that item's id.
+        """Where to write these records (inside a write transaction): the loaded
+        document, or None and the item id of this replica's own entry of each record it
+        wrote before, to encode the writes without a document.
 
         With the whole document loaded, everything goes there. Otherwise a record this
-        replica wrote before (its item is in ``own_items``) is an edit of that item,
-        encoded without a document (``sync.entry_update``: the new item's origin is the
-        old one, which it deletes, as Yjs itself would write it), and a record this
-        replica never wrote goes into the scratch document: its entry has no predecessor
-        to replace, and its update is the same in both. (A peer's entry of such a record
-        stays until the next merge that touches it: it loses to the newer one
-        everywhere.) In a store whose own items are not all known (one written before
-        schema v7), a record it holds a row or a tombstone of may have an entry of ours
-        of unknown item: the whole document is loaded for it.
+        replica wrote before (its item is in ``own_items``) is an edit of that item
+        (``sync.entry_update``: the new item's origin is the old one, which it deletes,
+        as Yjs itself would write it), and a record this replica never wrote is a new
+        map key with no origin: it has no predecessor to replace, and its update is the
+        same as the whole document's. (A peer's entry of such a record stays until the
+        next merge that touches it: it loses to the newer one everywhere.) In a store
+        whose own items are not all known (one written before schema v7), a record it
+        holds a row or a tombstone of may have an entry of ours of unknown item: the
+        whole document is loaded for it.
         """
         if self._doc is not None:
             return self._doc, {}
-        scratch = self._scratch
-        unknown = [r for r in record_ids if scratch is None or not scratch.holds(kind, r)]
-        origins = self._own_items(kind, unknown) if unknown else {}
-        rest = [r for r in unknown if r not in origins]
+        origins = self._own_items(kind, record_ids)
+        rest = [r for r in record_ids if r not in origins]
         if rest and not self._own_items_complete and self._held_here(kind, rest):
             return self.doc, {}
-        if scratch is None and len(origins) < len(record_ids):
-            scratch = self._scratch = MemoryDocument(self.node_id, on_update=self._captured.append)
-        return scratch, origins
+        return None, origins
 
     def _own_items(self, kind: str, record_ids: Sequence[str]) -> dict[str, tuple[int, int]]:
         """The Yjs item ``(client, clock)`` of this replica's entry of each record it wrote."""
@@ -794,13 +794,16 @@ class StoreEngine:
         entries = self._log.entries(seqs)
         if len(entries) == 1:
             return bytes(get_update(entries[0], state_vector))
+        # The peer holds nothing of any client these entries brought (a first sync): the
+        # diff is all of them merged (cutting it again costs as much as the merge), and
+        # entries of new records only are merged by laying their structs end to end.
+        first = not any(peer.get(client, 0) for client in self._log.clients(seqs))
+        if first and self._log.plain(seqs):
+            joined = join_plain(entries)
+            if joined is not None:
+                return joined
         merged = merge_updates(*entries)
-        if not any(peer.get(client, 0) for client in self._log.clients(seqs)):
-            # The peer holds nothing of any client these entries brought (a first
-            # sync): the diff is all of the merged update, which yrs has just encoded
-            # (cutting it again costs as much as the merge).
-            return bytes(merged)
-        return bytes(get_update(merged, state_vector))
+        return bytes(merged) if first else bytes(get_update(merged, state_vector))
 
     def apply_update(self, update: bytes) -> bool:
         """Merge a peer's update into the document and the tables; True if anything changed.

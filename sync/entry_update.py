@@ -94,6 +94,48 @@ def encode_map_sets(
     return bytes(out)
 
 
+def join_plain(updates: Sequence[bytes]) -> bytes | None:
+    """The update ``pycrdt.merge_updates`` makes of *plain* updates, by concatenation.
+
+    A plain update is one client's new map keys, each struct one clock long, with an
+    empty delete set: what :func:`encode_map_sets` writes for sets with no origin (and
+    what joining such updates gives). Merging them decodes and re-encodes every struct;
+    their structs only need to be laid end to end, client by client (in descending
+    client order, as yrs writes them). None if an update is not of that shape or one
+    client's clocks have a gap or overlap (the caller merges them instead). The caller
+    vouches that the updates are plain (the trailing empty delete set cannot be told
+    from the bytes alone without reading every struct).
+    """
+    by_client: dict[int, list[tuple[int, int, bytes]]] = {}
+    for update in updates:
+        try:
+            clients, pos = _read_varuint(update, 0)
+            count, pos = _read_varuint(update, pos)
+            client, pos = _read_varuint(update, pos)
+            clock, pos = _read_varuint(update, pos)
+        except ValueError:
+            return None
+        if clients != 1 or not count or update[-1:] != b"\x00" or pos >= len(update) - 1:
+            return None
+        by_client.setdefault(client, []).append((clock, count, update[pos:-1]))
+    out = bytearray()
+    _varuint(out, len(by_client))
+    for client in sorted(by_client, reverse=True):
+        parts = sorted(by_client[client], key=lambda part: part[0])
+        first, end = parts[0][0], parts[0][0]
+        for clock, count, _ in parts:
+            if clock != end:
+                return None
+            end = clock + count
+        _varuint(out, end - first)
+        _varuint(out, client)
+        _varuint(out, first)
+        for _, _, body in parts:
+            out += body
+    out.append(0)  # an empty delete set
+    return bytes(out)
+
+
 def _read_varuint(data: bytes, pos: int) -> tuple[int, int]:
     result = shift = 0
     while True:

@@ -17,6 +17,10 @@ from sync.views import now_iso
 
 FORGETS = -1
 """The client id of the ``update_clocks`` row that marks an entry holding a tombstone."""
+PLAIN = -2
+"""The client id of the ``update_clocks`` row that marks a *plain* entry: one Yjs
+client's new map keys, one clock each, and an empty delete set
+(``sync.entry_update.join_plain`` lays such entries end to end instead of merging)."""
 
 
 class UpdateLog:
@@ -57,6 +61,17 @@ class UpdateLog:
             if self._db.execute(sql, [FORGETS, *part]).fetchone():
                 return True
         return False
+
+    def plain(self, seqs: Iterable[int]) -> bool:
+        """True if every one of these entries is marked :data:`PLAIN`."""
+        wanted = sorted(set(seqs))
+        marked = 0
+        for i in range(0, len(wanted), 500):
+            part = wanted[i : i + 500]
+            marks = ", ".join("?" for _ in part)
+            sql = f"SELECT count(*) FROM update_clocks WHERE client = ? AND seq IN ({marks})"
+            marked += int(self._db.execute(sql, [PLAIN, *part]).fetchone()[0])
+        return marked == len(wanted)
 
     def covering(self, client: int, have: int, want: int) -> list[int] | None:
         """Sequence numbers of the logged entries that hold ``client``'s clocks from

@@ -295,6 +295,47 @@ def test_a_diff_from_the_log_equals_the_documents(make_store: Factory, tmp_path:
         copy.close()
 
 
+def test_a_first_sync_of_new_records_joins_the_plain_log_entries(
+    make_store: Factory, tmp_path: Path
+) -> None:
+    """Entries of new records only, written without the document (several processes:
+    several Yjs clients), are marked plain, and a first sync's diff lays them end to
+    end: the bytes merge_updates gives, and the same document and tables as the
+    document's own diff. An edit's entry is not plain, and a window with it merges."""
+    a, b = make_store("a"), make_store("b")
+    for process in range(3):
+        a = reopen(a)
+        for batch in range(2):
+            with a.batch():
+                for i in range(3):
+                    a.add_note(f"note {process}.{batch}.{i}")
+        a.put_record("sessions", f"s{process}", {"created_at": "2026-01-01T00:00:00.000Z"})
+    b.add_note("from b")
+    state = b.state_vector()
+    a = reopen(a)
+    seqs = [row[0] for row in a.db.execute("SELECT seq FROM update_log ORDER BY seq")]
+    assert len(seqs) == 9 and a._log.plain(seqs)
+    merged = merge_updates(*a._log.entries(seqs))
+    from_log = a.diff(state)
+    assert not a.document_loaded
+    assert from_log == bytes(merged)
+    copies = []
+    for name in ("via-log", "via-doc"):
+        path = tmp_path / f"{name}.db"
+        path.write_bytes(Path(b.path).read_bytes())
+        copies.append(MemoryStore(path))
+    assert copies[0].apply_update(from_log) and copies[1].apply_update(a.doc.diff(state))
+    assert copies[0].document_json() == copies[1].document_json()
+    assert copies[0].table_rows("notes") == copies[1].table_rows("notes")
+    for copy in copies:
+        copy.close()
+    a = reopen(a)
+    a.update_note(a.notes()[0]["note_id"], "edited")
+    seqs = [row[0] for row in a.db.execute("SELECT seq FROM update_log ORDER BY seq")]
+    assert a._log.plain(seqs[:-1]) and not a._log.plain(seqs[-1:])
+    assert a.diff(state) == bytes(merge_updates(*a._log.entries(seqs)))
+
+
 def test_a_first_sync_ships_the_merged_log_entries_as_the_diff(
     make_store: Factory, tmp_path: Path
 ) -> None:
