@@ -275,10 +275,30 @@ def _calculator(request: _Request, _home: Any, _now: datetime) -> Filled:
         if not request.reader_may("expression"):
             return _missing("expression", "expression")
         span = request.words
+    span = _with_operand(span, request.words)
     expression = calculator_expression(span)
     if expression is None:
         return Filled(None, f"{span!r} is no arithmetic the calculator reads")
     return Filled({"expression": expression})
+
+
+_OPERATOR_END = re.compile(
+    r"(?:plus|minus|times|over|into|x|divided by|multiplied by|to the power of|of|[-+*/^×÷])$"
+)
+
+
+def _with_operand(span: str, words: str) -> str:
+    """An expression span that ends at an operator, with the number after it in the words
+    that the tagger left out ("240 divided by" of "240 divided by 4")."""
+    from edge_agent.arguments.numbers import normalise_numbers
+
+    said = " ".join(normalise_numbers(span).split())
+    if not _OPERATOR_END.search(said.lower()):
+        return span
+    found = re.search(
+        re.escape(said) + r"\s*(\d+(?:\.\d+)?\s*%?)", " ".join(normalise_numbers(words).split())
+    )
+    return f"{said} {found.group(1)}" if found else span
 
 
 def _unit_convert(request: _Request, _home: Any, _now: datetime) -> Filled:
@@ -306,6 +326,20 @@ _HOME_PLACE = re.compile(
     r"home\s*town|home|town|city|area|neighbou?rhood|location|current location|local area|"
     r"here|around here|near me|nearby|local|locally|outside|where i (?:am|live))"
 )
+
+
+def _another_city(words: str, span: str, cities: set[str]) -> str | None:
+    """A known city the request's words name besides the slot's ("Tokyo" and "London" of
+    "what time is it in Tokyo and in London", where the tagger marked one), or None;
+    ``cities``: the slot's city, as its name and as the place the words picked."""
+    from edge_agent.cities import find_cities, read_places
+
+    reading = read_places(words)
+    named = {key for _name, key in reading.picked}
+    named |= {found for _at, found in find_cities(reading.text)}
+    inside = {found for _at, found in find_cities(read_places(span).text)}
+    others = named - inside - cities
+    return min(others) if others else None
 
 
 def _names_home(span: str, words: str) -> bool:
@@ -367,9 +401,12 @@ def _city(request: _Request, home: Any, countries: bool = False) -> Filled:
             return Filled(None, f"{span!r} is not a city the device knows")
         # A region the tagger left out of the span ("Paris" of "Paris, Texas"): the words
         # pick the place, when they pick one of the span's name.
+        named = city
         picked = {key for name, key in read_places(request.words).picked if name == city}
         if len(picked) == 1:
             city = picked.pop()
+        if (other := _another_city(request.words, span, {named, city})) is not None:
+            return Filled(None, f"the query names {other!r} too: which city is a guess")
         return Filled({"city": city})
     if request.reader_may("city"):
         from edge_agent.settings import _names_a_place
@@ -743,8 +780,27 @@ _LIST_NOUN = re.compile(
 )
 
 
+# A write beside a search ("... and make a packing list"): a second request of its own.
+_WRITES = re.compile(
+    r"\b(?:make|create|start|add|set up)\s+(?:(?:a|an|the|my|new|another)\s+)*"
+    r"(?:[\w']+\s+){0,2}?(?:list|note|reminder|memo)s?\b"
+)
+# Notes by when they were written ("my last three notes"): the search finds notes by their
+# words, never by their order, so such a request is no search of its.
+_BY_ORDER = re.compile(
+    r"\b(?:last|latest|most recent|recent|newest|first|oldest|previous|earliest)\s+"
+    r"(?:[\w']+\s+)?(?:notes?|entries|items|memos?|things i (?:wrote|saved|noted))\b"
+)
+
+
 def _search_notes(request: _Request, _home: Any, _now: datetime) -> Filled:
     from edge_agent.arguments.free_text import search_query
+
+    said = _said(request.words)
+    if _WRITES.search(said):
+        return Filled(None, "a note or list to write beside the search: two requests")
+    if _BY_ORDER.search(said):
+        return Filled(None, "notes by when they were written: the search reads their words")
 
     span, refusal = _one(request, "query", "query")
     if refusal is not None:
