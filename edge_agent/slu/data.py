@@ -9,6 +9,8 @@ intents. Four layouts are read (``read_utterances(path, fmt, purpose)``):
 * ``slurp``: SLURP JSON lines; slots from ``sentence_annotation`` (``[type : words]``);
 * ``jsonl``: ``{"text": ..., "intent": ...}`` lines whose text may mark slots inline as
   SLURP does (``"wake me at [time : five thirty am]"``); ``oos`` lines are out of scope;
+  a line with no brackets has no slots, and one with ``"slots": null`` has slots nobody
+  annotated (intent-only: it trains the intents, never the tagger);
 * ``clinc``: CLINC150's JSON (intents only, no slots).
 
 :func:`compose` builds multi-intent training utterances from single-intent ones, joined
@@ -37,6 +39,7 @@ __all__ = [
     "Joints",
     "Utterance",
     "compose",
+    "intent_only",
     "parse_inline",
     "read_utterances",
     "spans",
@@ -81,7 +84,9 @@ class Utterance:
 
     ``word_intents`` gives, per word, the index into ``intents`` of the request the word
     belongs to (-1: a joining word such as "and"); empty means every word belongs to the
-    single intent.
+    single intent. ``tagged`` says, per word, whether its tag is known; empty means every
+    word's is. An intent-only line (its slots unknown, not absent) knows none: its tags
+    are ``O`` placeholders the trainer never learns from.
     """
 
     words: tuple[str, ...]
@@ -89,6 +94,7 @@ class Utterance:
     intents: tuple[str, ...]
     where: str = ""
     word_intents: tuple[int, ...] = field(default=())
+    tagged: tuple[bool, ...] = field(default=())
 
     @property
     def text(self) -> str:
@@ -99,6 +105,23 @@ class Utterance:
     def has_slots(self) -> bool:
         """Whether any word is tagged."""
         return any(t != "O" for t in self.tags)
+
+    @property
+    def known_tags(self) -> tuple[bool, ...]:
+        """Per word, whether its tag is known (``tagged``, or every word's)."""
+        return self.tagged or (True,) * len(self.words)
+
+    @property
+    def fully_tagged(self) -> bool:
+        """Whether every word's tag is known (the slot metrics and the CRF read only these)."""
+        return all(self.known_tags)
+
+
+def intent_only(words: Sequence[str], intents: Sequence[str], where: str = "") -> Utterance:
+    """An utterance whose slots nobody annotated: it trains the intent heads alone."""
+    return Utterance(
+        tuple(words), ("O",) * len(words), tuple(intents), where, (), (False,) * len(words)
+    )
 
 
 def split_words(text: str) -> list[str]:
@@ -215,14 +238,50 @@ def read_jsonl(path: Path) -> list[Utterance]:
     """``{"text", "intent"}`` lines, slots inline in the text (``[type : words]``).
 
     The lines are read and checked by the intents-only reader
-    (:func:`edge_agent.intents.data.load_jsonl`); this adds the inline slots and the
-    ``#``-joined intents.
+    (:func:`edge_agent.intents.data.load_jsonl`); this adds the inline slots, the
+    ``#``-joined intents and the intent-only lines: ``"slots": null`` says nobody
+    annotated the line's slots (CLINC150's lines, say), so the trainer learns its intent
+    and masks its slot loss; without the key, a line with no brackets has no slots.
+
+    Raises:
+        IntentDataError: A line as ``load_jsonl`` refuses it, a ``slots`` value other than
+            null, or inline slots on a line that says its slots are unknown.
     """
+    unknown = _unknown_slot_lines(path)
     out: list[Utterance] = []
     for example in load_jsonl(path):
         words, tags = parse_inline(example.text, example.where)
         intents = tuple(i.strip() for i in example.intent.split("#") if i.strip())
+        if example.where in unknown:
+            if any(t != "O" for t in tags):
+                raise _bad(example.where, 'inline slots on a line with "slots": null')
+            checked = _checked(words, tags, intents, example.where)
+            out.append(intent_only(checked.words, checked.intents, example.where))
+            continue
         out.append(_checked(words, tags, intents, example.where))
+    return out
+
+
+def _unknown_slot_lines(path: Path) -> set[str]:
+    """The ``where`` (``path:line``) of the lines that say ``"slots": null``."""
+    out: set[str] = set()
+    for number, line in enumerate(_read_lines(path), start=1):
+        if '"slots"' not in line:
+            continue
+        where = f"{path}:{number}"
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # load_jsonl names the line
+        if not isinstance(obj, dict) or "slots" not in obj:
+            continue
+        if obj["slots"] is not None:
+            raise _bad(
+                where,
+                '"slots" may only be null (slots unknown: the line trains its intent '
+                "alone); mark slots inline as [type : words]",
+            )
+        out.add(where)
     return out
 
 
@@ -325,14 +384,20 @@ def join(parts: Sequence[Utterance], joiners: Sequence[Iterable[str]]) -> Uttera
     tags: list[str] = []
     owner: list[int] = []
     intents: list[str] = []
+    known: list[bool] = []
     for i, part in enumerate(parts):
         if i:
             joint = list(joiners[i - 1])
             words += joint
             tags += ["O"] * len(joint)
             owner += [-1] * len(joint)
+            known += [True] * len(joint)
         intents.append(part.intents[0])
         words += part.words
         tags += part.tags
         owner += [i] * len(part.words)
-    return Utterance(tuple(words), tuple(tags), tuple(intents), "composed", tuple(owner))
+        known += part.known_tags
+    # A part whose slots are unknown keeps them unknown in the compound (its words train
+    # the intents and the word-to-request head, never the tagger).
+    tagged = () if all(known) else tuple(known)
+    return Utterance(tuple(words), tuple(tags), tuple(intents), "composed", tuple(owner), tagged)

@@ -37,19 +37,25 @@ def evaluate_joint(model: Any, data: Sequence[Utterance]) -> dict[str, float | N
     gi, gt, pi, pt, top = [], [], [], [], []
     keep = np.zeros(len(data), dtype=bool)
     score = np.zeros(len(data))
+    in_scope = intents_right = 0
     for k, u in enumerate(data):
         p = model.predict_words(u.words)
         keep[k], score[k] = p.in_scope, p.oos_score
         top.append(p.top_intent)
         if oos in u.intents:
             continue
+        predicted = p.intents if p.in_scope else (oos,)
+        in_scope += 1
+        intents_right += set(predicted) == set(u.intents)
+        if not u.fully_tagged:  # an intent-only line: its slots are unknown, not absent
+            continue
         gi.append(u.intents)
         gt.append(u.tags)
-        pi.append(p.intents if p.in_scope else (oos,))
+        pi.append(predicted)
         pt.append(p.tags)
     joint = slu_metrics(gi, gt, pi, pt)
     out: dict[str, float | None] = {
-        "intent_accuracy": joint["intent_accuracy"],
+        "intent_accuracy": intents_right / in_scope if in_scope else 0.0,
         "slot_f1": joint["slot_f1"],
         "exact_match": joint["exact_match"],
     }

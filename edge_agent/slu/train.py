@@ -142,7 +142,7 @@ def split_validation(
 class _Encoded:
     """Token ids and labels of one utterance, ready to batch."""
 
-    __slots__ = ("first", "ids", "intents", "slot", "word_intent", "words")
+    __slots__ = ("first", "ids", "intents", "slot", "tagged", "word_intent", "words")
 
     def __init__(
         self,
@@ -162,10 +162,14 @@ class _Encoded:
             if name in intent_index:
                 self.intents[intent_index[name]] = 1.0
         in_scope = [intent_index.get(name, -1) for name in u.intents]
+        known = u.known_tags
+        # Whether the CRF may read the utterance: its path needs every word's tag.
+        self.tagged = all(known)
         for w, position in enumerate(pieces.first):
             if position < 0:
                 continue
-            self.slot[position] = tag_index.get(u.tags[w], 0)
+            if known[w]:  # an unknown tag stays IGNORE: no slot loss, no tagger gradient
+                self.slot[position] = tag_index.get(u.tags[w], 0)
             owner = u.word_intents[w] if u.word_intents else 0
             if owner >= 0 and in_scope[owner] >= 0:
                 self.word_intent[position] = in_scope[owner]
@@ -222,6 +226,57 @@ def _tensors(batch: Sequence[_Encoded]) -> tuple[Any, ...]:
     )
 
 
+def batch_loss(net: Any, batch: Sequence[_Encoded], *, crf: bool) -> Any:
+    """The training loss of one batch: binary cross-entropy per intent, cross-entropy of
+    each known word's tag (and, with ``crf``, its tag path's CRF likelihood), and half
+    the cross-entropy of each word's request. An intent-only line adds nothing to the
+    tag terms, so it moves the tagger only through the encoder they share."""
+    import torch
+
+    from edge_agent.slu.network import crf_nll
+
+    ids, mask, slot, word_intent, target, words, word_on = _tensors(batch)
+    a, s, w = net(ids, mask)
+    ce = torch.nn.CrossEntropyLoss(ignore_index=IGNORE)
+    loss = torch.nn.functional.binary_cross_entropy_with_logits(a, target)
+    loss = loss + _masked(ce, s, slot)
+    if crf:
+        loss = loss + _crf_term(batch, s, slot, words, word_on, net, crf_nll)
+    return loss + 0.5 * _masked(ce, w, word_intent)
+
+
+def _masked(ce: Any, logits: Any, target: Any) -> Any:
+    """Cross-entropy over the positions with a target, or 0 when none has one (a batch of
+    intent-only lines: its mean over no position would be NaN and poison every weight)."""
+    flat = target.reshape(-1)
+    if not bool((flat != IGNORE).any()):
+        return logits.sum() * 0.0
+    return ce(logits.reshape(-1, logits.shape[-1]), flat)
+
+
+def _crf_term(
+    batch: Sequence[_Encoded],
+    s: Any,
+    slot: Any,
+    words: Any,
+    word_on: Any,
+    net: Any,
+    crf_nll: Callable[..., Any],
+) -> Any:
+    """The CRF's negative log-likelihood per tagged word, over the utterances whose every
+    tag is known (an intent-only one, or a compound with such a part, has no gold path)."""
+    import torch
+
+    keep = torch.tensor([r.tagged for r in batch], dtype=torch.bool)
+    if not bool(keep.any()):
+        return s.sum() * 0.0
+    rows_b = torch.arange(len(batch))[keep][:, None]
+    on = word_on[keep]
+    return crf_nll(
+        s[rows_b, words[keep]], slot[rows_b, words[keep]], on, net.tag_start, net.tag_transitions
+    ) / on.sum().clamp(min=1)
+
+
 def _predict_torch(
     net: Any, rows: Sequence[_Encoded], batch_size: int = 64
 ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
@@ -263,6 +318,7 @@ def _evaluate(
     """Joint metrics (in-scope utterances) + routing metrics (when OOS lines exist)."""
     transitions = with_learned(allowed_transitions(tags), learned)
     gold_i, gold_t, pred_i, pred_t, top = [], [], [], [], []
+    intents_right = in_scope = 0
     scores = np.zeros(len(val))
     for k, ((a, s, w), r, u) in enumerate(zip(outputs, rows, val, strict=True)):
         d = decode(a, s, w, r.first, tags, transitions)
@@ -270,11 +326,17 @@ def _evaluate(
         top.append(intents[int(d.probs.argmax())])
         if oos_label in u.intents:
             continue
+        predicted = [intents[i] for i in d.intents]
+        in_scope += 1
+        intents_right += set(predicted) == set(u.intents)
+        if not u.fully_tagged:  # slots unknown: the intents are measured, not the slots
+            continue
         gold_i.append(u.intents)
         gold_t.append(u.tags)
-        pred_i.append([intents[i] for i in d.intents])
+        pred_i.append(predicted)
         pred_t.append(d.tags)
     metrics: dict[str, float | None] = dict(slu_metrics(gold_i, gold_t, pred_i, pred_t))
+    metrics["intent_accuracy"] = intents_right / in_scope if in_scope else 0.0
     is_oos = np.asarray([oos_label in u.intents for u in val])
     if is_oos.any():
         keep = scores <= (threshold if threshold is not None else 1.0)
@@ -332,7 +394,7 @@ def train_slu(
         raise RuntimeError(
             "training a slot model needs the train extra: pip install 'edgeloop[train]'"
         ) from exc
-    from edge_agent.slu.network import JointNetwork, crf_nll
+    from edge_agent.slu.network import JointNetwork
 
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
@@ -394,8 +456,6 @@ def train_slu(
             (s + 1) / warmup, max(0.02, (total_steps - s) / max(1, total_steps - warmup))
         ),
     )
-    bce = torch.nn.BCEWithLogitsLoss()
-    ce = torch.nn.CrossEntropyLoss(ignore_index=IGNORE)
     eval_every = max(1, steps_per_epoch // max(1, evals_per_epoch))
     best: tuple[float, dict[str, Any], dict[str, float | None]] | None = None
     stale = 0
@@ -411,19 +471,7 @@ def train_slu(
         rows = always + rng.sample(singles_enc, n_alone)
         rows += encode(compose(single, n_compose, rng, oos_label=oos_label, joints=joints))
         for batch in _batches(rows, batch_size, rng):
-            ids, mask, slot, word_intent, target, words, word_on = _tensors(batch)
-            a, s, w = net(ids, mask)
-            loss = bce(a, target) + ce(s.reshape(-1, s.shape[-1]), slot.reshape(-1))
-            if crf:
-                rows_b = torch.arange(len(batch))[:, None]
-                loss = loss + crf_nll(
-                    s[rows_b, words],
-                    slot[rows_b, words],
-                    word_on,
-                    net.tag_start,
-                    net.tag_transitions,
-                ) / word_on.sum().clamp(min=1)
-            loss = loss + 0.5 * ce(w.reshape(-1, w.shape[-1]), word_intent.reshape(-1))
+            loss = batch_loss(net, batch, crf=crf)
             optimizer.zero_grad()
             loss.backward()  # type: ignore[no-untyped-call]
             torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)

@@ -22,6 +22,7 @@ from edge_agent.slu.data import (
     Joints,
     Utterance,
     compose,
+    intent_only,
     parse_inline,
     read_utterances,
     spans,
@@ -421,3 +422,49 @@ def test_fill_from_slots_never_guesses() -> None:
         lambda args: "closed at 19:00" if args["time"] == "19:00" else None,
     )
     assert rules.arguments is None and "closed at 19:00" in rules.reason
+
+
+def test_read_jsonl_intent_only_lines(tmp_path: Path) -> None:
+    """``"slots": null``: slots nobody annotated (the trainer masks them); a line without
+    the key and without brackets keeps its meaning, no slots (every tag a known ``O``)."""
+    path = tmp_path / "d.jsonl"
+    rows = [
+        {"text": "is it going to rain in tampa", "intent": "get_weather", "slots": None},
+        {"text": "what's 15% of 80?", "intent": "calculator"},
+        {"text": "tell me a story", "intent": "oos"},
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    weather, calc, oos = read_utterances(path, "jsonl")
+    assert weather.known_tags == (False,) * 7 and not weather.fully_tagged
+    assert weather.intents == ("get_weather",) and not weather.has_slots
+    assert calc.fully_tagged and calc.known_tags == (True,) * 5
+    assert oos.fully_tagged
+    path.write_text(json.dumps({"text": "rain in [city : tampa]", "intent": "w", "slots": None}))
+    with pytest.raises(IntentDataError, match=r'd.jsonl:1: inline slots on a line with "slots"'):
+        read_utterances(path, "jsonl")
+    path.write_text(json.dumps({"text": "rain in tampa", "intent": "w", "slots": []}) + "\n")
+    with pytest.raises(IntentDataError, match=r'd.jsonl:1: "slots" may only be null'):
+        read_utterances(path, "jsonl")
+
+
+@given(st.lists(st.tuples(words_st, st.booleans()), min_size=2, max_size=3), st.integers(0, 99))
+def test_a_compound_keeps_its_parts_unknown_tags(
+    parts: list[tuple[list[str], bool]], seed: int
+) -> None:
+    """Composed from tagged and intent-only requests, a compound knows the tags of the
+    tagged requests' words and of the joining words, and no intent-only request's."""
+    singles = [
+        intent_only(words, (f"I{k}",))
+        if unknown
+        else Utterance(tuple(words), ("B-x",) + ("O",) * (len(words) - 1), (f"I{k}",))
+        for k, (words, unknown) in enumerate(parts)
+    ]
+    for u in compose(singles, 10, random.Random(seed)):
+        assert len(u.known_tags) == len(u.words)
+        for word, owner, known in zip(u.words, u.word_intents, u.known_tags, strict=True):
+            if owner < 0:
+                assert known, word  # a joining word is a known O
+            else:
+                part = singles[int(u.intents[owner][1:])]
+                assert known == part.fully_tagged
+        assert u.fully_tagged == all(p.fully_tagged for p in singles if p.intents[0] in u.intents)
