@@ -16,6 +16,11 @@ training half of SLURP's development split mapped to the device's intents
 slots inline). The selection is written to ``router_joint_train.jsonl`` /
 ``router_joint_val.jsonl``; more cloud lines come from CLINC150
 (``edge_agent/data/clinc_cloud.jsonl``, written by ``scripts/build_clinc_cloud.py``).
+``--device edge_agent/data/clinc_device.jsonl`` adds CLINC150's requests for the device's
+own tools, intent-only (``"slots": null``: they train the intents, never the tagger;
+written by ``scripts/build_clinc_device.py``); the shipped router's build leaves them out
+(neither build with them passed the bars to ship: docs/edge.md, "CLINC150's device
+lines").
 Tools with side effects (a timer, a device command, a note) get their own, higher
 threshold (``action_threshold``), chosen on the validation lines where a false action
 costs ``FALSE_ACTION_COST`` actions sent to the cloud.
@@ -165,6 +170,7 @@ def joint_selection(
     slurp: Path,
     cloud: Path | None = None,
     snips: Path | None = None,
+    device: Path | None = None,
 ) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
     """The joint model's training and validation lines (deterministic).
 
@@ -197,6 +203,10 @@ def joint_selection(
     # The breadth of what else people ask an assistant (CLINC150's cloud intents).
     if cloud is not None:
         train.extend(r for r in read_rows(cloud) if plain_text(r["text"]).lower() not in measured)
+    # More people's phrasings of the device's own requests, their slots unknown
+    # (CLINC150's device intents: they train the intent heads only, never the tagger).
+    if device is not None:
+        train.extend(r for r in read_rows(device) if plain_text(r["text"]).lower() not in measured)
     # Nor does a line validate what trains (a generated line may say what SLURP says).
     validating = {plain_text(r["text"]).lower() for r in val}
     return [r for r in train if plain_text(r["text"]).lower() not in validating], val
@@ -320,6 +330,13 @@ def main() -> int:
         help="joint: SNIPS's mapped lines (scripts/build_snips_data.py); 'none' for none",
     )
     parser.add_argument(
+        "--device",
+        type=Path,
+        default=None,
+        help="joint: intent-only device lines, e.g. edge_agent/data/clinc_device.jsonl "
+        "(scripts/build_clinc_device.py); not in the shipped router's build",
+    )
+    parser.add_argument(
         "--calibrate-only", action="store_true", help="joint: recalibrate the model in --out"
     )
     parser.add_argument(
@@ -330,6 +347,8 @@ def main() -> int:
         args.cloud = None
     if str(args.snips) == "none":
         args.snips = None
+    if args.device is not None and str(args.device) == "none":
+        args.device = None
     if args.joint:
         return build_joint(args)
 
@@ -371,7 +390,9 @@ def build_joint(args: argparse.Namespace) -> int:
     from edge_agent.slu.model import SluModel
     from edge_agent.slu.train import train_slu
 
-    train, val = joint_selection(args.train, args.val, args.slurp, args.cloud, args.snips)
+    train, val = joint_selection(
+        args.train, args.val, args.slurp, args.cloud, args.snips, args.device
+    )
     files = {"train": DATA / "router_joint_train.jsonl", "val": DATA / "router_joint_val.jsonl"}
     for key, rows in (("train", train), ("val", val)):
         body = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)

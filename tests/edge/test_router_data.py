@@ -36,6 +36,7 @@ def _script(name: str) -> ModuleType:
 slurp = _script("build_slurp_data")
 build_router = _script("build_router")
 snips = _script("build_snips_data")
+clinc_device = _script("build_clinc_device")
 
 
 def _rows(path: Path) -> list[dict[str, object]]:
@@ -108,6 +109,59 @@ def test_joint_selection_is_deterministic() -> None:
         _rows(DATA / "router_joint_train.jsonl"),
         _rows(DATA / "router_joint_val.jsonl"),
     )
+
+
+def test_clinc_device_lines_map_by_intent() -> None:
+    """Every line of a kept CLINC intent, labelled with its tool and intent-only; the
+    intents that mix what the device does with what it does not are left out whole."""
+    clinc = {
+        "train": [
+            ["is it hot outside", "weather"],
+            ["set my alarm for six", "alarm"],
+            ["who is at the door", "smart_home"],
+            ["remove wine and add beer", "shopping_list_update"],
+            ["transfer $50 to savings", "transfer"],
+        ],
+        "val": [
+            ["how many chores are on my todo list", "todo_list"],
+            ["SET my alarm  for six", "alarm"],
+        ],
+        "test": [["never read", "weather"]],
+    }
+    assert clinc_device.device_lines(clinc) == [
+        {"text": "set my alarm for six", "intent": "set_timer", "slots": None},
+        {"text": "how many chores are on my todo list", "intent": "search_notes", "slots": None},
+    ]
+    for left_out in ("weather", "smart_home", "shopping_list_update", "todo_list_update"):
+        assert left_out not in clinc_device.DEVICE_INTENTS
+
+
+def test_committed_clinc_device_lines_are_intent_only() -> None:
+    from edge_agent.slu.data import read_jsonl
+    from edge_agent.tools import TOOL_NAMES
+
+    rows = read_jsonl(DATA / "clinc_device.jsonl")
+    assert len(rows) > 1000 and all(not u.fully_tagged and not u.has_slots for u in rows)
+    assert {u.intents[0] for u in rows} <= set(TOOL_NAMES)
+
+
+def test_the_device_lines_join_the_selection_as_intent_only_lines() -> None:
+    """``--device``: the selection is the shipped one's plus the intent-only lines (none
+    that a measured or a validation line says), deterministic."""
+    args = [
+        DATA / "router_train.jsonl",
+        DATA / "router_val.jsonl",
+        DATA / "slurp_train.jsonl",
+        DATA / "clinc_cloud.jsonl",
+        DATA / "snips_train.jsonl",
+    ]
+    train, val = build_router.joint_selection(*args)
+    with_device = build_router.joint_selection(*args, DATA / "clinc_device.jsonl")
+    assert with_device == build_router.joint_selection(*args, DATA / "clinc_device.jsonl")
+    assert with_device[1] == val and with_device[0][: len(train)] == train
+    added = with_device[0][len(train) :]
+    assert len(added) > 1000 and all(r["slots"] is None for r in added)
+    assert not {r["text"] for r in added} & {r["text"] for r in val}
 
 
 def test_side_effects_need_the_action_bar() -> None:
