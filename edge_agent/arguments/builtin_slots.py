@@ -44,7 +44,8 @@ no wrong action (:data:`WORD_READERS`): the lookups (calculator, unit_convert,
 get_weather, world_clock, search_notes), which change nothing, and device_control's
 device, room and value, which the vocabulary reads from the words of the request (SLURP
 annotates the device of most light and volume commands nowhere but in its intent). A
-timer, a note or a list item is never read from anything but its slot.
+timer or a note is never read from anything but its slot; a list item only where the
+whole request is the list grammar and names the tagger's list (:func:`_list_item`).
 
 >>> from edge_agent.slu.model import Slot
 >>> builtin_from_slots("device_control", [Slot("house_place", "kitchen", 4, 5)],
@@ -639,7 +640,15 @@ def _set_timer(request: _Request, home: Any, now: datetime) -> Filled:
         return Filled(None, f"{times[0]!r} is no clock time or duration")
     if not dates:
         return Filled({"at": clock, **extra})
-    day = slot_date(dates, now.astimezone(_zone(home)).date())
+    today = now.astimezone(_zone(home)).date()
+    day = slot_date(dates, today)
+    if day is None and len(dates) == 1:
+        # A date of the next 7 days (an alarm is at most 7 days ahead): "on the 5th",
+        # "on december 7th".
+        from edge_agent.arguments.dates import calendar_date, month_day
+
+        when = month_day(dates[0], today) or calendar_date(dates[0], today)
+        day = when if when is not None and 0 <= (when - today).days < 7 else None
     if day is None:
         return Filled(None, f"the alarm's day {' '.join(dates)!r} is not one the device sets")
     return Filled({"at": f"{day.isoformat()}T{clock}", **extra})
@@ -694,6 +703,8 @@ def _note(request: _Request, _home: Any, _now: datetime) -> Filled:
     if text is None:
         if request.tool == "add_note" and (created := _new_list(request)) is not None:
             return created
+        if request.tool == "add_note" and (item := _list_item(request)) is not None:
+            return item
         if request.reader_may("text") and (found := _note_from_words(request)):
             return Filled(found)
         return _missing("note_text", "text")
@@ -730,6 +741,31 @@ def _new_list(request: _Request) -> Filled | None:
     if before_list is None and after_list is None:
         return None
     return Filled({"list": name})
+
+
+_NO_ITEM = frozenset({"item", "items", "something", "stuff", "thing", "things", "one"})
+
+
+def _list_item(request: _Request) -> Filled | None:
+    """``{"text", "list"}`` for an item put on a named list whose words the tagger left
+    untagged ("add milk to my grocery list" with only "grocery" tagged): only where the
+    whole request is the list grammar of :func:`edge_agent.requests.list_request` ("add
+    <item> to my/the <name> list", nothing after it but politeness), its list is the
+    tagger's ``list_name``, and the item has words of its own (not "this", "something").
+    None for anything else: a note is never read from free words."""
+    from edge_agent.requests import list_request
+
+    names = request.spans("list_name")
+    said = re.sub(r"(?:\s+(?:please|now|olly|alexa|thanks|thank you))+$", "", _said(request.words))
+    asked = list_request(said)
+    if len(names) != 1 or asked is None or asked[0] != "add" or not asked[1]:
+        return None
+    if not re.search(r"\blist$", said) or asked[2] != slot_list(names[0]):
+        return None
+    item = asked[1]
+    if not set(_said(item).split()) - _EMPTY_WORDS - _NO_ITEM:
+        return None
+    return Filled({"text": item, "list": asked[2]})
 
 
 def _timer_from_words(words: str) -> dict[str, Any] | None:
@@ -782,6 +818,7 @@ _LIST_NOUN = re.compile(
 
 # A write beside a search ("... and make a packing list"): a second request of its own.
 _WRITES = re.compile(
+    r"(?<!\bdid i )(?<!\bhave i )(?<!\bdid we )(?<!\bi )(?<!\bwe )"
     r"\b(?:make|create|start|add|set up)\s+(?:(?:a|an|the|my|new|another)\s+)*"
     r"(?:[\w']+\s+){0,2}?(?:list|note|reminder|memo)s?\b"
 )

@@ -54,12 +54,34 @@ def test_a_list_created_empty(words: str, spans: dict[str, str], expected: objec
 
 
 @pytest.mark.parametrize(
+    ("words", "spans", "expected"),
+    [
+        ("add milk to my grocery list", {"list_name": "grocery"},
+         {"text": "milk", "list": "grocery"}),
+        ("please add pastries to the christmas list", {"list_name": "christmas"},
+         {"text": "pastries", "list": "christmas"}),
+        # The grammar whole, its list the tagger's, an item with words of its own.
+        ("add this to my shopping list", {"list_name": "shopping"}, None),
+        ("add something to the shopping list", {"list_name": "shopping"}, None),
+        ("add milk to my shopping list when i get home", {"list_name": "shopping"}, None),
+        ("add milk to my grocery list", {}, None),
+        ("i said add milk to my grocery list", {"list_name": "grocery"}, None),
+    ],
+)  # fmt: skip
+def test_an_item_the_tagger_left_untagged(
+    words: str, spans: dict[str, str], expected: dict[str, str] | None
+) -> None:
+    got = fill(words, **spans)
+    assert got == expected if expected is not None else got[0] == "cloud"
+
+
+@pytest.mark.parametrize(
     ("words", "spans"),
     [
         ("can you create a new list", {}),  # no name: which list?
         ("create a list of monthly groceries to be bought", {"list_name": "monthly"}),  # cut
         ("add this to a list", {}),  # an item with no words
-        ("add eggs to the shopping list", {"list_name": "shopping"}),  # no item slot, no verb
+        ("add to the shopping list", {"list_name": "shopping"}),  # no item, no verb
         ("make a new list", {"list_name": "list"}),
     ],
 )

@@ -63,3 +63,27 @@ def test_the_words_name_the_date_when_the_tagger_does_not() -> None:
     assert _weather("will it rain on the 3rd", None, now) == {"city": "london", "day": "tomorrow"}
     assert _weather("weather on the 20th", None, now)[0] == "cloud"  # type: ignore[index]
     assert _weather("weather tomorrow and on the 5th", None, now)[0] == "cloud"  # type: ignore[index]
+
+
+def _alarm(words: str, date_span: str, time_span: str) -> object:
+    tokens = words.split()
+    slots = []
+    for kind, span in (("date", date_span), ("time", time_span)):
+        start = next(
+            i for i in range(len(tokens)) if tokens[i : i + len(span.split())] == span.split()
+        )
+        slots.append(Slot(kind, span, start, start + len(span.split())))
+    now = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)
+    filled = builtin_from_slots("set_timer", slots, words, HOME, now)
+    return filled.arguments if filled.arguments is not None else ("cloud", filled.reason)
+
+
+def test_an_alarm_on_a_date_of_the_next_seven_days() -> None:
+    assert _alarm("set an alarm on the fifth at seven am", "the fifth", "seven am") == {
+        "at": "2026-12-05T07:00"
+    }
+    assert _alarm("alarm on december seventh at six", "december seventh", "six") == {
+        "at": "2026-12-07T06:00"
+    }
+    # An alarm is at most 7 days ahead: a later date is the cloud's.
+    assert _alarm("alarm on the 20th at five pm", "the 20th", "five pm")[0] == "cloud"  # type: ignore[index]

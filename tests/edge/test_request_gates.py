@@ -64,6 +64,7 @@ def test_one_city_or_a_guess(tool: str, words: str, spans: dict[str, str], expec
          {"query": "the trip", "list_name": "packing"}, ("cloud", "two requests")),
         ("find my notes on the boiler and add a reminder", {"query": "the boiler"},
          ("cloud", "two requests")),
+        ("did i make a shopping list", {"list_name": "shopping"}, {"list": "shopping"}),
         ("read my last three notes to me", {}, ("cloud", "by when they were written")),
         ("what was my latest note", {}, ("cloud", "by when they were written")),
     ],
