@@ -287,6 +287,7 @@ class SluModel:
         if not words:
             return SluPrediction(self.oos_label, 0.0, False, 1.0, (), (), (), ())
         decoded, oos_score = self.run(words)
+        probs: list[float] = decoded.probs.tolist()
         in_scope = self.threshold is None or oos_score <= self.threshold
         names = [self.intents[i] for i in decoded.intents]
         parts = []
@@ -302,18 +303,19 @@ class SluModel:
             while len(idx) > 1 and words[idx[0]].lower() in _JOINERS:
                 idx.pop(0)
             text = " ".join(words[w] for w in idx)
-            parts.append(SluPart(name, text, slots, float(decoded.probs[decoded.intents[k]])))
-        top = self.intents[int(decoded.probs.argmax())]
+            parts.append(SluPart(name, text, slots, probs[decoded.intents[k]]))
+        confidence = max(probs)
+        top = self.intents[probs.index(confidence)]
         return SluPrediction(
             intent=names[0] if in_scope else self.oos_label,
-            confidence=float(decoded.probs.max()),
+            confidence=confidence,
             in_scope=in_scope,
             oos_score=oos_score,
             words=tuple(words),
             tags=tuple(decoded.tags),
             intents=tuple(names),
             parts=tuple(parts),
-            scores=dict(zip(self.intents, decoded.probs.tolist(), strict=True)),
+            scores=dict(zip(self.intents, probs, strict=True)),
             top_intent=top,
         )
 
