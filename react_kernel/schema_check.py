@@ -3,7 +3,8 @@
 ``jsonschema`` walks a schema through its generic keyword dispatch on every call (tens of
 microseconds for a small tool's arguments, more than the tool itself). Tool schemas use a
 small subset of the vocabulary (``type``, ``properties``, ``required``,
-``additionalProperties``, ``enum``, lengths, bounds, ``pattern``, ``items``), so
+``additionalProperties``, ``enum``, ``const``, lengths, bounds, ``pattern``, ``items``,
+and ``anyOf`` / ``oneOf`` over lists of ``required`` names), so
 :func:`compile_fast_check` turns such a schema into a tree of plain closures once.
 
 The check is *one-sided*: it returns True only when it is certain that ``jsonschema``'s
@@ -59,6 +60,9 @@ _SUPPORTED = _ANNOTATIONS | {
     "items",
     "minItems",
     "maxItems",
+    "const",
+    "anyOf",
+    "oneOf",
 }
 _TYPES = frozenset({"object", "array", "string", "number", "integer", "boolean", "null"})
 
@@ -216,6 +220,18 @@ def _compile(schema: Any) -> FastCheck:
 
         checks.append(object_rules)
 
+    if "const" in schema:
+        const = schema["const"]
+        if type(const) not in (str, bool, int, type(None)):
+            raise _Unsupported("const")
+        # The same class and an equal value: jsonschema's ``equal`` then agrees (it tells
+        # True from 1, which the class check does too).
+        checks.append(lambda v: type(v) is type(const) and v == const)
+
+    for keyword in ("anyOf", "oneOf"):
+        if keyword in schema:
+            checks.append(_required_choice(schema[keyword], exactly_one=keyword == "oneOf"))
+
     items = schema.get("items")
     min_items, max_items = _count(schema, "minItems"), _count(schema, "maxItems")
     if items is not None or min_items is not None or max_items is not None:
@@ -241,6 +257,29 @@ def _compile(schema: Any) -> FastCheck:
 
 def _always(_value: Any) -> bool:
     return True
+
+
+def _required_choice(options: Any, *, exactly_one: bool) -> FastCheck:
+    """``anyOf`` / ``oneOf`` over schemas that only list ``required`` properties (a tool
+    that takes one argument or another): decided for an object, which holds all of an
+    option's names or not; any other instance is "not sure"."""
+    if not isinstance(options, list) or not options:
+        raise _Unsupported("choice")
+    names: list[tuple[str, ...]] = []
+    for option in options:
+        if not isinstance(option, dict) or _keywords(option) != {"required"}:
+            raise _Unsupported("choice")
+        if not _is_schema_list(option["required"]):
+            raise _Unsupported("choice")
+        names.append(tuple(option["required"]))
+
+    def choice(value: Any) -> bool:
+        if type(value) is not dict:
+            return False
+        held = sum(all(name in value for name in option) for option in names)
+        return held == 1 if exactly_one else held >= 1
+
+    return choice
 
 
 def _any_of(checks: list[FastCheck]) -> FastCheck:

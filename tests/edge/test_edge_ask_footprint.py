@@ -17,7 +17,7 @@ from edge_agent.slu.model import MODEL_FILE, WEIGHTS_FILE
 from react_kernel.schema_check import surely_valid_schema
 
 # Loaded by none of these asks: the schema validator (the kernel's fast checks answer for
-# the built-in tools), gRPC (only to sync), the trainer's libraries, the HTTP client (no
+# the built-in tools' arguments), gRPC (only to sync), the trainer's libraries, the HTTP client (no
 # forecast service is set up), units (only unit conversions), the web page and the cloud.
 NOT_IMPORTED = (
     "jsonschema",
@@ -53,6 +53,9 @@ print(json.dumps(sorted(sys.modules)))
         ("what's the weather in paris tomorrow", "Paris"),
         ("what time is it in tokyo", "Tokyo"),
         ("turn off the kitchen lights", "kitchen"),
+        ("set a timer for ten minutes", "10 minutes"),
+        ("put eggs on the shopping list", "eggs"),
+        ("what's on my shopping list", "shopping list"),
     ],
 )
 def test_an_everyday_ask_imports_only_what_it_uses(tmp_path: Path, query: str, answer: str) -> None:

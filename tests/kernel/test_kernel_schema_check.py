@@ -60,10 +60,22 @@ SCHEMAS: list[dict[str, Any]] = [
     {"minimum": 0, "exclusiveMaximum": 10, "description": "no type: bounds on numbers only"},
     {"enum": ["a", 1, True, None]},
     {},
+    {
+        "type": "object",
+        "properties": {
+            "seconds": {"type": "integer", "minimum": 1},
+            "at": {"type": "string"},
+            "lists": {"type": "boolean", "const": True},
+            "id": {"const": "n1"},
+        },
+        "oneOf": [{"required": ["seconds"]}, {"required": ["at"]}],
+        "anyOf": [{"required": ["seconds"]}, {"required": ["at", "lists"]}],
+        "additionalProperties": False,
+    },
 ]
 
 KEYS = ["city", "day", "temperature", "condition", "value", "time", "count", "results"]
-KEYS += ["id", "score", "expression", "extra"]
+KEYS += ["id", "score", "expression", "extra", "seconds", "at", "lists"]
 json_values = st.recursive(
     st.none()
     | st.booleans()
@@ -121,6 +133,16 @@ NEAR_VALID: list[st.SearchStrategy[Any]] = [
     json_values,
     json_values,
     json_values,
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "seconds": near(60) | st.just(True),
+            "at": near("05:30"),
+            "lists": near(True) | st.just(1),
+            "id": near("n1") | st.just(1),
+            "extra": json_values,
+        },
+    ),
 ]
 
 
@@ -147,6 +169,8 @@ def test_fast_check_never_accepts_what_jsonschema_rejects(data: st.DataObject) -
         (SCHEMAS[4], 9.5),
         (SCHEMAS[4], "not a number"),
         (SCHEMAS[5], "a"),
+        (SCHEMAS[7], {"seconds": 60}),
+        (SCHEMAS[7], {"at": "05:30", "lists": True, "id": "n1"}),
     ],
 )
 def test_fast_check_accepts_ordinary_valid_instances(schema: dict[str, Any], value: Any) -> None:
@@ -171,10 +195,27 @@ def test_fast_check_defers_what_it_is_not_sure_of(value: Any) -> None:
     assert check is not None and not check(value)
 
 
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"seconds": 60, "at": "05:30", "lists": True},  # oneOf: both options hold
+        {"at": "05:30"},  # anyOf: neither option holds
+        {"seconds": 60, "lists": 1},  # const True is no 1
+        {"seconds": 60, "id": "n2"},
+        [],  # not an object: jsonschema decides
+    ],
+)
+def test_fast_check_defers_the_choices_it_is_not_sure_of(value: Any) -> None:
+    check = compile_fast_check(SCHEMAS[7])
+    assert check is not None and not check(value)
+
+
 def test_unsupported_keywords_compile_to_none() -> None:
     assert compile_fast_check({"type": "object", "oneOf": [{}, {}]}) is None
     assert compile_fast_check({"$ref": "#/$defs/x", "$defs": {"x": {}}}) is None
     assert compile_fast_check({"properties": {"a": {"not": {}}}}) is None
+    assert compile_fast_check({"anyOf": [{"type": "string"}, {"required": ["a"]}]}) is None
+    assert compile_fast_check({"const": {"a": 1}}) is None
 
 
 def test_executor_messages_still_come_from_jsonschema() -> None:
