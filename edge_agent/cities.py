@@ -300,13 +300,14 @@ def normalise(name: str) -> str:
 
 
 @cache
-def _fuzzy_pools() -> dict[tuple[bool, str], list[str]]:
-    """The big cities by (several words?, a letter of their first two), for fuzzy lookup."""
-    pools: dict[tuple[bool, str], list[str]] = {}
+def _fuzzy_pools() -> dict[tuple[bool, str], dict[int, list[str]]]:
+    """The big cities by (several words?, a letter of their first two), then by length,
+    for fuzzy lookup."""
+    pools: dict[tuple[bool, str], dict[int, list[str]]] = {}
     for name in _index().big:
         several = " " in name
         for letter in {name[:1], "#" + name[1:2]}:
-            pools.setdefault((several, letter), []).append(name)
+            pools.setdefault((several, letter), {}).setdefault(len(name), []).append(name)
     return pools
 
 
@@ -314,9 +315,18 @@ def _fuzzy(chunk: str, several: bool, cutoff: float) -> str | None:
     if chunk in _index().near_misses:
         return None
     # A typo rarely changes both of the first two letters: comparing only names that share
-    # one of them keeps the fuzzy match cheap (difflib is the slow part of a decision).
+    # one of them keeps the fuzzy match cheap (difflib is the slow part of a decision). Of
+    # those, only the lengths whose ratio could reach the cut-off (difflib's own first test,
+    # real_quick_ratio, 2 * shorter / both; the rest it would drop): the same match.
     pools = _fuzzy_pools()
-    pool = pools.get((several, chunk[:1]), []) + pools.get((several, "#" + chunk[1:2]), [])
+    size = len(chunk)
+    pool = [
+        name
+        for key in ((several, chunk[:1]), (several, "#" + chunk[1:2]))
+        for length, names in pools.get(key, {}).items()
+        if 2.0 * min(length, size) / (length + size) >= cutoff
+        for name in names
+    ]
     match = difflib.get_close_matches(chunk, pool, n=1, cutoff=cutoff)
     return match[0] if match else None
 

@@ -27,6 +27,7 @@ from edge_agent.cities import (
     ALIASES,
     NAMESAKE_OVER_LIST,
     Place,
+    _fuzzy,
     _index,
     _may_name_a_qualifier,
     _qualifier,
@@ -334,3 +335,29 @@ def test_the_qualifier_look_up_never_skips_a_region(
     for match in _qualifier_pattern().finditer(text):
         found = _qualifier(match)
         assert found.is_code and not found.reads_as_qualifier, (text, found)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(sorted(_index().big)) | st.sampled_from(["tokio", "pariss", "londn", "x"]),
+    st.lists(st.tuples(st.integers(0, 30), st.sampled_from("aeiourstn -")), max_size=3),
+    st.sampled_from([0.6, 0.7, 0.8]),
+)
+def test_the_fuzzy_match_is_difflibs_over_the_whole_pool(
+    name: str, edits: list[tuple[int, str]], cutoff: float
+) -> None:
+    """The pools by length leave out only names difflib itself drops at its first test."""
+    import difflib
+
+    chunk = name
+    for at, letter in edits:
+        chunk = chunk[:at] + letter + chunk[at + 1 :]
+    several = " " in chunk
+    pool = [
+        big
+        for big in _index().big
+        if (" " in big) == several and (big[:1] == chunk[:1] or big[1:2] == chunk[1:2])
+    ]
+    best = difflib.get_close_matches(chunk, pool, n=1, cutoff=cutoff)
+    if chunk not in _index().near_misses:
+        assert _fuzzy(chunk, several, cutoff) == (best[0] if best else None)
