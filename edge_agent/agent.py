@@ -260,7 +260,10 @@ class EdgeAgent:
             raise ValueError(f"the query is {len(text)} characters; the limit is {MAX_QUERY_CHARS}")
         if "\x00" in text:
             raise ValueError("the query contains a NUL character")
-        self.router.home = load_settings(self.memory)  # set here or synced from elsewhere
+        home = load_settings(self.memory)  # set here or synced from elsewhere
+        self.router.home = home
+        if home.history_days is not None:  # the horizon of the next retention pass
+            self.memory.history_days = float(home.history_days)
         decision = self.router.decide(text)
         if self.cloud is not None and (stale := self._stale_forecast(decision)) is not None:
             # No fresh forecast kept here: the cloud's provider answers (and the device

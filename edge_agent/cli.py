@@ -261,12 +261,16 @@ def sync_command(
     """Merge this device's memory with the cloud's, both ways (state vectors, then only
     what each side lacks), until both hold the same."""
     from edge_agent.paths import memory_path
+    from edge_agent.settings import load_settings
     from sync.store import MemoryStore
 
     try:
         store = MemoryStore.device(memory_path(memory))
     except Exception as exc:  # sqlite and the store's own errors: one line, not a trace
         raise fail(f"cannot open memory {memory_path(memory)}: {exc}") from None
+    horizon = load_settings(store).history_days
+    if horizon is not None:  # the sync runs the day's retention pass with it
+        store.history_days = float(horizon)
     try:
         result = _sync_memory(store, cloud, token, tls_root)
     finally:
@@ -504,19 +508,28 @@ def _settings_store(memory: str | None) -> MemoryStore:
 
 @config_app.command("set")
 def config_set(
-    key: str = typer.Argument(..., help="home_city, default_room or units."),
-    value: str = typer.Argument(..., help="The value (a city, a room, metric|imperial)."),
+    key: str = typer.Argument(..., help="home_city, default_room, units or history_days."),
+    value: str = typer.Argument(
+        ..., help="The value (a city, a room, metric|imperial, a number of days)."
+    ),
     memory: str = typer.Option(None, "--memory", help=MEMORY_HELP),
 ) -> None:
-    """Set one device setting."""
+    """Set one device setting. A new history_days takes old history out of the synced
+    document at once (the tables keep it), and the other replicas at the next sync."""
     from edge_agent.settings import save_setting
 
     store = _settings_store(memory)
+    retired: dict[str, int] = {}
     try:
         settings = save_setting(store, key, value)
+        if key == "history_days" and settings.history_days is not None:
+            retired = store.retire(history_days=float(settings.history_days))
     finally:
         store.close()
     typer.echo(f"{key} = {settings.as_dict()[key]}")
+    if key == "history_days":
+        left = ", ".join(f"{n} {kind}" for kind, n in sorted(retired.items())) or "nothing"
+        typer.echo(f"left the synced document (kept in this device's tables): {left}")
 
 
 @config_app.command("show")

@@ -16,6 +16,11 @@ the ordinary memory sync, and the last write wins there as for any fact.
 ``units``
     ``metric`` (default) or ``imperial``: how answers speak temperatures. Tool
     observations stay in °C, as the contract says.
+``history_days``
+    How many days of sessions, steps, receipts and transitions the device keeps in its
+    synced document (default 90: ``sync.retention.DEVICE_HISTORY_DAYS``). Older history
+    leaves the document and stays in the device's tables (docs/memory.md, Retention);
+    notes, lists, facts and settings are kept until deleted, whatever the horizon.
 
 >>> settings = Settings(home_city="london")
 >>> settings.timezone
@@ -34,7 +39,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
 SETTINGS_ENTITY = "device"
-KEYS: tuple[str, ...] = ("home_city", "default_room", "units")
+KEYS: tuple[str, ...] = ("home_city", "default_room", "units", "history_days")
+MAX_HISTORY_DAYS = 36_500  # a hundred years: "keep it all" without an unbounded number
 UNITS: tuple[str, ...] = ("metric", "imperial")
 _ROOM = re.compile(r"^[a-z][a-z ]{0,38}[a-z]$|^[a-z]$")
 
@@ -54,6 +60,7 @@ class Settings:
     home_city: str | None = None
     default_room: str | None = None
     units: str = "metric"
+    history_days: int | None = None
 
     @property
     def timezone(self) -> str | None:
@@ -64,13 +71,14 @@ class Settings:
 
         return timezone_of(self.home_city)
 
-    def as_dict(self) -> dict[str, str | None]:
+    def as_dict(self) -> dict[str, str | int | None]:
         """Every key with its value (None where unset) and the derived time zone."""
         return {
             "home_city": self.home_city,
             "timezone": self.timezone,
             "default_room": self.default_room,
             "units": self.units,
+            "history_days": self.history_days,
         }
 
 
@@ -81,9 +89,12 @@ def check_setting(key: str, value: str) -> str:
     'london'
     >>> check_setting("units", "Imperial")
     'imperial'
+    >>> check_setting("history_days", " 30 ")
+    '30'
 
     Raises:
-        SettingsError: unknown key, unknown city, a room that is no name, unknown units.
+        SettingsError: unknown key, unknown city, a room that is no name, unknown units,
+            a history horizon that is no whole number of days from 1 to 36500.
     """
     clean = " ".join(str(value).split()).lower()
     if key == "home_city":
@@ -101,13 +112,20 @@ def check_setting(key: str, value: str) -> str:
         if clean not in UNITS:
             raise SettingsError(f"units are {' or '.join(UNITS)}, not {value!r}")
         return clean
+    if key == "history_days":
+        if not clean.isascii() or not clean.isdigit() or not 1 <= int(clean) <= MAX_HISTORY_DAYS:
+            raise SettingsError(
+                f"history_days is a whole number of days from 1 to {MAX_HISTORY_DAYS},"
+                f" not {value!r}"
+            )
+        return str(int(clean))
     raise SettingsError(f"unknown setting {key!r}: the keys are {', '.join(KEYS)}")
 
 
 def from_facts(facts: Sequence[Mapping[str, Any]]) -> Settings:
     """The settings that ``facts`` of the ``device`` entity hold; a value that no longer
     checks (a hand-edited or foreign record) is ignored, never trusted."""
-    values: dict[str, str] = {}
+    values: dict[str, Any] = {}
     for fact in facts:
         key, value = str(fact.get("attribute", "")), fact.get("value")
         if key not in KEYS or not isinstance(value, str):
@@ -116,6 +134,8 @@ def from_facts(facts: Sequence[Mapping[str, Any]]) -> Settings:
             values[key] = check_setting(key, value)
         except SettingsError:
             continue
+    if "history_days" in values:
+        values["history_days"] = int(values["history_days"])
     return replace(Settings(), **values)
 
 

@@ -28,11 +28,18 @@ def test_values_are_checked_and_canonical() -> None:
     assert check_setting("home_city", " NYC ") == "new york"
     assert check_setting("default_room", "Living  Room") == "living room"
     assert check_setting("units", "IMPERIAL") == "imperial"
+    assert check_setting("history_days", " 030 ") == "30"
     for key, value in [
         ("home_city", "narnia"),
         ("units", "furlongs"),
         ("default_room", "room 101"),
         ("colour", "red"),
+        ("history_days", "0"),
+        ("history_days", "-5"),
+        ("history_days", "1.5"),
+        ("history_days", "thirty"),
+        ("history_days", "\uff13\uff10"),  # full-width digits: not a plain number
+        ("history_days", "36501"),
     ]:
         with pytest.raises(SettingsError):
             check_setting(key, value)
@@ -122,6 +129,7 @@ def test_config_cli(tmp_path: Path) -> None:
         "timezone": "Europe/London",
         "default_room": None,
         "units": "metric",
+        "history_days": None,
     }
 
 
@@ -148,3 +156,62 @@ def test_run_eval_as_a_device_at_home(tmp_path: Path, stub_router: Router) -> No
     at_home = run_eval(stub_router, cases, Settings(home_city="london")).metrics
     assert at_home["tool_accuracy"] == 1.0
     assert at_home["args_accuracy"] == 1.0
+
+
+def _old_session(store: MemoryStore, session_id: str, age_days: float) -> None:
+    """A session with one step and a receipt, written ``age_days`` ago by the real clock."""
+    import time
+
+    from google.protobuf.timestamp_pb2 import Timestamp
+
+    from edgeloop.v1 import agent_pb2 as pb
+    from sync.views import iso_ms
+
+    ms = int((time.time() - age_days * 86_400) * 1000)
+    when = Timestamp(seconds=ms // 1000)
+    step = pb.ReactStep(
+        session_id=session_id,
+        step_index=0,
+        step_type=pb.STEP_TYPE_FINAL_ANSWER,
+        content=f"answer of {session_id}",
+        created_at=when,
+    )
+    with store.batch():
+        store.save_steps(session_id, [step])
+        store.record_session(session_id, query="q", state="completed", created_at=iso_ms(ms))
+        store.save_receipt(
+            pb.DecisionReceipt(receipt_id=f"r-{session_id}", session_id=session_id, answer="a",
+                               created_at=when)
+        )  # fmt: skip
+
+
+def test_history_days_takes_old_history_out_of_the_document(tmp_path: Path) -> None:
+    db = tmp_path / "edge.db"
+    store = MemoryStore.device(db)
+    _old_session(store, "old", age_days=45)
+    _old_session(store, "recent", age_days=3)
+    store.close()
+    result = runner.invoke(app, ["config", "set", "history_days", "30", "--memory", str(db)])
+    assert result.exit_code == 0, result.output
+    assert "history_days = 30" in result.output
+    assert "1 receipts, 1 sessions, 1 steps" in result.output
+    store = MemoryStore.device(db)
+    try:
+        held = {r for r in store.doc.record_ids("sessions") if store.doc.holds("sessions", r)}
+        assert held == {"recent"}
+        assert store.get_session("old") is not None  # the tables keep the archive
+        assert load_settings(store).history_days == 30
+    finally:
+        store.close()
+    result = runner.invoke(app, ["config", "set", "history_days", "0", "--memory", str(db)])
+    assert result.exit_code == 2
+    assert result.output.startswith("error: history_days is a whole number")
+
+
+def test_agent_keeps_the_devices_horizon(memory: MemoryStore, stub_router: Router) -> None:
+    agent = EdgeAgent(memory, stub_router)
+    list(agent.ask("what's 2 plus 2"))
+    assert memory.history_days != 12.0
+    save_setting(memory, "history_days", "12")
+    list(agent.ask("what's 2 plus 2"))
+    assert memory.history_days == 12.0
