@@ -32,6 +32,7 @@ from pycrdt import Doc, Map, TransactionEvent
 
 from sync.errors import InvalidRecordError, InvalidUpdateError
 from sync.hlc import is_hlc
+from sync.lib0 import YRS_SHIFT, TruncatedError, read_varuint, write_varuint
 
 KINDS: tuple[str, ...] = (
     "sessions",
@@ -142,28 +143,16 @@ def check_id(value: str, what: str = "record id") -> str:
 
 def decode_state_vector(vector: bytes) -> dict[int, int]:
     """Decode a Yjs v1 state vector into ``{client id: clock}`` (order-free comparison)."""
-    pos = 0
-
-    def varuint() -> int:
-        nonlocal pos
-        result = shift = 0
-        while True:
-            if pos >= len(vector):
-                raise InvalidUpdateError("truncated state vector")
-            byte = vector[pos]
-            pos += 1
-            result |= (byte & 0x7F) << shift
-            if byte < 0x80:
-                return result
-            shift += 7
-            if shift > 70:
-                raise InvalidUpdateError("malformed state vector")
-
-    count = varuint()
-    result: dict[int, int] = {}
-    for _ in range(count):
-        client = varuint()
-        result[client] = varuint()
+    try:
+        count, pos = read_varuint(vector, 0, YRS_SHIFT)
+        result: dict[int, int] = {}
+        for _ in range(count):
+            client, pos = read_varuint(vector, pos, YRS_SHIFT)
+            result[client], pos = read_varuint(vector, pos, YRS_SHIFT)
+    except TruncatedError:
+        raise InvalidUpdateError("truncated state vector") from None
+    except ValueError:
+        raise InvalidUpdateError("malformed state vector") from None
     if pos != len(vector):
         raise InvalidUpdateError("trailing bytes after the state vector")
     return result
@@ -173,17 +162,10 @@ def encode_state_vector(state: dict[int, int]) -> bytes:
     """Encode ``{client id: clock}`` as a Yjs v1 state vector (clients in descending order,
     as yrs writes them)."""
     out = bytearray()
-
-    def varuint(value: int) -> None:
-        while value >= 0x80:
-            out.append((value & 0x7F) | 0x80)
-            value >>= 7
-        out.append(value)
-
-    varuint(len(state))
+    write_varuint(out, len(state))
     for client in sorted(state, reverse=True):
-        varuint(client)
-        varuint(state[client])
+        write_varuint(out, client)
+        write_varuint(out, state[client])
     return bytes(out)
 
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from sync.lib0 import read_delete_set, read_varuint, write_varstring, write_varuint
+
 _HAS_ORIGIN = 0x80
 _HAS_PARENT_SUB = 0x20
 _CONTENT_ANY = 8
@@ -31,19 +33,6 @@ class MapSet(NamedTuple):
     origin: tuple[int, int] | None
 
 
-def _varuint(out: bytearray, value: int) -> None:
-    while value >= 0x80:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-
-
-def _string(out: bytearray, text: str) -> None:
-    data = text.encode("utf-8")
-    _varuint(out, len(data))
-    out += data
-
-
 def encode_map_sets(
     client: int, clock: int, sets: Sequence[MapSet], deletions: Sequence[tuple[int, int]] = ()
 ) -> bytes:
@@ -52,33 +41,33 @@ def encode_map_sets(
     ``deletions`` names."""
     out = bytearray()
     if sets:
-        _varuint(out, 1)  # one client
-        _varuint(out, len(sets))
-        _varuint(out, client)
-        _varuint(out, clock)
+        write_varuint(out, 1)  # one client
+        write_varuint(out, len(sets))
+        write_varuint(out, client)
+        write_varuint(out, clock)
         for item in sets:
             if item.origin is None:
                 out.append(_HAS_PARENT_SUB | _CONTENT_ANY)
-                _varuint(out, _PARENT_IS_ROOT_NAME)
-                _string(out, item.root)
-                _string(out, item.key)
+                write_varuint(out, _PARENT_IS_ROOT_NAME)
+                write_varstring(out, item.root)
+                write_varstring(out, item.key)
             else:
                 # With an origin, the parent and the key come from the origin item.
                 out.append(_HAS_ORIGIN | _HAS_PARENT_SUB | _CONTENT_ANY)
-                _varuint(out, item.origin[0])
-                _varuint(out, item.origin[1])
-            _varuint(out, 1)  # one value
+                write_varuint(out, item.origin[0])
+                write_varuint(out, item.origin[1])
+            write_varuint(out, 1)  # one value
             out.append(_ANY_STRING)
-            _string(out, item.value)
+            write_varstring(out, item.value)
     else:
-        _varuint(out, 0)
+        write_varuint(out, 0)
     deleted: dict[int, list[int]] = {}
     for item in sets:
         if item.origin is not None:
             deleted.setdefault(item.origin[0], []).append(item.origin[1])
     for owner, at in deletions:
         deleted.setdefault(owner, []).append(at)
-    _varuint(out, len(deleted))
+    write_varuint(out, len(deleted))
     for owner in sorted(deleted):
         ranges: list[list[int]] = []
         for at in sorted(set(deleted[owner])):
@@ -86,11 +75,11 @@ def encode_map_sets(
                 ranges[-1][1] += 1
             else:
                 ranges.append([at, 1])
-        _varuint(out, owner)
-        _varuint(out, len(ranges))
+        write_varuint(out, owner)
+        write_varuint(out, len(ranges))
         for start, length in ranges:
-            _varuint(out, start)
-            _varuint(out, length)
+            write_varuint(out, start)
+            write_varuint(out, length)
     return bytes(out)
 
 
@@ -109,17 +98,17 @@ def join_plain(updates: Sequence[bytes]) -> bytes | None:
     by_client: dict[int, list[tuple[int, int, bytes]]] = {}
     for update in updates:
         try:
-            clients, pos = _read_varuint(update, 0)
-            count, pos = _read_varuint(update, pos)
-            client, pos = _read_varuint(update, pos)
-            clock, pos = _read_varuint(update, pos)
+            clients, pos = read_varuint(update, 0)
+            count, pos = read_varuint(update, pos)
+            client, pos = read_varuint(update, pos)
+            clock, pos = read_varuint(update, pos)
         except ValueError:
             return None
         if clients != 1 or not count or update[-1:] != b"\x00" or pos >= len(update) - 1:
             return None
         by_client.setdefault(client, []).append((clock, count, update[pos:-1]))
     out = bytearray()
-    _varuint(out, len(by_client))
+    write_varuint(out, len(by_client))
     for client in sorted(by_client, reverse=True):
         parts = sorted(by_client[client], key=lambda part: part[0])
         first, end = parts[0][0], parts[0][0]
@@ -127,42 +116,19 @@ def join_plain(updates: Sequence[bytes]) -> bytes | None:
             if clock != end:
                 return None
             end = clock + count
-        _varuint(out, end - first)
-        _varuint(out, client)
-        _varuint(out, first)
+        write_varuint(out, end - first)
+        write_varuint(out, client)
+        write_varuint(out, first)
         for _, _, body in parts:
             out += body
     out.append(0)  # an empty delete set
     return bytes(out)
 
 
-def _read_varuint(data: bytes, pos: int) -> tuple[int, int]:
-    result = shift = 0
-    while True:
-        if pos >= len(data):
-            raise ValueError("truncated update")
-        byte = data[pos]
-        pos += 1
-        result |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return result, pos
-        shift += 7
-
-
 def deleted_ranges(update: bytes) -> dict[int, list[tuple[int, int]]]:
     """The delete set of an update that has no structs (``get_update`` of an update
     against a state vector that holds all of it): ``{client: [(clock, length)]}``."""
-    count, pos = _read_varuint(update, 0)
+    count, pos = read_varuint(update, 0)
     if count:
         raise ValueError("the update has structs")
-    clients, pos = _read_varuint(update, pos)
-    out: dict[int, list[tuple[int, int]]] = {}
-    for _ in range(clients):
-        client, pos = _read_varuint(update, pos)
-        ranges, pos = _read_varuint(update, pos)
-        spans = out.setdefault(client, [])
-        for _ in range(ranges):
-            clock, pos = _read_varuint(update, pos)
-            length, pos = _read_varuint(update, pos)
-            spans.append((clock, length))
-    return out
+    return read_delete_set(update, pos)[0]

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from sync.lib0 import read_delete_set, read_varbytes, read_varuint
+
 _GC = 0
 _DELETED = 1
 _ANY = 8
@@ -59,44 +61,30 @@ def read_map_update(update: bytes, roots: frozenset[str]) -> MapUpdate | None:
             return _read_new_keys(update, roots)
         except _Unusual:
             return _read(update, roots)
-    except (_Decline, IndexError, UnicodeDecodeError):
+    except (_Decline, IndexError, ValueError):  # UnicodeDecodeError is a ValueError
         return None
 
 
 def _read_new_keys(data: bytes, roots: frozenset[str]) -> MapUpdate:
     """:func:`_read` for an update none of whose items has an origin (what a first sync
     and new records bring: every entry a new key), in one tight loop: varints of one
-    byte, the common case, are read inline, and no item ids are kept. An item with an
-    origin (or anything else unusual that :func:`_read` may accept) raises _Unusual,
-    and the caller reads the update with :func:`_read`; what this declines, that
-    declines too. A key written twice is found at the end, by counting."""
-    pos = 0
+    byte, the common case, and the strings are read inline (a ``sync.lib0`` call per
+    item costs measurable time; longer varints go through it), and no item ids are
+    kept. An item with an origin (or anything else unusual that :func:`_read` may
+    accept) raises _Unusual, and the caller reads the update with :func:`_read`; what
+    this declines, that declines too. A key written twice is found at the end, by counting."""
     size = len(data)
-
-    def uint() -> int:
-        nonlocal pos
-        byte = data[pos]
-        pos += 1
-        if byte < 0x80:
-            return byte
-        result, shift = byte & 0x7F, 7
-        while True:
-            byte = data[pos]
-            pos += 1
-            result |= (byte & 0x7F) << shift
-            if byte < 0x80:
-                return result
-            shift += 7
-            if shift > 63:
-                raise _Decline
-
+    uint = read_varuint  # a local: read per item whose value is 128 bytes or more
     names: dict[bytes, str] = {}
     found: list[Any] = []  # (client, clock, root, key, value or None: deleted)
     add = found.append
     deleted_items = 0
     ranges: dict[int, tuple[int, int]] = {}
-    for _ in range(uint()):
-        count, client, clock = uint(), uint(), uint()
+    clients, pos = uint(data, 0)
+    for _ in range(clients):
+        count, pos = uint(data, pos)
+        client, pos = uint(data, pos)
+        clock, pos = uint(data, pos)
         if client in ranges:
             raise _Decline
         first = clock
@@ -104,8 +92,8 @@ def _read_new_keys(data: bytes, roots: frozenset[str]) -> MapUpdate:
             info = data[pos]
             ref = info & 0x1F
             if ref == _GC:
-                pos += 1
-                clock += uint()
+                length, pos = uint(data, pos + 1)
+                clock += length
                 continue
             if info & 0xC0 or ref == _SKIP:
                 if info & 0x80 and ref != _SKIP:
@@ -120,8 +108,7 @@ def _read_new_keys(data: bytes, roots: frozenset[str]) -> MapUpdate:
             if length < 0x80:
                 pos += 3
             else:
-                pos += 2
-                length = uint()
+                length, pos = uint(data, pos + 2)
             end = pos + length
             if end > size:
                 raise _Decline
@@ -135,8 +122,7 @@ def _read_new_keys(data: bytes, roots: frozenset[str]) -> MapUpdate:
             if length < 0x80:
                 pos = end + 1
             else:
-                pos = end
-                length = uint()
+                length, pos = uint(data, end)
             end = pos + length
             if end > size:
                 raise _Decline
@@ -148,8 +134,7 @@ def _read_new_keys(data: bytes, roots: frozenset[str]) -> MapUpdate:
                 if length < 0x80:
                     pos = end + 3
                 else:
-                    pos = end + 2
-                    length = uint()
+                    length, pos = uint(data, end + 2)
                 end = pos + length
                 if end > size:
                     raise _Decline
@@ -157,8 +142,7 @@ def _read_new_keys(data: bytes, roots: frozenset[str]) -> MapUpdate:
                 pos = end
                 clock += 1
             elif ref == _DELETED:
-                pos = end
-                length = uint()
+                length, pos = uint(data, end)
                 if length < 1:
                     raise _Decline
                 add((client, clock, root, key, None))
@@ -169,56 +153,26 @@ def _read_new_keys(data: bytes, roots: frozenset[str]) -> MapUpdate:
         ranges[client] = (first, clock)
     if len({(item[2], item[3]) for item in found}) != len(found):
         raise _Decline  # a second item of a key without an origin
-    deleted: dict[int, list[tuple[int, int]]] = {}
-    for _ in range(uint()):
-        client = uint()
-        runs = deleted.setdefault(client, [])
-        for _ in range(uint()):
-            runs.append((uint(), uint()))
+    deleted, pos = read_delete_set(data, pos)
     if pos != size:
         raise _Decline
     return _live(found, ranges, deleted, deleted_items)
 
 
 def _read(data: bytes, roots: frozenset[str]) -> MapUpdate:
-    pos = 0
     size = len(data)
-
-    def uint() -> int:
-        nonlocal pos
-        byte = data[pos]
-        pos += 1
-        if byte < 0x80:
-            return byte
-        result, shift = byte & 0x7F, 7
-        while True:
-            byte = data[pos]
-            pos += 1
-            result |= (byte & 0x7F) << shift
-            if byte < 0x80:
-                return result
-            shift += 7
-            if shift > 63:
-                raise _Decline
-
-    def raw() -> bytes:
-        nonlocal pos
-        length = uint()
-        end = pos + length
-        if end > size:
-            raise _Decline
-        chunk = data[pos:end]
-        pos = end
-        return chunk
-
+    uint = read_varuint  # a local: read several times per item
     names: dict[bytes, str] = {}
     keys: dict[tuple[int, int], tuple[str, str]] = {}  # item id -> (root, key)
     last: dict[tuple[str, str], tuple[int, int]] = {}  # (root, key) -> its latest item
     found: list[Any] = []  # (client, clock, root, key, value or None: deleted)
     deleted_items = 0
     ranges: dict[int, tuple[int, int]] = {}
-    for _ in range(uint()):
-        count, client, clock = uint(), uint(), uint()
+    clients, pos = uint(data, 0)
+    for _ in range(clients):
+        count, pos = uint(data, pos)
+        client, pos = uint(data, pos)
+        clock, pos = uint(data, pos)
         if client in ranges:
             raise _Decline
         first = clock
@@ -229,12 +183,15 @@ def _read(data: bytes, roots: frozenset[str]) -> MapUpdate:
             if ref == _SKIP:
                 raise _Decline
             if ref == _GC:
-                clock += uint()
+                length, pos = uint(data, pos)
+                clock += length
                 continue
             if info & 0x40:  # a right origin: not a map entry
                 raise _Decline
             if info & 0x80:
-                origin = (uint(), uint())
+                origin_client, pos = uint(data, pos)
+                origin_clock, pos = uint(data, pos)
+                origin = (origin_client, origin_clock)
                 place = keys.get(origin)
                 # Only an edit of its own client's latest item of the key, once: then
                 # the new item is the key's last, as Yjs orders it. Anything else (an
@@ -244,17 +201,19 @@ def _read(data: bytes, roots: frozenset[str]) -> MapUpdate:
                     raise _Decline
                 root, key = place
             else:
-                if uint() != 1 or not info & 0x20:  # a nested type, or not a map entry
+                parent, pos = uint(data, pos)
+                if parent != 1 or not info & 0x20:  # a nested type, or not a map entry
                     raise _Decline
-                name = raw()
+                name, pos = read_varbytes(data, pos)
                 root = names.get(name) or names.setdefault(name, name.decode("utf-8"))
                 if root not in roots:
                     raise _Decline
-                key = raw().decode("utf-8")
+                raw_key, pos = read_varbytes(data, pos)
+                key = raw_key.decode("utf-8")
                 if (root, key) in last:  # a second item of a key without an origin
                     raise _Decline
             if ref == _DELETED:
-                length = uint()
+                length, pos = uint(data, pos)
                 if length < 1:
                     raise _Decline
                 keys[(client, clock + length - 1)] = (root, key)
@@ -270,7 +229,7 @@ def _read(data: bytes, roots: frozenset[str]) -> MapUpdate:
             if length < 0x80:
                 pos += 1
             else:
-                length = uint()
+                length, pos = uint(data, pos)
             end = pos + length
             if end > size:
                 raise _Decline
@@ -281,12 +240,7 @@ def _read(data: bytes, roots: frozenset[str]) -> MapUpdate:
             found.append((client, clock, root, key, value))
             clock += 1
         ranges[client] = (first, clock)
-    deleted: dict[int, list[tuple[int, int]]] = {}
-    for _ in range(uint()):
-        client = uint()
-        runs = deleted.setdefault(client, [])
-        for _ in range(uint()):
-            runs.append((uint(), uint()))
+    deleted, pos = read_delete_set(data, pos)
     if pos != size:
         raise _Decline
     return _live(found, ranges, deleted, deleted_items)

@@ -68,7 +68,7 @@ def read_generic(update: bytes) -> object:
     """What the general reader (item ids, origins) makes of an update."""
     try:
         return _read(update, ROOTS)
-    except (_Decline, IndexError, UnicodeDecodeError):
+    except (_Decline, IndexError, ValueError):  # malformed lib0, or UTF-8
         return None
 
 
