@@ -82,11 +82,7 @@ def _read_new_keys(data: bytes, roots: frozenset[str]) -> MapUpdate:
     ranges: dict[int, tuple[int, int]] = {}
     clients, pos = uint(data, 0)
     for _ in range(clients):
-        count, pos = uint(data, pos)
-        client, pos = uint(data, pos)
-        clock, pos = uint(data, pos)
-        if client in ranges:
-            raise _Decline
+        count, client, clock, pos = _client_structs(data, pos, ranges)
         first = clock
         for _ in range(count):
             info = data[pos]
@@ -170,11 +166,7 @@ def _read(data: bytes, roots: frozenset[str]) -> MapUpdate:
     ranges: dict[int, tuple[int, int]] = {}
     clients, pos = uint(data, 0)
     for _ in range(clients):
-        count, pos = uint(data, pos)
-        client, pos = uint(data, pos)
-        clock, pos = uint(data, pos)
-        if client in ranges:
-            raise _Decline
+        count, client, clock, pos = _client_structs(data, pos, ranges)
         first = clock
         for _ in range(count):
             info = data[pos]
@@ -244,6 +236,19 @@ def _read(data: bytes, roots: frozenset[str]) -> MapUpdate:
     if pos != size:
         raise _Decline
     return _live(found, ranges, deleted, deleted_items)
+
+
+def _client_structs(
+    data: bytes, pos: int, ranges: dict[int, tuple[int, int]]
+) -> tuple[int, int, int, int]:
+    """The head of one client's structs at ``pos``: their count, the client, its first
+    clock, and the position after them; a client the update names twice declines."""
+    count, pos = read_varuint(data, pos)
+    client, pos = read_varuint(data, pos)
+    clock, pos = read_varuint(data, pos)
+    if client in ranges:
+        raise _Decline
+    return count, client, clock, pos
 
 
 def _live(
