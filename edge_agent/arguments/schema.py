@@ -42,7 +42,18 @@ from edge_agent.arguments.free_text import request_text
 from edge_agent.arguments.numbers import find_numbers, tokenize
 from edge_agent.arguments.places import one_city, weather_day
 
-__all__ = ["FILLERS", "FILLER_KEYWORD", "Filled", "fill_from_schema", "filler_of"]
+__all__ = [
+    "FILLERS",
+    "FILLER_KEYWORD",
+    "Filled",
+    "fill_from_schema",
+    "filler_of",
+    "read_day",
+    "read_enum",
+    "read_number",
+    "types_of",
+    "validated",
+]
 
 FILLER_KEYWORD = "x-edgeloop-filler"
 FILLERS = ("number", "duration", "city", "day", "enum", "text")
@@ -78,7 +89,8 @@ class Filled:
     reason: str = ""
 
 
-def _types(schema: dict[str, Any]) -> set[str]:
+def types_of(schema: dict[str, Any]) -> set[str]:
+    """The JSON types a (sub)schema allows: its ``type``, a name or a list of names."""
     kind = schema.get("type")
     if isinstance(kind, list):
         return {str(k) for k in kind}
@@ -90,7 +102,7 @@ def filler_of(name: str, schema: dict[str, Any]) -> str | None:
     declared = schema.get(FILLER_KEYWORD)
     if declared is not None:
         return str(declared) if declared in FILLERS else None
-    types = _types(schema)
+    types = types_of(schema)
     key = name.lower()
     enum = schema.get("enum")
     if isinstance(enum, list) and enum and all(isinstance(v, str) for v in enum):
@@ -105,21 +117,21 @@ def filler_of(name: str, schema: dict[str, Any]) -> str | None:
     return None
 
 
-def _numbers(text: str) -> list[float]:
-    return [span.value for span in find_numbers(tokenize(text))]
-
-
-def _number(text: str, schema: dict[str, Any]) -> int | float | None:
-    values = _numbers(text)
+def read_number(text: str, schema: dict[str, Any]) -> int | float | None:
+    """The one number ``text`` says, as an int where it is whole (None where it is not
+    and ``schema`` wants an integer), or None: none, or several (which one is a guess)."""
+    values = [span.value for span in find_numbers(tokenize(text))]
     if len(values) != 1:
-        return None  # none, or several: which one is meant is a guess
+        return None
     value = values[0]
-    if "integer" in _types(schema) and "number" not in _types(schema):
-        return int(value) if float(value).is_integer() else None
-    return int(value) if float(value).is_integer() else value
+    if float(value).is_integer():
+        return int(value)
+    types = types_of(schema)
+    return None if "integer" in types and "number" not in types else value
 
 
-def _enum(text: str, schema: dict[str, Any]) -> str | None:
+def read_enum(text: str, schema: dict[str, Any]) -> str | None:
+    """The one value of ``schema``'s enum that ``text`` names (``_`` read as a space)."""
     lowered = " ".join(re.sub(r"[^\w']+", " ", text.lower()).split())
     named = [
         value
@@ -129,17 +141,18 @@ def _enum(text: str, schema: dict[str, Any]) -> str | None:
     return named[0] if len(named) == 1 else None
 
 
-def _day(text: str, schema: dict[str, Any]) -> str | None:
+def read_day(text: str, schema: dict[str, Any]) -> str | None:
+    """The forecast day ``text`` names, if ``schema``'s enum holds it."""
     day = weather_day(text)
     return day if day in schema["enum"] else None
 
 
 _READERS: dict[str, Callable[[str, dict[str, Any]], Any]] = {
-    "number": _number,
+    "number": read_number,
     "duration": lambda text, _schema: parse_duration(text),
     "city": lambda text, _schema: one_city(text),
-    "day": _day,
-    "enum": _enum,
+    "day": read_day,
+    "enum": read_enum,
     "text": lambda text, _schema: request_text(text),
 }
 
@@ -151,8 +164,6 @@ def fill_from_schema(
 ) -> Filled:
     """Arguments for an input ``schema`` read from ``text``, validated, or the reason why
     not (see the module docstring for which reader serves which property)."""
-    from jsonschema import Draft202012Validator
-
     properties: dict[str, Any] = dict(schema.get("properties") or {})
     required = [str(name) for name in schema.get("required") or []]
     fillers = {name: filler_of(name, sub) for name, sub in properties.items()}
@@ -177,6 +188,18 @@ def fill_from_schema(
     missing = [name for name in required if name not in args]
     if missing:
         return Filled(None, f"no value for {missing[0]!r} in the query")
+    return validated(args, schema, validator)
+
+
+def validated(
+    args: dict[str, Any],
+    schema: dict[str, Any],
+    validator: Callable[[dict[str, Any]], str | None] | None = None,
+) -> Filled:
+    """``args`` if they fit ``schema`` and pass the tool's ``validator`` (which returns
+    what is wrong, or nothing), else None with the reason."""
+    from jsonschema import Draft202012Validator
+
     error = next(iter(Draft202012Validator(schema).iter_errors(args)), None)
     if error is not None:
         return Filled(None, f"arguments {args} do not fit the schema: {error.message}")

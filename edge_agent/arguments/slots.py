@@ -34,9 +34,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from edge_agent.arguments.durations import parse_duration
-from edge_agent.arguments.numbers import find_numbers, normalise_numbers, tokenize
-from edge_agent.arguments.places import one_city, weather_day
-from edge_agent.arguments.schema import FILLER_KEYWORD, FILLERS, Filled, filler_of
+from edge_agent.arguments.numbers import normalise_numbers
+from edge_agent.arguments.places import one_city
+from edge_agent.arguments.schema import (
+    FILLER_KEYWORD,
+    FILLERS,
+    Filled,
+    filler_of,
+    read_day,
+    read_enum,
+    read_number,
+    types_of,
+    validated,
+)
 
 __all__ = ["SLOTS_KEYWORD", "clock_time", "fill_from_slots", "normalise_slot", "slot_types_of"]
 
@@ -82,11 +92,6 @@ def clock_time(text: str) -> str | None:
     return f"{hour:02d}:{minute:02d}"
 
 
-def _types(schema: dict[str, Any]) -> set[str]:
-    kind = schema.get("type")
-    return {str(k) for k in kind} if isinstance(kind, list) else ({str(kind)} if kind else set())
-
-
 def _filler(name: str, schema: dict[str, Any]) -> str:
     declared = schema.get(FILLER_KEYWORD)
     if declared in (*FILLERS, "time"):
@@ -96,33 +101,13 @@ def _filler(name: str, schema: dict[str, Any]) -> str:
     return filler_of(name, schema) or "text"
 
 
-def _number(span: str, schema: dict[str, Any]) -> int | float | None:
-    values = [s.value for s in find_numbers(tokenize(span))]
-    if len(values) != 1:
-        return None
-    value = values[0]
-    if float(value).is_integer():
-        return int(value)
-    return None if "integer" in _types(schema) and "number" not in _types(schema) else value
-
-
-def _enum(span: str, schema: dict[str, Any]) -> str | None:
-    said = " ".join(re.sub(r"[^\w']+", " ", span.lower()).split())
-    named = [
-        v
-        for v in schema["enum"]
-        if re.search(r"\b" + re.escape(v.lower().replace("_", " ")) + r"\b", said)
-    ]
-    return named[0] if len(named) == 1 else None
-
-
 _NORMALISERS: dict[str, Callable[[str, dict[str, Any]], Any]] = {
-    "number": _number,
+    "number": read_number,
     "duration": lambda span, _s: parse_duration(span),
     "time": lambda span, _s: clock_time(span),
     "city": lambda span, _s: one_city(span),
-    "day": lambda span, s: d if (d := weather_day(span)) in s["enum"] else None,
-    "enum": _enum,
+    "day": read_day,
+    "enum": read_enum,
     "text": lambda span, _s: " ".join(span.split()) or None,
 }
 
@@ -152,8 +137,6 @@ def fill_from_slots(
 ) -> Filled:
     """Arguments for ``schema`` from the ``slots`` of one request (objects with ``type``
     and ``value``), validated against the schema and ``validator``."""
-    from jsonschema import Draft202012Validator
-
     properties: dict[str, Any] = dict(schema.get("properties") or {})
     required = {str(n) for n in schema.get("required") or []}
     slots = _merged(slots)
@@ -161,7 +144,7 @@ def fill_from_slots(
     for name, sub in properties.items():
         kinds = slot_types_of(name, sub)
         found = [s for s in slots if s.type in kinds]
-        if "array" in _types(sub):
+        if "array" in types_of(sub):
             items = dict(sub.get("items") or {"type": "string"})
             values = [normalise_slot(name, items, s.value) for s in found]
             if found and all(v is not None for v in values):
@@ -184,17 +167,7 @@ def fill_from_slots(
             what = "a city the device knows" if kind == "city" else f"a {kind}"
             return Filled(None, f"{found[0].value!r} is not {what} (argument {name!r})")
         args[name] = value
-    error = next(iter(Draft202012Validator(schema).iter_errors(args)), None)
-    if error is not None:
-        return Filled(None, f"arguments {args} do not fit the schema: {error.message}")
-    if validator is not None:
-        try:
-            problem = validator(args)
-        except Exception as exc:  # the user's rules failing is a reason, not a crash
-            problem = f"{type(exc).__name__}: {exc}"
-        if problem:
-            return Filled(None, f"arguments {args} break the tool's rules: {problem}")
-    return Filled(args)
+    return validated(args, schema, validator)
 
 
 @dataclass(frozen=True)
