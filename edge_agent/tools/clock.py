@@ -13,7 +13,7 @@ from datetime import UTC, date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from edge_agent.cities import country_clock, place
+from edge_agent.cities import city_argument, country_clock, place
 
 
 def input_schema() -> dict[str, Any]:
@@ -22,12 +22,7 @@ def input_schema() -> dict[str, Any]:
     return {
         "type": "object",
         "properties": {
-            "city": {
-                "type": "string",
-                "minLength": 1,
-                "maxLength": 80,
-                "x-edgeloop-slots": ["place_name"],
-            },
+            "city": city_argument(),
             "date": {
                 "type": "string",
                 "format": "date",

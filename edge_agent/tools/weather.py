@@ -24,7 +24,7 @@ from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
-from edge_agent.cities import place
+from edge_agent.cities import city_argument, place
 from edge_agent.forecast import (
     FORECAST_DAYS,
     SPANS,
@@ -47,12 +47,7 @@ def input_schema() -> dict[str, Any]:
     return {
         "type": "object",
         "properties": {
-            "city": {
-                "type": "string",
-                "minLength": 1,
-                "maxLength": 80,
-                "x-edgeloop-slots": ["place_name"],
-            },
+            "city": city_argument(),
             "day": {
                 "type": "string",
                 "enum": list(FORECAST_DAYS),
