@@ -9,15 +9,9 @@ import sys
 
 import typer
 
-from edgeloop.console import run_app
+from edgeloop.console import fail, run_app
 
 app = typer.Typer(help="The edgeloop cloud reasoner.", no_args_is_help=True, add_completion=False)
-
-
-def fail(message: str, code: int = 1) -> typer.Exit:
-    """Print a one-line error to stderr and return the Exit to raise."""
-    typer.echo(f"error: {message}", err=True)
-    return typer.Exit(code)
 
 
 @app.command()

@@ -18,7 +18,7 @@ from typer import _click
 from typer.core import TyperGroup
 
 from edge_agent.errors import EdgeError, exit_code
-from edgeloop.console import run_app
+from edgeloop.console import fail, run_app
 
 if TYPE_CHECKING:
     from edge_agent.agent import EdgeAgent
@@ -57,6 +57,10 @@ _TOOLS_HELP = (
     "'edgeloop.tools' entry points are added too."
 )
 ToolsOption = Annotated[list[str] | None, typer.Option("--tools", help=_TOOLS_HELP)]
+MemoryOption = Annotated[str | None, typer.Option("--memory", help=MEMORY_HELP)]
+ModelOption = Annotated[
+    str | None, typer.Option("--model", help="Router model folder (default: shipped).")
+]
 TokenOption = Annotated[
     str | None,
     typer.Option(
@@ -76,12 +80,6 @@ TlsRootOption = Annotated[
 #: Exit code of `ask` when the query was kept pending (the cloud was unreachable or busy):
 #: EX_TEMPFAIL, "try again later" (`edge-agent pending --cloud` resolves it).
 EXIT_PENDING = 75
-
-
-def fail(message: str, code: int = 1) -> typer.Exit:
-    """Print a one-line error to stderr and return the Exit to raise."""
-    typer.echo(f"error: {message}", err=True)
-    return typer.Exit(code)
 
 
 def _router(model: str | None = None, tools: list[str] | None = None) -> Router:
@@ -162,9 +160,9 @@ def ask(
     query: str = typer.Argument(..., help="The query."),
     cloud: str = typer.Option(None, "--cloud", help="Cloud reasoner HOST:PORT."),
     json_output: bool = typer.Option(False, "--json", help="One ReactStep per line (JSON)."),
-    memory: str = typer.Option(None, "--memory", help=MEMORY_HELP),
+    memory: MemoryOption = None,
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show every step."),
-    model: str = typer.Option(None, "--model", help="Router model folder (default: shipped)."),
+    model: ModelOption = None,
     tools: ToolsOption = None,
     token: TokenOption = None,
     tls_root: TlsRootOption = None,
@@ -222,7 +220,7 @@ def _cloud_failure(error: Exception, cloud: str | None) -> Exception:
 @app.command("pending")
 def pending_command(
     cloud: str = typer.Option(None, "--cloud", help="Cloud reasoner HOST:PORT: resolve now."),
-    memory: str = typer.Option(None, "--memory", help=MEMORY_HELP),
+    memory: MemoryOption = None,
     token: TokenOption = None,
     tls_root: TlsRootOption = None,
 ) -> None:
@@ -253,7 +251,7 @@ def pending_command(
 @app.command("sync")
 def sync_command(
     cloud: str = typer.Option(..., "--cloud", help="Cloud HOST:PORT serving memory sync."),
-    memory: str = typer.Option(None, "--memory", help=MEMORY_HELP),
+    memory: MemoryOption = None,
     token: TokenOption = None,
     tls_root: TlsRootOption = None,
     json_output: bool = typer.Option(False, "--json", help="The result as one JSON object."),
@@ -342,8 +340,8 @@ def _sync_line(result: dict[str, object]) -> str:
 @app.command()
 def chat(
     cloud: str = typer.Option(None, "--cloud", help="Cloud reasoner HOST:PORT."),
-    memory: str = typer.Option(None, "--memory", help=MEMORY_HELP),
-    model: str = typer.Option(None, "--model", help="Router model folder (default: shipped)."),
+    memory: MemoryOption = None,
+    model: ModelOption = None,
     tools: ToolsOption = None,
     token: TokenOption = None,
     tls_root: TlsRootOption = None,
@@ -384,7 +382,7 @@ def _print_report(report: EvalReport) -> None:
 def eval_command(
     file: str = typer.Argument(..., help="Eval JSON lines file."),
     json_output: bool = typer.Option(False, "--json", help="Print the metrics as JSON."),
-    model: str = typer.Option(None, "--model", help="Router model folder (default: shipped)."),
+    model: ModelOption = None,
     tools: ToolsOption = None,
     home: str = typer.Option(
         None, "--home", help="Evaluate as a device whose home city is CITY (no home: none)."
@@ -413,7 +411,7 @@ def eval_command(
 def timers_command(
     cancel: str = typer.Option(None, "--cancel", help="Cancel the timer whose id starts so."),
     everything: bool = typer.Option(False, "--all", help="Also the timers that have fired."),
-    memory: str = typer.Option(None, "--memory", help=MEMORY_HELP),
+    memory: MemoryOption = None,
     json_output: bool = typer.Option(False, "--json", help="One JSON object a timer."),
 ) -> None:
     """List the timers and alarms that have not gone off (in the home city's local time),
@@ -451,7 +449,7 @@ def receipt_command(
     session_id: str = typer.Argument(None, help="The session (default: the latest one)."),
     verify: bool = typer.Option(False, "--verify", help="Check it against the stored steps."),
     json_output: bool = typer.Option(False, "--json", help="The receipt as one JSON object."),
-    memory: str = typer.Option(None, "--memory", help=MEMORY_HELP),
+    memory: MemoryOption = None,
 ) -> None:
     """Show a session's decision receipt (the device's, or the cloud's it kept); --verify
     checks that it vouches for the answer and the evidence in memory (exit 1 if not)."""
@@ -512,7 +510,7 @@ def config_set(
     value: str = typer.Argument(
         ..., help="The value (a city, a room, metric|imperial, a number of days)."
     ),
-    memory: str = typer.Option(None, "--memory", help=MEMORY_HELP),
+    memory: MemoryOption = None,
 ) -> None:
     """Set one device setting. A new history_days takes old history out of the synced
     document at once (the tables keep it), and the other replicas at the next sync."""
@@ -534,7 +532,7 @@ def config_set(
 
 @config_app.command("show")
 def config_show(
-    memory: str = typer.Option(None, "--memory", help=MEMORY_HELP),
+    memory: MemoryOption = None,
     json_output: bool = typer.Option(False, "--json", help="The settings as one JSON object."),
 ) -> None:
     """Show the device settings (unset ones as -)."""
@@ -557,8 +555,8 @@ def serve(
     host: str = typer.Option("127.0.0.1", help="Address to bind."),
     port: int = typer.Option(50052, help="Port to bind."),
     cloud: str = typer.Option(None, "--cloud", help="Cloud reasoner HOST:PORT."),
-    memory: str = typer.Option(None, "--memory", help=MEMORY_HELP),
-    model: str = typer.Option(None, "--model", help="Router model folder (default: shipped)."),
+    memory: MemoryOption = None,
+    model: ModelOption = None,
     tools: ToolsOption = None,
     token: TokenOption = None,
     tls_root: TlsRootOption = None,
@@ -598,8 +596,8 @@ def ui_command(
     host: str = typer.Option("127.0.0.1", help="Address to bind (beyond loopback: --ui-token)."),
     port: int = typer.Option(8765, help="Port to bind (0 picks a free one)."),
     cloud: str = typer.Option(None, "--cloud", help="Cloud reasoner HOST:PORT (asks, sync)."),
-    memory: str = typer.Option(None, "--memory", help=MEMORY_HELP),
-    model: str = typer.Option(None, "--model", help="Router model folder (default: shipped)."),
+    memory: MemoryOption = None,
+    model: ModelOption = None,
     tools: ToolsOption = None,
     token: TokenOption = None,
     tls_root: TlsRootOption = None,

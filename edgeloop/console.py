@@ -2,7 +2,8 @@
 
 Click (under Typer) reports a usage error as a boxed, several-line panel; scripts and
 people reading logs want one line on stderr and a non-zero exit. Both console scripts
-(``edge-agent``, ``cloud-agent``) start through :func:`run_app`.
+(``edge-agent``, ``cloud-agent``) start through :func:`run_app`, and their commands
+report their own errors the same way, with :func:`fail`.
 """
 
 from __future__ import annotations
@@ -29,6 +30,12 @@ _NO_ARGS = tuple(
 _USAGE = (_typer_click.UsageError, click.UsageError)
 _CLICK = (_typer_click.ClickException, click.ClickException)
 _ABORT = (typer.Abort, click.Abort)
+
+
+def fail(message: str, code: int = 1) -> typer.Exit:
+    """Print a one-line error to stderr and return the Exit to raise."""
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(code)
 
 
 def _one_line(text: str) -> str:

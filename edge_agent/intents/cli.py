@@ -17,17 +17,21 @@ import typer
 from edge_agent.intents.data import OOS, load_examples
 from edge_agent.intents.errors import IntentDataError, IntentError, IntentModelError
 from edge_agent.intents.evaluate import METRIC_KEYS
+from edgeloop.console import fail
 
 __all__ = ["eval_intents", "train"]
 
 
-def _fail(message: str, code: int) -> typer.Exit:
-    typer.echo(f"error: {message}", err=True)
-    return typer.Exit(code)
-
-
 def _file_sha256(path: Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def _source(data: Path, val: Path | None, **extra: str) -> dict[str, Any]:
+    """What a trained model records of its data: the files' names and SHA-256."""
+    source: dict[str, Any] = {"data_file": data.name, "data_sha256": _file_sha256(data), **extra}
+    if val is not None:
+        source.update({"val_file": val.name, "val_file_sha256": _file_sha256(val)})
+    return source
 
 
 def train(
@@ -115,41 +119,28 @@ def train(
                     started,
                 )
                 return
-            if fmt in ("snips", "slurp"):
-                from edge_agent.intents.data import Example
+        if fmt in ("snips", "slurp"):
+            from edge_agent.intents.data import Example
 
-                train_examples = [Example(u.text, u.intents[0], u.where) for u in utterances]
-                val_examples = (
-                    [
-                        Example(u.text, u.intents[0], u.where)
-                        for u in read_utterances(val, fmt, purpose="val")
-                    ]
-                    if val is not None
-                    else None
-                )
-                _train_heads(
-                    train_examples,
-                    val_examples,
-                    data,
-                    val,
-                    out,
-                    oos_label,
-                    max_escalation,
-                    refit,
-                    seed,
-                    json_output,
-                    started,
-                )
-                return
-        train_examples = load_examples(data, fmt, purpose="train")
-        if val is not None:
-            val_examples = load_examples(val, fmt, purpose="val")
-        elif fmt == "clinc":
-            val_examples = load_examples(data, fmt, purpose="val")
+            train_examples = [Example(u.text, u.intents[0], u.where) for u in utterances]
+            val_examples = (
+                [
+                    Example(u.text, u.intents[0], u.where)
+                    for u in read_utterances(val, fmt, purpose="val")
+                ]
+                if val is not None
+                else None
+            )
         else:
-            val_examples = None
+            train_examples = load_examples(data, fmt, purpose="train")
+            if val is not None:
+                val_examples = load_examples(val, fmt, purpose="val")
+            elif fmt == "clinc":
+                val_examples = load_examples(data, fmt, purpose="val")
+            else:
+                val_examples = None
     except IntentDataError as exc:
-        raise _fail(str(exc), 2) from None
+        raise fail(str(exc), 2) from None
     _train_heads(
         train_examples,
         val_examples,
@@ -184,13 +175,7 @@ def _train_joint(
     from edge_agent.slu.metrics import SLU_METRIC_KEYS
     from edge_agent.slu.train import train_slu
 
-    source: dict[str, Any] = {
-        "data_file": data.name,
-        "data_sha256": _file_sha256(data),
-        "format": fmt,
-    }
-    if val is not None:
-        source.update({"val_file": val.name, "val_file_sha256": _file_sha256(val)})
+    source = _source(data, val, format=fmt)
     try:
         report = train_slu(
             utterances,
@@ -205,9 +190,9 @@ def _train_joint(
             log=None if json_output else (lambda msg: typer.echo(msg, err=True)),
         )
     except IntentDataError as exc:
-        raise _fail(str(exc), 2) from None
+        raise fail(str(exc), 2) from None
     except (IntentError, OSError, ValueError, RuntimeError) as exc:
-        raise _fail(str(exc), 1) from None
+        raise fail(str(exc), 1) from None
     total = time.perf_counter() - started
     result = {
         "out": str(report.out_dir),
@@ -258,9 +243,7 @@ def _train_heads(
     """Intent heads over the frozen encoder (intents-only data)."""
     from edge_agent.intents.train import train_model
 
-    source: dict[str, Any] = {"data_file": data.name, "data_sha256": _file_sha256(data)}
-    if val is not None:
-        source.update({"val_file": val.name, "val_file_sha256": _file_sha256(val)})
+    source = _source(data, val)
     try:
         report = train_model(
             train_examples,
@@ -275,9 +258,9 @@ def _train_heads(
             log=None if json_output else (lambda msg: typer.echo(msg, err=True)),
         )
     except IntentDataError as exc:
-        raise _fail(str(exc), 2) from None
+        raise fail(str(exc), 2) from None
     except (IntentError, OSError, ValueError) as exc:
-        raise _fail(str(exc), 1) from None
+        raise fail(str(exc), 1) from None
     total = time.perf_counter() - started
     result = {
         "out": str(report.out_dir),
@@ -292,18 +275,11 @@ def _train_heads(
     if json_output:
         typer.echo(json.dumps(result))
         return
+    title = f"validation ({report.n_val} examples), method {report.method}"
+    _print_table(title, METRIC_KEYS, report.val_metrics)
     from rich.console import Console
-    from rich.table import Table
 
-    table = Table(title=f"validation ({report.n_val} examples), method {report.method}")
-    table.add_column("metric")
-    table.add_column("value", justify="right")
-    for key in METRIC_KEYS:
-        value = report.val_metrics.get(key)
-        table.add_row(key, "n/a" if value is None else f"{value:.4f}")
-    console = Console()
-    console.print(table)
-    console.print(f"saved {report.out_dir} in {total:.1f} s ({len(report.classes)} classes)")
+    Console().print(f"saved {report.out_dir} in {total:.1f} s ({len(report.classes)} classes)")
 
 
 def eval_intents(
@@ -327,7 +303,7 @@ def eval_intents(
     try:
         utterances = read_utterances(data, format, purpose="eval")
     except IntentDataError as exc:
-        raise _fail(str(exc), 2) from None
+        raise fail(str(exc), 2) from None
     try:
         if SluModel.is_model_dir(model):
             metrics = evaluate_joint(SluModel.load(model), utterances)
@@ -336,9 +312,9 @@ def eval_intents(
 
             metrics = evaluate_heads(IntentModel.load(model), utterances)
     except IntentModelError as exc:
-        raise _fail(str(exc), 2) from None
+        raise fail(str(exc), 2) from None
     except (IntentError, OSError, ValueError) as exc:
-        raise _fail(str(exc), 1) from None
+        raise fail(str(exc), 1) from None
     if json_output:
         typer.echo(json.dumps({k: metrics[k] for k in EVAL_KEYS}))
         return
