@@ -149,14 +149,8 @@ class CloudConfig:
             if value is not None:
                 openai_data[key.removeprefix("openai_")] = value
         data.update({k: v for k, v in overrides.items() if v is not None})
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ValueError(f"unknown config keys: {', '.join(unknown)}")
-        openai_known = {f.name for f in fields(OpenAIConfig)}
-        bad = sorted(set(openai_data) - openai_known)
-        if bad:
-            raise ValueError(f"unknown [openai] config keys: {', '.join(bad)}")
+        _check_keys(data, cls, "config keys")
+        _check_keys(openai_data, OpenAIConfig, "[openai] config keys")
         if "backends" in data:
             backends = data["backends"]
             if isinstance(backends, str):
@@ -167,3 +161,10 @@ class CloudConfig:
     def with_port(self, port: int) -> CloudConfig:
         """A copy bound to another port."""
         return replace(self, port=port)
+
+
+def _check_keys(data: dict[str, Any], kind: type[Any], what: str) -> None:
+    """ValueError naming the keys of ``data`` that are no field of the dataclass ``kind``."""
+    unknown = sorted(set(data) - {f.name for f in fields(kind)})
+    if unknown:
+        raise ValueError(f"unknown {what}: {', '.join(unknown)}")
