@@ -41,7 +41,6 @@ __all__ = [
     "Disagreement",
     "ModelRequest",
     "Parse",
-    "Span",
     "cut_points",
     "model_clauses",
     "parse_query",
@@ -54,22 +53,12 @@ SMALLTALK = "smalltalk"
 
 
 @dataclass(frozen=True)
-class Span:
-    """A slot re-indexed to the words of its piece (what ``builtin_from_slots`` reads)."""
-
-    type: str
-    value: str
-    start: int
-    end: int
-
-
-@dataclass(frozen=True)
 class ModelRequest:
     """One request the model found (or a piece of one, cut between repeated slots)."""
 
     tool: str
     text: str
-    slots: tuple[Any, ...]
+    slots: tuple[Any, ...]  # edge_agent.slu.Slot, at the word indices of ``text``
     confidence: float
     first: bool = True  # the first piece of the model's part (the words naming the tool)
     start: int = 0  # first word index in the utterance, for ordering
@@ -163,6 +152,7 @@ def cut_points(words: Sequence[str], spans: Sequence[tuple[int, int]]) -> list[i
 def _pieces(name: str, part: Any, indices: list[int], words: list[str]) -> list[ModelRequest]:
     """The part as one request, or cut in pieces between slots that repeat an argument."""
     from edge_agent.arguments.slots import _merged
+    from edge_agent.slu.model import Slot
 
     slots = _merged(list(part.slots))
     confidence = float(part.confidence)
@@ -189,7 +179,7 @@ def _pieces(name: str, part: Any, indices: list[int], words: list[str]) -> list[
             piece = piece[:-1]
         first = piece[0]
         own = tuple(
-            Span(s.type, s.value, int(s.start) - first, int(s.end) - first)
+            Slot(s.type, s.value, int(s.start) - first, int(s.end) - first)
             for s in slots
             if piece[0] <= int(s.start) and int(s.end) <= piece[-1] + 1
         )
@@ -254,6 +244,7 @@ def _rule_pieces(
     # or points back ("turn off the tv, | the lights", "turn on the ac | and set it to 22").
     asks = sum(c.own_tool == request.tool or c.has_entity or c.refers_back for c in subs)
     from edge_agent.slu.data import split_words
+    from edge_agent.slu.model import Slot
 
     if not any((k or after_another) and _works_on_result(c) for k, c in enumerate(subs)) and (
         len(subs) < 2 or asks < 2
@@ -284,7 +275,7 @@ def _rule_pieces(
                 None,
             )
             if at is not None:
-                own.append(Span(slot.type, str(slot.value), at, at + len(tokens)))
+                own.append(Slot(slot.type, str(slot.value), at, at + len(tokens)))
                 left.remove(slot)
         pieces.append(
             ModelRequest(
