@@ -15,16 +15,18 @@ from rich.prompt import Confirm, Prompt
 
 from edge_agent.agent import EdgeAgent
 from edgeloop.v1 import agent_pb2 as pb
-from react_kernel.steps import from_struct
+from react_kernel.steps import STEP_KINDS, from_struct
 
-STYLES = {
-    pb.STEP_TYPE_THOUGHT: ("thought", "dim"),
-    pb.STEP_TYPE_ACTION: ("action", "cyan"),
-    pb.STEP_TYPE_OBSERVATION: ("observation", "green"),
-    pb.STEP_TYPE_FINAL_ANSWER: ("answer", "bold"),
-    pb.STEP_TYPE_ERROR: ("error", "red"),
-    pb.STEP_TYPE_APPROVAL_REQUEST: ("approval", "yellow"),
+_COLOURS = {
+    pb.STEP_TYPE_THOUGHT: "dim",
+    pb.STEP_TYPE_ACTION: "cyan",
+    pb.STEP_TYPE_OBSERVATION: "green",
+    pb.STEP_TYPE_FINAL_ANSWER: "bold",
+    pb.STEP_TYPE_ERROR: "red",
+    pb.STEP_TYPE_APPROVAL_REQUEST: "yellow",
 }
+#: Each step type's label and style.
+STYLES = {kind: (STEP_KINDS[kind], style) for kind, style in _COLOURS.items()}
 
 
 def render(console: Console, step: pb.ReactStep) -> None:

@@ -142,17 +142,9 @@ def _approve_interactively(
 
 
 def _line(step: pb.ReactStep) -> str:
-    from edgeloop.v1 import agent_pb2 as pb
+    from react_kernel.steps import STEP_KINDS
 
-    marks = {
-        pb.STEP_TYPE_THOUGHT: "thought",
-        pb.STEP_TYPE_ACTION: "action",
-        pb.STEP_TYPE_OBSERVATION: "observation",
-        pb.STEP_TYPE_FINAL_ANSWER: "answer",
-        pb.STEP_TYPE_ERROR: "error",
-        pb.STEP_TYPE_APPROVAL_REQUEST: "approval",
-    }
-    return f"{marks.get(step.step_type, 'step')}: {step.content}"
+    return f"{STEP_KINDS.get(step.step_type, 'step')}: {step.content}"
 
 
 @app.command()

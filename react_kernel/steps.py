@@ -29,6 +29,16 @@ FINAL_ANSWER = pb.STEP_TYPE_FINAL_ANSWER
 ERROR = pb.STEP_TYPE_ERROR
 APPROVAL_REQUEST = pb.STEP_TYPE_APPROVAL_REQUEST
 
+STEP_KINDS: dict[int, str] = {
+    THOUGHT: "thought",
+    ACTION: "action",
+    OBSERVATION: "observation",
+    FINAL_ANSWER: "answer",
+    ERROR: "error",
+    APPROVAL_REQUEST: "approval",
+}
+"""Each step type's short name, as the terminal and the pages show it (others: "step")."""
+
 
 def new_act_id() -> str:
     """A fresh, unique act id (uuid4 hex) for an ACTION and its OBSERVATION."""

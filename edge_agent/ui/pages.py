@@ -15,15 +15,8 @@ from google.protobuf.json_format import MessageToDict
 from jinja2 import ChoiceLoader, Environment, PackageLoader, select_autoescape
 
 from edgeloop.v1 import agent_pb2 as pb
+from react_kernel.steps import STEP_KINDS
 
-STEP_KINDS = {
-    pb.STEP_TYPE_THOUGHT: "thought",
-    pb.STEP_TYPE_ACTION: "action",
-    pb.STEP_TYPE_OBSERVATION: "observation",
-    pb.STEP_TYPE_FINAL_ANSWER: "answer",
-    pb.STEP_TYPE_ERROR: "error",
-    pb.STEP_TYPE_APPROVAL_REQUEST: "approval",
-}
 #: Route metadata shown first, in this order; any other key of the THOUGHT follows.
 ROUTE_KEYS = ("route", "intent", "intents", "confidence", "tool", "slots", "calls", "reason")
 
