@@ -12,6 +12,7 @@ lets yrs decide; malformed bytes also make it decline, never half-read.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from typing import Any, NamedTuple
 
 from sync.lib0 import read_delete_set, read_varbytes, read_varuint
@@ -263,9 +264,35 @@ def _live(
         return result._replace(items=found)
     items = result.items
     dead = 0
+    index = {client: merged_runs(runs) for client, runs in deleted.items()}
     for item in found:
-        if item[4] is None or (deleted and result.deletes(item[0], item[1])):
+        if item[4] is None or _in_runs(index.get(item[0]), item[1]):
             dead += 1
         else:
             items.append(item)  # type: ignore[arg-type]
     return result._replace(dead=dead)
+
+
+def merged_runs(runs: list[tuple[int, int]]) -> tuple[list[int], list[int]]:
+    """A client's delete runs ``(clock, length)`` sorted and merged, as the starts and
+    ends of disjoint ranges: a look-up is then a bisection, not a scan of every run (an
+    update with thousands of scattered edits has thousands of runs)."""
+    starts: list[int] = []
+    ends: list[int] = []
+    for start, length in sorted(runs):
+        if length <= 0:
+            continue
+        if ends and start <= ends[-1]:
+            ends[-1] = max(ends[-1], start + length)
+        else:
+            starts.append(start)
+            ends.append(start + length)
+    return starts, ends
+
+
+def _in_runs(index: tuple[list[int], list[int]] | None, clock: int) -> bool:
+    if index is None:
+        return False
+    starts, ends = index
+    at = bisect_right(starts, clock) - 1
+    return at >= 0 and clock < ends[at]
