@@ -10,12 +10,16 @@ the lowest whose route accuracy is within half a point of the best. It is writte
 next to the model with the figures that chose it.
 
 With ``--joint`` it trains the joint intent + slot model instead (``edge_agent.slu``,
-needs the train extra): on a deterministic selection of the project's own lines plus the
-training half of SLURP's development split mapped to the device's intents
-(``edge_agent/data/slurp_train.jsonl``, written by ``scripts/build_slurp_data.py``, its
-slots inline). The selection is written to ``router_joint_train.jsonl`` /
-``router_joint_val.jsonl``; more cloud lines come from CLINC150
-(``edge_agent/data/clinc_cloud.jsonl``, written by ``scripts/build_clinc_cloud.py``).
+needs the train extra): on a deterministic selection of the project's own lines plus
+SLURP's development split mapped to the device's intents, both halves
+(``edge_agent/data/slurp_train.jsonl`` and ``slurp_measure_train.jsonl``, written by
+``scripts/build_slurp_data.py``, slots inline). ``--slurp HALF`` trains on one half only:
+a fold of the two-fold cross-validation, measured on the other half's eval file, whose
+utterances it keeps out of training and validation (``measured_halves``);
+``--selection DIR`` writes such a build's selection files elsewhere. The selection is
+written to ``router_joint_train.jsonl`` / ``router_joint_val.jsonl``; more cloud lines
+come from CLINC150 (``edge_agent/data/clinc_cloud.jsonl``, written by
+``scripts/build_clinc_cloud.py``).
 ``--device edge_agent/data/clinc_device.jsonl`` adds CLINC150's requests for the device's
 own tools, intent-only (``"slots": null``: they train the intents, never the tagger;
 written by ``scripts/build_clinc_device.py``); the shipped router's build leaves them out
@@ -25,7 +29,7 @@ Tools with side effects (a timer, a device command, a note) get their own, highe
 threshold (``action_threshold``), chosen on the validation lines where a false action
 costs ``FALSE_ACTION_COST`` actions sent to the cloud.
 
-Usage: ``python scripts/build_router.py [--joint] [--out edge_agent/models/router]``
+Usage: ``python scripts/build_router.py [--joint [--slurp HALF ...]] [--out DIR]``
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ import json
 import re
 import sys
 import time
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -53,7 +58,18 @@ OWN_PER_INTENT = {"oos": 1000, "smalltalk": 150}
 OWN_PER_TOOL = 380
 OWN_VAL_PER_INTENT = {"oos": 150, "smalltalk": 20, "compound": 40}
 OWN_VAL_PER_TOOL = 40
-SLURP_VAL_SHARE = 20  # percent of the SLURP training half kept for validation
+SLURP_VAL_SHARE = 20  # percent of the SLURP training lines kept for validation
+# SLURP's development split in two halves by a hash of the text
+# (scripts/build_slurp_data.py): each half's training lines -> the same utterances in the
+# edge eval format. A build trained on one half is measured on the other (two-fold
+# cross-validation); the shipped router is trained on both.
+SLURP_HALVES = {
+    DATA / "slurp_train.jsonl": DATA / "slurp_train_eval.jsonl",
+    DATA / "slurp_measure_train.jsonl": DATA / "slurp_measure.jsonl",
+}
+# The shipped router's build trains on both halves (SLURP's whole development split): its
+# SLURP figure is the two folds' mean (docs/edge.md, "SLURP's whole development split").
+SHIPPED_SLURP = list(SLURP_HALVES)
 # SNIPS's training split mapped by scripts/build_snips_data.py: so many lines of each kind
 # train (its weather requests, its weather requests for days the forecast does not serve,
 # and each of its six other intents, all three of the last ``oos``) and validate.
@@ -164,23 +180,38 @@ def snips_selection(path: Path) -> tuple[list[dict[str, str]], list[dict[str, st
     return out
 
 
+def measured_halves(slurp: Sequence[Path]) -> list[Path]:
+    """The eval files of the SLURP halves a build does not train on (the fold it is
+    measured on): none when it trains on both."""
+    trained = {path.resolve() for path in slurp}
+    return [ev for tr, ev in SLURP_HALVES.items() if tr.resolve() not in trained]
+
+
 def joint_selection(
     own_train: Path,
     own_val: Path,
-    slurp: Path,
+    slurp: Path | Sequence[Path],
     cloud: Path | None = None,
     snips: Path | None = None,
     device: Path | None = None,
+    measured: Sequence[Path] | None = None,
 ) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
     """The joint model's training and validation lines (deterministic).
+
+    ``slurp``: SLURP's training lines, one half or both. ``measured``: eval files whose
+    utterances nothing trains on (by default, the SLURP halves not trained on:
+    ``measured_halves``).
 
     No compound line trains it (its trainer composes compound utterances from single
     ones, with each word's request known); compounds of two different requests validate
     that such a query leaves the device."""
+    halves = [slurp] if isinstance(slurp, Path) else list(slurp)
     # A generated line may happen to say what a measured SLURP utterance says ("what's
     # today's date"): it is left out, so nothing measured on is trained on.
     measured = {
-        plain_text(str(r["query"])).lower() for r in read_rows(DATA / "slurp_measure.jsonl")
+        plain_text(str(r["query"])).lower()
+        for path in (measured_halves(halves) if measured is None else measured)
+        for r in read_rows(path)
     }
     own = [r for r in read_rows(own_train) if plain_text(r["text"]).lower() not in measured]
     train = _take(own, OWN_PER_TOOL, {**OWN_PER_INTENT, "compound": 0})
@@ -190,7 +221,12 @@ def joint_selection(
         for r in _take(own, OWN_VAL_PER_TOOL, OWN_VAL_PER_INTENT)
         if len(set(r["intent"].split("#"))) == len(r["intent"].split("#"))
     ]
-    for row in read_rows(slurp):
+    # SLURP's annotation may spell an utterance otherwise than its sentence (which decides
+    # its half): "orlando florida" annotated "orlando fl", an utterance of the other half.
+    slurp_rows = [
+        r for h in halves for r in read_rows(h) if plain_text(r["text"]).lower() not in measured
+    ]
+    for row in slurp_rows:
         if _bucket(row["text"]) < SLURP_VAL_SHARE:
             val.append(row)
         else:
@@ -316,7 +352,17 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "edge_agent" / "models" / "router")
     parser.add_argument("--min-cloud-recall", type=float, default=0.985)
     parser.add_argument("--joint", action="store_true", help="the joint intent + slot model")
-    parser.add_argument("--slurp", type=Path, default=DATA / "slurp_train.jsonl")
+    parser.add_argument(
+        "--slurp",
+        type=Path,
+        nargs="+",
+        default=SHIPPED_SLURP,
+        help="joint: SLURP's training lines, one half (a fold of the cross-validation: the "
+        "other half is kept out) or both",
+    )
+    parser.add_argument(
+        "--slurp-all", action="store_true", help="joint: both SLURP halves (the default)"
+    )
     parser.add_argument(
         "--cloud",
         type=Path,
@@ -337,6 +383,12 @@ def main() -> int:
         "(scripts/build_clinc_device.py); not in the shipped router's build",
     )
     parser.add_argument(
+        "--selection",
+        type=Path,
+        default=DATA,
+        help="joint: the folder the selection files are written to (a fold's build elsewhere)",
+    )
+    parser.add_argument(
         "--calibrate-only", action="store_true", help="joint: recalibrate the model in --out"
     )
     parser.add_argument(
@@ -349,6 +401,8 @@ def main() -> int:
         args.snips = None
     if args.device is not None and str(args.device) == "none":
         args.device = None
+    if args.slurp_all:
+        args.slurp = list(SLURP_HALVES)
     if args.joint:
         return build_joint(args)
 
@@ -393,11 +447,18 @@ def build_joint(args: argparse.Namespace) -> int:
     train, val = joint_selection(
         args.train, args.val, args.slurp, args.cloud, args.snips, args.device
     )
-    files = {"train": DATA / "router_joint_train.jsonl", "val": DATA / "router_joint_val.jsonl"}
+    kept_out = [path.name for path in measured_halves(args.slurp)]
+    files = {
+        "train": args.selection / "router_joint_train.jsonl",
+        "val": args.selection / "router_joint_val.jsonl",
+    }
     for key, rows in (("train", train), ("val", val)):
         body = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
         files[key].write_text(body, "utf-8")
-    print(f"joint selection: {len(train)} training lines, {len(val)} validation lines")
+    print(
+        f"joint selection: {len(train)} training lines, {len(val)} validation lines; "
+        f"SLURP: {', '.join(p.name for p in args.slurp)}, kept out: {kept_out or 'none'}"
+    )
     if args.select_only:
         return 0
     if not args.calibrate_only:
@@ -430,6 +491,8 @@ def build_joint(args: argparse.Namespace) -> int:
         "action_validation": action["chosen"],
         "false_action_cost": FALSE_ACTION_COST,
         "trained_on": [files["train"].name],
+        "slurp": [path.name for path in args.slurp],
+        "slurp_kept_out": kept_out,
         "trainer": "edge_agent.slu.train_slu",
         "training": {
             k: dataclasses.asdict(v) if isinstance(v, Joints) else v

@@ -8,14 +8,21 @@ labelled timer may serve), alarm queries and removals, list removals, light colo
 small talk, currency and time-zone conversions, and the few rows whose label is broken.
 
 The split is deterministic, by a hash of the utterance's text (so the edge-format twin,
-which has no id, splits the same way): half to train on, half only to measure on.
+which has no id, splits the same way) into two halves, A (``slurp_train``) and B
+(``slurp_measure``). Each half is written in both formats, so either can train a model
+that the other measures (two-fold cross-validation over the development split; SLURP's
+test split is the judge and is never here). The shipped router is trained on both
+(docs/edge.md, "SLURP").
 
 Writes, from ``--devel`` (SLURP's ``devel.jsonl``) and ``--edge`` (its edge-eval twin):
 
-- ``edge_agent/data/slurp_train.jsonl``: the training half, ``{"text", "intent"}`` with
-  SLURP's slots inline (``[type : words]``), intents mapped to the device's;
-- ``edge_agent/data/slurp_measure.jsonl``: the measuring half in the edge eval format
-  (``edge-agent eval edge_agent/data/slurp_measure.jsonl --home london``), never trained on.
+- ``edge_agent/data/slurp_train.jsonl`` (half A) and ``slurp_measure_train.jsonl``
+  (half B): ``{"text", "intent"}`` with SLURP's slots inline (``[type : words]``),
+  intents mapped to the device's;
+- ``edge_agent/data/slurp_train_eval.jsonl`` (half A) and ``slurp_measure.jsonl``
+  (half B): the same utterances in the edge eval format (``edge-agent eval
+  edge_agent/data/slurp_measure.jsonl --home london``), to measure a model trained on
+  the other half.
 
 Usage: ``python scripts/build_slurp_data.py --devel DEVEL.jsonl --edge EDGE_DEVEL.jsonl``
 """
@@ -27,6 +34,7 @@ import hashlib
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 DATA = Path(__file__).resolve().parent.parent / "edge_agent" / "data"
 OOS = "oos"
@@ -102,7 +110,8 @@ def inline(annotation: str) -> str:
     return " ".join(annotation.replace("[", " [").replace("]", "] ").split())
 
 
-def build(devel: Path, edge: Path) -> tuple[list[dict[str, str]], list[dict[str, object]]]:
+def training_lines(devel: Path, half_b: bool) -> list[dict[str, str]]:
+    """One half of ``devel.jsonl`` as training lines (each text once), SLURP's slots inline."""
     train: list[dict[str, str]] = []
     seen: set[str] = set()
     for line in devel.read_text("utf-8").splitlines():
@@ -111,19 +120,35 @@ def build(devel: Path, edge: Path) -> tuple[list[dict[str, str]], list[dict[str,
         row = json.loads(line)
         intent = device_intent(row["intent"])
         text = row["sentence"]
-        if intent is None or is_measure(text) or text in seen:
+        if intent is None or is_measure(text) != half_b or text in seen:
             continue
         seen.add(text)
         # Out-of-scope lines carry no slots: the cloud reads its own arguments.
         train.append({"text": inline(row["sentence_annotation"]) if intent != OOS else text,
                       "intent": intent})  # fmt: skip
-    measure = []
+    return train
+
+
+def eval_cases(edge: Path, half_b: bool) -> list[dict[str, object]]:
+    """One half of the edge-eval twin, as it is (the edge eval format)."""
+    cases = []
     for line in edge.read_text("utf-8").splitlines():
         if line.strip():
             case = json.loads(line)
-            if is_measure(case["query"]) and device_intent(case["slurp_intent"]) is not None:
-                measure.append(case)
-    return train, measure
+            kept = device_intent(case["slurp_intent"]) is not None
+            if kept and is_measure(case["query"]) == half_b:
+                cases.append(case)
+    return cases
+
+
+def build(devel: Path, edge: Path) -> dict[str, list[Any]]:
+    """Every file this script writes, by name: each half in both formats."""
+    return {
+        "slurp_train.jsonl": training_lines(devel, half_b=False),
+        "slurp_measure_train.jsonl": training_lines(devel, half_b=True),
+        "slurp_train_eval.jsonl": eval_cases(edge, half_b=False),
+        "slurp_measure.jsonl": eval_cases(edge, half_b=True),
+    }
 
 
 def main() -> int:
@@ -132,8 +157,7 @@ def main() -> int:
     parser.add_argument("--edge", type=Path, required=True, help="its edge-eval twin")
     parser.add_argument("--out", type=Path, default=DATA)
     args = parser.parse_args()
-    train, measure = build(args.devel, args.edge)
-    for name, rows in (("slurp_train.jsonl", train), ("slurp_measure.jsonl", measure)):
+    for name, rows in build(args.devel, args.edge).items():
         body = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
         (args.out / name).write_text(body, "utf-8")
         print(f"{name}: {len(rows)} lines")

@@ -488,7 +488,10 @@ _WEEKDAY_WORD = re.compile(r"\b(?:(?:a|on|is)\s+)?(?:" + "|".join(_WEEKDAYS) + r
 
 
 def _world_clock(request: _Request, home: Any, now: datetime) -> Filled:
-    dates = request.spans("date")
+    # SLURP marks a holiday as an event ("what day of the week is [event_name :
+    # thanksgiving]"), the project's lines as a date: the clock reads it from either (a
+    # public holiday of the place's country below; any other event is no date it tells).
+    dates = request.spans("date") or request.spans("event_name")
     said = _said(" ".join(dates))
     named = " ".join(_WEEKDAY_WORD.sub(" ", said).split())
     if named and named != said:

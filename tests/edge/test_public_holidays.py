@@ -53,9 +53,9 @@ def test_christmas_is_the_next_25th_of_december(today: date) -> None:
     assert (when - today).days < 366
 
 
-def _clock(words: str, span: str, home: Settings | None) -> object:
+def _clock(words: str, span: str, home: Settings | None, kind: str = "date") -> object:
     start = words.split().index(span.split()[0])
-    slots = [Slot("date", span, start, start + len(span.split()))]
+    slots = [Slot(kind, span, start, start + len(span.split()))]
     filled = builtin_from_slots("world_clock", slots, words, home, NOW)
     return filled.arguments if filled.arguments is not None else ("cloud", filled.reason)
 
@@ -70,6 +70,18 @@ def test_the_clock_tells_the_weekday_of_a_holiday_of_the_home_country() -> None:
     assert isinstance(refused, tuple) and refused[0] == "cloud"
     # No home: no country, no calendar (and no city to tell the time of): the cloud's.
     assert _clock("what day of the week is christmas", "christmas", None)[0] == "cloud"  # type: ignore[index]
+
+
+def test_the_clock_reads_a_holiday_marked_as_an_event() -> None:
+    """SLURP marks a holiday ``event_name`` (the shipped router learned it from SLURP's
+    lines): the same date; an event that is no public holiday is the cloud's."""
+    home = Settings(home_city="london")
+    assert _clock("what day of the week is christmas", "christmas", home, "event_name") == {
+        "city": "london",
+        "date": "2026-12-25",
+    }
+    party = _clock("what time is the party", "party", home, "event_name")
+    assert isinstance(party, tuple) and party[0] == "cloud"
 
 
 def test_holiday_end_to_end(tmp_path: Path) -> None:

@@ -81,23 +81,68 @@ def _words(text: str) -> str:
     return " ".join(re.sub(r"\[[^:\]]*:([^\]]*)\]", r"\1", text).split())
 
 
-def test_committed_halves_are_disjoint() -> None:
-    """No utterance measured on was trained on (nor chosen for the joint selection)."""
-    measured = {_words(str(r["query"])) for r in _rows(DATA / "slurp_measure.jsonl")}
-    trained = {_words(str(r["text"])) for r in _rows(DATA / "slurp_train.jsonl")}
-    assert measured and trained and not measured & trained
-    assert all(slurp.is_measure(text) for text in measured)
-    assert not any(slurp.is_measure(text) for text in trained)
-    for name in ("router_joint_train.jsonl", "router_joint_val.jsonl"):
-        rows = _rows(DATA / name)
-        assert not measured & {_words(str(r["text"])) for r in rows}
+def _half_words(train: str, measure: str) -> tuple[set[str], set[str]]:
+    """A SLURP half's utterances: its training file's, its eval file's."""
+    trained = {_words(str(r["text"])).lower() for r in _rows(DATA / train)}
+    return trained, {_words(str(r["query"])).lower() for r in _rows(DATA / measure)}
+
+
+def test_committed_halves_are_disjoint_and_each_in_both_formats() -> None:
+    """Two halves by a hash of the sentence, each written to train and to measure on."""
+    a_train, a_eval = _half_words("slurp_train.jsonl", "slurp_train_eval.jsonl")
+    b_train, b_eval = _half_words("slurp_measure_train.jsonl", "slurp_measure.jsonl")
+    assert a_eval and b_eval and not a_eval & b_eval
+    assert not any(slurp.is_measure(text) for text in a_eval)
+    assert all(slurp.is_measure(text) for text in b_eval)
+    # The same utterances in both formats, but for the one SLURP annotates otherwise than
+    # its sentence ("orlando florida" annotated "orlando fl", half A's words).
+    assert a_train == a_eval
+    assert b_train - b_eval == {"what's the current time in orlando fl"} <= a_eval
+    assert len(b_eval - b_train) == 1
+
+
+@pytest.mark.parametrize("half", list(build_router.SLURP_HALVES))
+def test_a_fold_trains_on_nothing_of_the_fold_it_is_measured_on(half: Path) -> None:
+    """A build trained on one SLURP half (a fold of the cross-validation) neither trains
+    nor validates on an utterance of the other half, nor on a generated line that says
+    one."""
+    (kept_out,) = build_router.measured_halves([half])
+    assert kept_out != build_router.SLURP_HALVES[half]
+    measured = {_words(str(r["query"])).lower() for r in _rows(kept_out)}
+    train, val = build_router.joint_selection(
+        DATA / "router_train.jsonl",
+        DATA / "router_val.jsonl",
+        [half],
+        DATA / "clinc_cloud.jsonl",
+        DATA / "snips_train.jsonl",
+    )
+    assert not measured & {_words(str(r["text"])).lower() for r in train + val}
+    own = {_words(str(r["text"])).lower() for r in _rows(half)}
+    assert own & {_words(str(r["text"])).lower() for r in train + val}
+
+
+def test_the_shipped_build_trains_on_both_halves() -> None:
+    """Nothing of SLURP's development split is kept out of the shipped router's
+    selection: its SLURP figure is the two folds' (docs/edge.md, "SLURP")."""
+    assert list(build_router.SLURP_HALVES) == build_router.SHIPPED_SLURP
+    assert build_router.measured_halves(build_router.SHIPPED_SLURP) == []
+    selected = {
+        _words(str(r["text"])).lower()
+        for name in ("router_joint_train.jsonl", "router_joint_val.jsonl")
+        for r in _rows(DATA / name)
+    }
+    for train, measure in (
+        ("slurp_train.jsonl", "slurp_train_eval.jsonl"),
+        ("slurp_measure_train.jsonl", "slurp_measure.jsonl"),
+    ):
+        assert _half_words(train, measure)[0] <= selected
 
 
 def test_joint_selection_is_deterministic() -> None:
     args = (
         DATA / "router_train.jsonl",
         DATA / "router_val.jsonl",
-        DATA / "slurp_train.jsonl",
+        build_router.SHIPPED_SLURP,
         DATA / "clinc_cloud.jsonl",
         DATA / "snips_train.jsonl",
     )
@@ -151,7 +196,7 @@ def test_the_device_lines_join_the_selection_as_intent_only_lines() -> None:
     args = [
         DATA / "router_train.jsonl",
         DATA / "router_val.jsonl",
-        DATA / "slurp_train.jsonl",
+        build_router.SHIPPED_SLURP,
         DATA / "clinc_cloud.jsonl",
         DATA / "snips_train.jsonl",
     ]
