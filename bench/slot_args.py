@@ -15,6 +15,10 @@ the expected call. For a SLURP measure file (``--home london``), ``filled`` is t
 device-answerable lines kept on the device with the right tool (their arguments are not
 annotated there: check them by eye with ``--show``). Last line: one JSON object.
 
+``slurp_measure.jsonl`` is SLURP's half B: it measures unseen speech only for a model built
+on half A (``scripts/build_router.py --slurp edge_agent/data/slurp_train.jsonl``); the
+shipped router trains on both halves, so with it that row is a training figure.
+
 Usage: ``python bench/slot_args.py --model DIR [--show]``
 """
 
