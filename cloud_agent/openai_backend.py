@@ -234,6 +234,7 @@ class OpenAIReasoner:
             budget = self._budget_s(ctx)
             body = self.request_body(ctx, native=native)
             started = time.monotonic()
+            response: httpx.Response | None = None  # none: no reply (timeout, no connection)
             try:
                 async with asyncio.timeout(budget):
                     response = await self._client.post("chat/completions", json=body)
@@ -244,10 +245,15 @@ class OpenAIReasoner:
                     raise BackendRequestError(f"{where}: {problem}, the session's budget") from None
             except httpx.HTTPError as exc:
                 problem, wait = f"{type(exc).__name__}: {exc}", None
-            if problem is None:
+            if problem is None and response is not None:
                 return self._steps(ctx, response, native=native)
-            status = response.status_code if problem.startswith("HTTP") else 0
-            if native and self.config.tools == "auto" and _refuses_tools(response, status):
+            status = response.status_code if response is not None else 0
+            if (
+                response is not None
+                and native
+                and self.config.tools == "auto"
+                and _refuses_tools(response, status)
+            ):
                 log.warning("%s refused tools (%s): using the ReAct text protocol", where, problem)
                 self.native = False
                 continue

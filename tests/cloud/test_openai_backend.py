@@ -478,6 +478,30 @@ def test_malformed_replies_from_the_parser_corpus(endpoint: ScriptedEndpoint) ->
         reasoner.close()
 
 
+def test_a_server_that_is_not_there_is_retried_and_named() -> None:
+    """No connection (nothing listens at the base URL, as in the README's line with no
+    server at :8000): the error names the connection and the retries, in every tool mode
+    (``auto`` read the missing response and failed with an UnboundLocalError)."""
+    import socket
+
+    from cloud_agent.tools import cloud_registry
+
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    for mode in ("auto", "native", "text"):
+        config = OpenAIConfig(
+            base_url=f"http://127.0.0.1:{port}/v1", model="m", tools=mode, max_retries=1
+        )
+        reasoner = OpenAIReasoner(config)
+        try:
+            ctx = ReasoningContext(query="q", history=[], tools=cloud_registry(), session_id="s")
+            with pytest.raises(BackendRequestError, match=r"ConnectError.*after 2 attempts"):
+                reasoner.next_steps(ctx)
+        finally:
+            reasoner.close()
+
+
 def test_tool_name_typo_is_matched(endpoint: ScriptedEndpoint) -> None:
     from cloud_agent.tools import cloud_registry
 
