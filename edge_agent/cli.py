@@ -124,7 +124,15 @@ def _agent(
         from edge_agent.cloud_link import CloudLink
 
         try:
-            link = CloudLink(_cloud_target(cloud), token=token, tls_root=tls_root, deadline_s=30.0)
+            # With a token the cloud knows the device: "" lets the token name it (a fixed
+            # id would be refused with PERMISSION_DENIED by a token for another device).
+            link = CloudLink(
+                _cloud_target(cloud),
+                token=token,
+                tls_root=tls_root,
+                deadline_s=30.0,
+                device_id="" if token else "edge",
+            )
         except OSError as exc:  # the --tls-root file
             raise fail(f"cannot read --tls-root {tls_root}: {exc.strerror or exc}", 2) from None
     return EdgeAgent(store, router, link)
@@ -302,8 +310,13 @@ def _sync_memory(
         result = sync_with(channel, store, token, device_id="" if token else None)
     except grpc.RpcError as exc:
         code = exc.code()  # type: ignore[attr-defined]
-        if optional and code == grpc.StatusCode.UNIMPLEMENTED:
-            return {"synced": False, "reason": "the cloud keeps no memory (--memory-dir)"}
+        if code == grpc.StatusCode.UNIMPLEMENTED:  # no MemorySyncService on that server
+            if optional:
+                return {"synced": False, "reason": "the cloud keeps no memory (--memory-dir)"}
+            raise fail(
+                f"memory sync with {cloud} failed: the cloud keeps no memory (start it with"
+                " --memory-dir or --memory-url)"
+            ) from None
         details = exc.details() or code.name  # type: ignore[attr-defined]
         raise fail(f"memory sync with {cloud} failed: {code.name}: {details}") from None
     except MemoryStoreError as exc:

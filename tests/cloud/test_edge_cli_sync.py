@@ -111,8 +111,26 @@ def test_pending_with_the_cloud_syncs_memory_and_says_when_the_cloud_keeps_none(
         result = CliRunner().invoke(
             app, ["pending", "--cloud", f"127.0.0.1:{port}", "--memory", str(device_db)]
         )
+        # `sync` itself fails there, saying why (was gRPC's "UNIMPLEMENTED: Method not found!").
+        synced = CliRunner().invoke(
+            app, ["sync", "--cloud", f"127.0.0.1:{port}", "--memory", str(device_db)]
+        )
     finally:
         loop.run(plain.stop(0.5))
         loop.close()
     assert result.exit_code == 0, result.output
     assert "memory not synced: the cloud keeps no memory" in result.output
+    assert synced.exit_code == 1
+    assert "the cloud keeps no memory (start it with --memory-dir" in synced.output
+
+
+def test_ask_with_a_token_is_the_tokens_device(cloud: tuple[str, Path], tmp_path: Path) -> None:
+    """README: --token goes with ask, chat, pending, serve and sync. The token names the
+    device ("phone" here); ask sent the id "edge" and was refused with PERMISSION_DENIED."""
+    target, _ = cloud
+    base = ["--cloud", target, "--memory", str(tmp_path / "phone.db"), "--token", TOKEN]
+    result = CliRunner().invoke(app, ["ask", "is Tokyo warmer than Seoul today", *base])
+    assert result.exit_code == 0, result.output
+    assert "warmer" in result.output
+    result = CliRunner().invoke(app, ["pending", *base])
+    assert result.exit_code == 0, result.output
