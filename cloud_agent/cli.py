@@ -16,8 +16,8 @@ app = typer.Typer(help="The edgeloop cloud reasoner.", no_args_is_help=True, add
 
 @app.command()
 def serve(
-    host: str = typer.Option(None, help="Address to bind [default: 127.0.0.1]."),
-    port: int = typer.Option(None, help="Port to bind (0 picks a free one) [default: 50051]."),
+    host: str = typer.Option(None, help="Address to bind \\[default: 127.0.0.1]."),
+    port: int = typer.Option(None, help="Port to bind (0 picks a free one) \\[default: 50051]."),
     config: str = typer.Option(None, "--config", help="A TOML config file (see docs/cloud.md)."),
     backend: list[str] = typer.Option(  # noqa: B008 - typer's idiom
         None, "--backend", help="Backend, in fallback order (repeat): planner, openai."
@@ -25,7 +25,7 @@ def serve(
     openai_base_url: str = typer.Option(None, help="OpenAI-compatible endpoint base URL."),
     openai_model: str = typer.Option(None, help="Model name for the openai backend."),
     openai_tools: str = typer.Option(
-        None, help="How the openai backend calls tools: native, text or auto [default: auto]."
+        None, help="How the openai backend calls tools: native, text or auto \\[default: auto]."
     ),
     tokens: str = typer.Option(None, "--tokens", help="Bearer-token file (JSON)."),
     tls_cert: str = typer.Option(None, help="PEM certificate chain (enables TLS)."),
@@ -37,13 +37,13 @@ def serve(
         None, help="PostgreSQL URL of every user's memory (replicas share it; see docs/scaling.md)."
     ),
     memory_cache_users: int = typer.Option(
-        None, help="User memories each replica keeps loaded [default: 1000]."
+        None, help="User memories each replica keeps loaded \\[default: 1000]."
     ),
     memory_cache_mb: float = typer.Option(
-        None, help="Megabytes of loaded user memory per replica [default: 256]."
+        None, help="Megabytes of loaded user memory per replica \\[default: 256]."
     ),
     memory_idle_s: float = typer.Option(
-        None, help="Unload a user's memory after this many idle seconds [default: 600]."
+        None, help="Unload a user's memory after this many idle seconds \\[default: 600]."
     ),
     ui_port: int = typer.Option(
         None, help="Also serve the web page (sessions, backends, figures, memory) on this port."
@@ -55,7 +55,7 @@ def serve(
         help="Bearer token the page requires (required beyond loopback).",
     ),
     metrics_host: str = typer.Option(
-        None, help="Address of the metrics endpoint [default: 127.0.0.1]."
+        None, help="Address of the metrics endpoint \\[default: 127.0.0.1]."
     ),
     insecure: bool = typer.Option(
         False,
@@ -65,10 +65,10 @@ def serve(
     planner_split: str = typer.Option(
         None,
         help="How the planner finds a compound query's requests: rules, or model (a joint "
-        "router's parse) [default: model].",
+        "router's parse) \\[default: model].",
     ),
     planner_router: str = typer.Option(
-        None, help="The edge router folder the planner asks [default: the shipped one]."
+        None, help="The edge router folder the planner asks \\[default: the shipped one]."
     ),
 ) -> None:
     """Serve the cloud reasoner over gRPC (health checking and reflection included)."""

@@ -302,3 +302,13 @@ def test_a_missing_tls_file_is_one_line(tmp_path: Path) -> None:
     assert result.exit_code == 1
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and "TLS" in lines[0] and missing in lines[0], result.output
+
+
+def test_serve_help_shows_the_defaults() -> None:
+    """The help's "[default: ...]" was read as rich markup and vanished ("Address to
+    bind ."); escaped, `cloud-agent serve --help` shows each default (README QA)."""
+    result = CliRunner().invoke(cloud_app, ["serve", "--help"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    for default in ("127.0.0.1", "50051", "auto", "1000", "256", "600", "model"):
+        assert f"[default: {default}]" in result.output
+    assert "bind ." not in result.output
