@@ -242,6 +242,8 @@ def pending_command(
     left = agent.own_pending()
     for record in left:
         typer.echo(f"pending {record['pending_id'][:8]}: {_shorten(record['query'])}")
+    if not left and not cloud:
+        typer.echo("no queries pending")
     if cloud and left:
         raise fail(f"{len(left)} queries still pending: the cloud at {cloud} did not answer")
     if cloud:

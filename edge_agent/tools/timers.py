@@ -140,15 +140,17 @@ def make_run(
 def list_timers(memory: TimerMemory, *, everything: bool = False) -> list[dict[str, Any]]:
     """The timers that have not fired (or all of them), with ``fires_at`` in local time."""
     zone, _name = home_zone(memory)
-    out = []
-    for timer in memory.timers(active_only=not everything):
-        fires = datetime.fromisoformat(str(timer["fires_at"])).astimezone(zone)
-        out.append({**timer, "fires_at": fires.isoformat(timespec="seconds")})
-    return out
+    return [_in_zone(timer, zone) for timer in memory.timers(active_only=not everything)]
+
+
+def _in_zone(timer: dict[str, Any], zone: tzinfo) -> dict[str, Any]:
+    fires = datetime.fromisoformat(str(timer["fires_at"])).astimezone(zone)
+    return {**timer, "fires_at": fires.isoformat(timespec="seconds")}
 
 
 def cancel_timer(memory: TimerMemory, prefix: str) -> dict[str, Any]:
-    """Cancel the one timer whose id starts with ``prefix`` (at least 4 characters).
+    """Cancel the one timer whose id starts with ``prefix`` (at least 4 characters);
+    return it, ``fires_at`` in local time as :func:`list_timers` gives it.
 
     Raises:
         ValueError: no such timer, or the prefix names several.
@@ -162,7 +164,7 @@ def cancel_timer(memory: TimerMemory, prefix: str) -> dict[str, Any]:
     if len(found) > 1:
         raise ValueError(f"{prefix!r} names {len(found)} timers: give more of the id")
     memory.forget("timers", str(found[0]["timer_id"]))
-    return found[0]
+    return _in_zone(found[0], home_zone(memory)[0])
 
 
 def validate(observation: dict[str, Any]) -> str | None:

@@ -110,3 +110,9 @@ def test_a_missing_tls_root_is_one_line(tmp_path: Path) -> None:
     assert result.exit_code == 2
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and "--tls-root" in lines[0] and missing in lines[0], result.output
+
+
+def test_pending_says_when_nothing_waits(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["pending", "--memory", str(tmp_path / "edge.db")])
+    assert result.exit_code == 0, result.output
+    assert result.output.strip() == "no queries pending"

@@ -62,6 +62,7 @@ def test_timers_are_listed_and_cancelled_in_local_time(memory: MemoryStore) -> N
         timers.cancel_timer(memory, "zzzzzz")
     gone = timers.cancel_timer(memory, first["timer_id"][:8])
     assert gone["label"] == "pasta"
+    assert gone["fires_at"] == listed[0]["fires_at"]  # local time, as listed
     assert [t["timer_id"] for t in timers.list_timers(memory)] == [second["timer_id"]]
 
 
