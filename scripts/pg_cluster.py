@@ -197,6 +197,12 @@ class TempCluster:
 
 def main() -> None:
     """Start a cluster, print its URL, stop it on Ctrl-C or SIGTERM."""
+    import argparse
+
+    argparse.ArgumentParser(
+        description="Start a throw-away PostgreSQL cluster on 127.0.0.1, print its database"
+        " URL, and stop it on Ctrl-C or SIGTERM."
+    ).parse_args()
     try:
         cluster = TempCluster(durable=True).start()
     except ClusterUnavailable as exc:
