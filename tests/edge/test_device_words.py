@@ -20,14 +20,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from edge_agent.arguments.builtin_slots import builtin_from_slots
 from edge_agent.arguments.devices import LEVEL_DEVICES, LEVELS, device_command, level_value
 from edge_agent.cli import app
-from edge_agent.slu.model import Slot
 from edge_agent.structure import request_reason
 from edge_agent.tools import devices
 from edge_agent.tools.devices import FAHRENHEIT_SETPOINTS, SET_RANGES, celsius_setpoint
 from sync.store import MemoryStore
+from tests.edge.slot_filling import arguments_or_cloud
 
 NOW = datetime(2026, 12, 1, 20, 0, tzinfo=UTC)
 
@@ -35,14 +34,7 @@ NOW = datetime(2026, 12, 1, 20, 0, tzinfo=UTC)
 def fill(tool: str, words: str, *, home: Any = None, **spans: str) -> Any:
     """The tool's arguments from slots at their places in ``words`` (type=span), or
     ("cloud", reason)."""
-    tokens = words.split()
-    found = []
-    for kind, span in spans.items():
-        parts = span.split()
-        start = next(i for i in range(len(tokens)) if tokens[i : i + len(parts)] == parts)
-        found.append(Slot(kind, span, start, start + len(parts)))
-    filled = builtin_from_slots(tool, found, words, home, NOW)
-    return filled.arguments if filled.arguments is not None else ("cloud", filled.reason)
+    return arguments_or_cloud(tool, words, home, NOW, **spans)
 
 
 @pytest.mark.parametrize(

@@ -23,28 +23,15 @@ from edge_agent.arguments.builtin_slots import (
 )
 from edge_agent.arguments.slots import clock_time
 from edge_agent.settings import Settings
-from edge_agent.slu.model import Slot
 from edge_agent.tools import input_schemas
+from tests.edge.slot_filling import arguments_or_cloud, slots
 
 HOME = Settings(home_city="london", default_room="living room")
 NOW = datetime(2026, 12, 1, 20, 0, tzinfo=UTC)  # a Tuesday, 20:00 in London
 
 
-def slots(words: str, **spans: str | list[str]) -> list[Slot]:
-    """Slots at their places in ``words`` (type=span or type=[span, ...])."""
-    tokens = words.split()
-    out = []
-    for kind, value in spans.items():
-        for span in [value] if isinstance(value, str) else value:
-            parts = span.split()
-            start = next(i for i in range(len(tokens)) if tokens[i : i + len(parts)] == parts)
-            out.append(Slot(kind, span, start, start + len(parts)))
-    return out
-
-
 def fill(tool: str, words: str, *, home: Settings | None = HOME, **spans: Any) -> Any:
-    filled = builtin_from_slots(tool, slots(words, **spans), words, home, NOW)
-    return filled.arguments if filled.arguments is not None else ("cloud", filled.reason)
+    return arguments_or_cloud(tool, words, home, NOW, **spans)
 
 
 def test_every_schema_declares_the_slot_types_that_feed_it() -> None:

@@ -15,24 +15,16 @@ from typer.testing import CliRunner
 
 from edge_agent.answers import tool_answer
 from edge_agent.arguments import validate_arguments
-from edge_agent.arguments.builtin_slots import builtin_from_slots
 from edge_agent.cli import app
-from edge_agent.slu.model import Slot
 from edge_agent.tools import notes
 from sync.store import MemoryStore
+from tests.edge.slot_filling import arguments_or_cloud
 
 NOW = datetime(2026, 12, 1, 20, 0, tzinfo=UTC)
 
 
 def fill(words: str, **spans: str) -> Any:
-    tokens = words.split()
-    found = []
-    for kind, span in spans.items():
-        parts = span.split()
-        start = next(i for i in range(len(tokens)) if tokens[i : i + len(parts)] == parts)
-        found.append(Slot(kind, span, start, start + len(parts)))
-    filled = builtin_from_slots("add_note", found, words, None, NOW)
-    return filled.arguments if filled.arguments is not None else ("cloud", filled.reason)
+    return arguments_or_cloud("add_note", words, None, NOW, **spans)
 
 
 @pytest.mark.parametrize(

@@ -11,23 +11,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from edge_agent.arguments.builtin_slots import builtin_from_slots
 from edge_agent.settings import Settings
-from edge_agent.slu.model import Slot
+from tests.edge.slot_filling import arguments_or_cloud
 
 HOME = Settings(home_city="london")
 NOW = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)
 
 
 def fill(tool: str, words: str, **spans: str) -> Any:
-    tokens = words.split()
-    found = []
-    for kind, span in spans.items():
-        parts = span.split()
-        start = next(i for i in range(len(tokens)) if tokens[i : i + len(parts)] == parts)
-        found.append(Slot(kind, span, start, start + len(parts)))
-    filled = builtin_from_slots(tool, found, words, HOME, NOW)
-    return filled.arguments if filled.arguments is not None else ("cloud", filled.reason)
+    return arguments_or_cloud(tool, words, HOME, NOW, **spans)
 
 
 @pytest.mark.parametrize(
