@@ -53,10 +53,7 @@ class UpdateLog:
     def forgets(self, seqs: Iterable[int]) -> bool:
         """True if any of these entries wrote or merged a tombstone (marked by the
         pseudo-client :data:`FORGETS`)."""
-        wanted = sorted(set(seqs))
-        for i in range(0, len(wanted), 500):
-            part = wanted[i : i + 500]
-            marks = ", ".join("?" for _ in part)
+        for part, marks in _batches(seqs):
             sql = f"SELECT 1 FROM update_clocks WHERE client = ? AND seq IN ({marks}) LIMIT 1"
             if self._db.execute(sql, [FORGETS, *part]).fetchone():
                 return True
@@ -64,14 +61,12 @@ class UpdateLog:
 
     def plain(self, seqs: Iterable[int]) -> bool:
         """True if every one of these entries is marked :data:`PLAIN`."""
-        wanted = sorted(set(seqs))
-        marked = 0
-        for i in range(0, len(wanted), 500):
-            part = wanted[i : i + 500]
-            marks = ", ".join("?" for _ in part)
+        marked = asked = 0
+        for part, marks in _batches(seqs):
+            asked += len(part)
             sql = f"SELECT count(*) FROM update_clocks WHERE client = ? AND seq IN ({marks})"
             marked += int(self._db.execute(sql, [PLAIN, *part]).fetchone()[0])
-        return marked == len(wanted)
+        return marked == asked
 
     def covering(self, client: int, have: int, want: int) -> list[int] | None:
         """Sequence numbers of the logged entries that hold ``client``'s clocks from
@@ -91,11 +86,8 @@ class UpdateLog:
 
     def size(self, seqs: Iterable[int]) -> int:
         """Bytes of the logged updates with these sequence numbers."""
-        wanted = sorted(set(seqs))
         total = 0
-        for i in range(0, len(wanted), 500):
-            part = wanted[i : i + 500]
-            marks = ", ".join("?" for _ in part)
+        for part, marks in _batches(seqs):
             row = self._db.execute(
                 f"SELECT coalesce(sum(length(data)), 0) FROM update_log WHERE seq IN ({marks})",
                 part,
@@ -105,22 +97,16 @@ class UpdateLog:
 
     def clients(self, seqs: Iterable[int]) -> set[int]:
         """The Yjs clients whose clocks the entries with these sequence numbers brought."""
-        wanted = sorted(set(seqs))
         out: set[int] = set()
-        for i in range(0, len(wanted), 500):
-            part = wanted[i : i + 500]
-            marks = ", ".join("?" for _ in part)
+        for part, marks in _batches(seqs):
             sql = f"SELECT DISTINCT client FROM update_clocks WHERE seq IN ({marks})"
             out.update(int(row[0]) for row in self._db.execute(sql, part))
         return out
 
     def entries(self, seqs: Iterable[int]) -> list[bytes]:
         """The logged updates with these sequence numbers, in log order."""
-        wanted = sorted(set(seqs))
         out: list[bytes] = []
-        for i in range(0, len(wanted), 500):
-            part = wanted[i : i + 500]
-            marks = ", ".join("?" for _ in part)
+        for part, marks in _batches(seqs):
             out.extend(
                 bytes(row[0])
                 for row in self._db.execute(
@@ -169,3 +155,12 @@ class UpdateLog:
             self._db.execute("DELETE FROM snapshots WHERE id < (SELECT max(id) FROM snapshots)")
             self._db.execute("DELETE FROM update_log WHERE seq <= ?", [upto])
             self._db.execute("DELETE FROM update_clocks WHERE seq <= ?", [upto])
+
+
+def _batches(seqs: Iterable[int]) -> Iterator[tuple[list[int], str]]:
+    """The distinct sequence numbers, ascending, in batches of at most 500 (within
+    SQLite's bound on a statement's parameters), each with its ``?`` placeholders."""
+    wanted = sorted(set(seqs))
+    for i in range(0, len(wanted), 500):
+        part = wanted[i : i + 500]
+        yield part, ", ".join("?" for _ in part)
