@@ -27,7 +27,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from edge_agent.answers import failure_answer, offline_answer, smalltalk_answer, tool_answer
 from edge_agent.router import RouteDecision, Router
-from edge_agent.settings import load_settings
+from edge_agent.settings import keep_history, load_settings
 from edge_agent.tools import builtin_tools, requires_approval
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel import AgentLoop, ReasoningContext, Session, ToolSpec
@@ -262,8 +262,7 @@ class EdgeAgent:
             raise ValueError("the query contains a NUL character")
         home = load_settings(self.memory)  # set here or synced from elsewhere
         self.router.home = home
-        if home.history_days is not None:  # the horizon of the next retention pass
-            self.memory.history_days = float(home.history_days)
+        keep_history(self.memory, home)
         decision = self.router.decide(text)
         if self.cloud is not None and (stale := self._stale_forecast(decision)) is not None:
             # No fresh forecast kept here: the cloud's provider answers (and the device

@@ -111,14 +111,9 @@ def _agent(
     tls_root: str | None = None,
 ) -> EdgeAgent:
     from edge_agent.agent import EdgeAgent
-    from edge_agent.paths import memory_path
-    from sync.store import MemoryStore
 
     router = _router(model, tools)
-    try:
-        store = MemoryStore.device(memory_path(memory))
-    except Exception as exc:  # sqlite and the store's own errors: one line, not a trace
-        raise fail(f"cannot open memory {memory_path(memory)}: {exc}") from None
+    store = _device_store(memory)
     link = None
     if cloud:
         from edge_agent.cloud_link import CloudLink
@@ -260,17 +255,7 @@ def sync_command(
 ) -> None:
     """Merge this device's memory with the cloud's, both ways (state vectors, then only
     what each side lacks), until both hold the same."""
-    from edge_agent.paths import memory_path
-    from edge_agent.settings import load_settings
-    from sync.store import MemoryStore
-
-    try:
-        store = MemoryStore.device(memory_path(memory))
-    except Exception as exc:  # sqlite and the store's own errors: one line, not a trace
-        raise fail(f"cannot open memory {memory_path(memory)}: {exc}") from None
-    horizon = load_settings(store).history_days
-    if horizon is not None:  # the sync runs the day's retention pass with it
-        store.history_days = float(horizon)
+    store = _device_store(memory)
     try:
         result = _sync_memory(store, cloud, token, tls_root)
     finally:
@@ -425,7 +410,7 @@ def timers_command(
     or cancel one with --cancel ID."""
     from edge_agent.tools.timers import cancel_timer, list_timers
 
-    store = _settings_store(memory)
+    store = _device_store(memory)
     try:
         if cancel:
             try:
@@ -464,7 +449,7 @@ def receipt_command(
 
     from edge_agent.receipts import session_receipt
 
-    store = _settings_store(memory)
+    store = _device_store(memory)
     try:
         if not session_id:
             sessions = store.records("sessions")
@@ -501,14 +486,20 @@ def receipt_command(
         raise typer.Exit(1)
 
 
-def _settings_store(memory: str | None) -> MemoryStore:
+def _device_store(memory: str | None) -> MemoryStore:
+    """The device's memory, keeping history for its ``history_days`` setting (a sync or a
+    write that loads the document runs the day's retention pass with it); a store that
+    cannot open is a one-line failure."""
     from edge_agent.paths import memory_path
+    from edge_agent.settings import keep_history, load_settings
     from sync.store import MemoryStore
 
     try:
-        return MemoryStore.device(memory_path(memory))
+        store = MemoryStore.device(memory_path(memory))
     except Exception as exc:  # sqlite and the store's own errors: one line, not a trace
         raise fail(f"cannot open memory {memory_path(memory)}: {exc}") from None
+    keep_history(store, load_settings(store))
+    return store
 
 
 @config_app.command("set")
@@ -521,14 +512,15 @@ def config_set(
 ) -> None:
     """Set one device setting. A new history_days takes old history out of the synced
     document at once (the tables keep it), and the other replicas at the next sync."""
-    from edge_agent.settings import save_setting
+    from edge_agent.settings import keep_history, save_setting
 
-    store = _settings_store(memory)
+    store = _device_store(memory)
     retired: dict[str, int] = {}
     try:
         settings = save_setting(store, key, value)
-        if key == "history_days" and settings.history_days is not None:
-            retired = store.retire(history_days=float(settings.history_days))
+        if key == "history_days":
+            keep_history(store, settings)
+            retired = store.retire()
     finally:
         store.close()
     typer.echo(f"{key} = {settings.as_dict()[key]}")
@@ -545,7 +537,7 @@ def config_show(
     """Show the device settings (unset ones as -)."""
     from edge_agent.settings import load_settings
 
-    store = _settings_store(memory)
+    store = _device_store(memory)
     try:
         values = load_settings(store).as_dict()
     finally:

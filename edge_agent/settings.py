@@ -144,6 +144,13 @@ def load_settings(memory: FactMemory) -> Settings:
     return from_facts(memory.facts(SETTINGS_ENTITY))
 
 
+def keep_history(memory: Any, settings: Settings) -> None:
+    """Give the device's store (``sync.store.MemoryStore``) the history horizon the
+    settings name, for its next retention pass; unset, the store keeps its own."""
+    if settings.history_days is not None:
+        memory.history_days = float(settings.history_days)
+
+
 def save_setting(memory: FactMemory, key: str, value: str) -> Settings:
     """Check and store one setting; return the settings after the change.
 

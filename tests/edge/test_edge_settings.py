@@ -215,3 +215,20 @@ def test_agent_keeps_the_devices_horizon(memory: MemoryStore, stub_router: Route
     save_setting(memory, "history_days", "12")
     list(agent.ask("what's 2 plus 2"))
     assert memory.history_days == 12.0
+
+
+def test_every_command_opens_memory_with_the_devices_horizon(tmp_path: Path) -> None:
+    """ask, pending, sync, timers and config open the store one way: a sync run by any of
+    them retires history with the device's horizon, not the default."""
+    from edge_agent.cli import _device_store
+
+    db = str(tmp_path / "edge.db")
+    store = _device_store(db)
+    assert store.history_days == 90.0  # MemoryStore.device's default
+    save_setting(store, "history_days", "12")
+    store.close()
+    store = _device_store(db)
+    try:
+        assert store.history_days == 12.0
+    finally:
+        store.close()
