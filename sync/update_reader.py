@@ -41,10 +41,6 @@ class MapUpdate(NamedTuple):
     dead: int
     """Items of the update that its own delete set removes (or arrive deleted)."""
 
-    def deletes(self, client: int, clock: int) -> bool:
-        """True if the delete set removes the item ``(client, clock)``."""
-        return any(s <= clock < s + n for s, n in self.deleted.get(client, ()))
-
 
 class _Decline(Exception):
     pass
