@@ -103,7 +103,7 @@ def proto_baseline() -> None:
 # full CLINC150 is not: examples/clinc150_sample.json is its small run), or a skip, said.
 BENCH_ARGS = {
     "clinc150.py": ["--data", "examples/clinc150_sample.json"],
-    "slot_args.py": ["--model", "edge_agent/models/router"],
+    "slot_args.py": ["--model", "understanding/models/router"],
 }
 BENCH_SKIPPED = {
     "slu.py": "needs SNIPS and MixSNIPS files not in the repository (--data-dir DIR, README)",
@@ -125,7 +125,7 @@ COMMANDS = {
     "gen-check": lambda extra: gen_check(),
     "lint": lambda extra: (buf_checks(), lint()),
     "test": test,
-    "demo": lambda extra: sys.exit(run(PYTHON, "-m", "cloud_agent.demo", *extra, check=False)),
+    "demo": lambda extra: sys.exit(run(PYTHON, "-m", "examples.demo", *extra, check=False)),
     "bench": lambda extra: bench(),
     "proto-baseline": lambda extra: proto_baseline(),
 }

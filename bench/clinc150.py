@@ -65,10 +65,10 @@ def main(argv: list[str] | None = None) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from edge_agent.encoder import Encoder
-    from edge_agent.intents import IntentModel, load_clinc, load_examples, train_model
-    from edge_agent.intents.evaluate import METRIC_KEYS, routing_metrics
-    from edge_agent.intents.model import features_from_layers
+    from understanding.encoder import Encoder
+    from understanding.intents import IntentModel, load_clinc, load_examples, train_model
+    from understanding.intents.evaluate import METRIC_KEYS, routing_metrics
+    from understanding.intents.model import features_from_layers
 
     console = Console(stderr=False)
     if not args.data.is_file():
@@ -202,10 +202,10 @@ def split_half_estimate(
     train: list[Any], val: list[Any], encoder: Any, max_escalation: float, refit: bool
 ) -> dict[str, float | None]:
     """Mean metrics over both directions of a stratified split of val in two halves."""
-    from edge_agent.intents import IntentModel, train_model
-    from edge_agent.intents.data import stratified_split
-    from edge_agent.intents.evaluate import METRIC_KEYS, routing_metrics
-    from edge_agent.intents.model import features_from_layers
+    from understanding.intents import IntentModel, train_model
+    from understanding.intents.data import stratified_split
+    from understanding.intents.evaluate import METRIC_KEYS, routing_metrics
+    from understanding.intents.model import features_from_layers
 
     cached = _CachedEncoder(encoder)
     half_a, half_b = stratified_split(val, 0.5, seed=0)

@@ -69,7 +69,7 @@ def queries(n: int) -> tuple[list[str], list[str], list[str], list[str]]:
     """Distinct queries from the router's validation set: a natural mix (the decision
     figures), short ones (<= 8 words), long ones (>= 14 words, padded with context) and a
     few to warm up on (from the end of the set, not among the mix)."""
-    from edge_agent.slu.data import parse_inline
+    from understanding.slu.data import parse_inline
 
     # The lines mark their slots inline ("[place_name : lisbon]"): the words as said.
     texts = [
@@ -161,7 +161,7 @@ def cold_ask_s(runs: int) -> tuple[float, float]:
 
 def fp32_encoder(mode: str) -> object | None:
     """The FP32 reference encoder: built when missing and allowed, else None (skipped)."""
-    from edge_agent.encoder import Encoder
+    from understanding.encoder import Encoder
 
     folder = ENCODER_DIRS["fp32"]
     if not (folder / ENCODER_FILES["fp32"]).is_file():
@@ -190,8 +190,8 @@ def paired_ms(router: object, texts: list[str], warm_up: list[str]) -> Paired:
     back to back, the order alternating from query to query; the decisions' CPU ms also go
     to CPU_MS. (CPU time leaves out the time the scheduler gives other jobs: on a loaded
     machine the CPU ratio is the steadier one.)"""
-    from edge_agent.encoder import Encoder
-    from edge_agent.slu.data import split_words
+    from understanding.encoder import Encoder
+    from understanding.slu.data import split_words
 
     encoder = Encoder.load(cache_size=0)
     decide = router.decide  # type: ignore[attr-defined]
@@ -214,7 +214,7 @@ def paired_ms(router: object, texts: list[str], warm_up: list[str]) -> Paired:
 
 
 def load_router(precision: str, encoder: object | None) -> object:
-    from edge_agent.router import Router
+    from understanding.router import Router
 
     return Router.load(encoder=encoder) if precision == "fp32" else Router.load()
 
@@ -222,8 +222,8 @@ def load_router(precision: str, encoder: object | None) -> object:
 def bench(
     precision: str, dev: Path | None, n: int, encoder: object | None = None
 ) -> dict[str, float]:
-    from edge_agent.cities import read_places
     from edge_agent.evaluation import load_cases, run_eval
+    from understanding.cities import read_places
 
     router = load_router(precision, encoder)
     mixed, short, long_, warm_up = queries(n)

@@ -4,7 +4,7 @@ For a joint intent + slot router (``--model``), evaluates the edge decision on e
 under three policies for an argument the model gives no slot for:
 
 - ``slots_only``: no reader over the request's words at all;
-- ``shipped``: ``edge_agent.arguments.builtin_slots.WORD_READERS`` (lookups, and the
+- ``shipped``: ``understanding.arguments.builtin_slots.WORD_READERS`` (lookups, and the
   device vocabulary for device_control);
 - ``plus_timer_note``: the shipped policy plus the timer and note readers over the words
   (a duration or alarm time, a note's text or list item).
@@ -16,7 +16,7 @@ device-answerable lines kept on the device with the right tool (their arguments 
 annotated there: check them by eye with ``--show``). Last line: one JSON object.
 
 ``slurp_measure.jsonl`` is SLURP's half B: it measures unseen speech only for a model built
-on half A (``scripts/build_router.py --slurp edge_agent/data/slurp_train.jsonl``); the
+on half A (``scripts/build_router.py --slurp understanding/data/slurp_train.jsonl``); the
 shipped router trains on both halves, so with it that row is a training figure.
 
 Usage: ``python bench/slot_args.py --model DIR [--show]``
@@ -32,11 +32,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from edge_agent.arguments import builtin_slots  # noqa: E402
 from edge_agent.evaluation import load_cases, run_eval  # noqa: E402
-from edge_agent.router import Router  # noqa: E402
-from edge_agent.settings import Settings  # noqa: E402
-from edge_agent.tools import SIDE_EFFECT_TOOLS  # noqa: E402
+from understanding.arguments import builtin_slots  # noqa: E402
+from understanding.router import Router  # noqa: E402
+from understanding.settings import Settings  # noqa: E402
+from understanding.tools import SIDE_EFFECT_TOOLS  # noqa: E402
 
 FILES = {
     "edge_dev": (ROOT / "examples" / "edge_dev.jsonl", None),

@@ -8,7 +8,7 @@ device runs them:
   MixSNIPS-clean dev (utterances of one to three intents, never seen in training: the
   trainer composes its own multi-intent examples from SNIPS train);
 * training seconds (wall clock, as the machine gave them);
-* where MixSNIPS-clean's exact match goes (:mod:`edge_agent.slu.errors`: its compounds
+* where MixSNIPS-clean's exact match goes (:mod:`understanding.slu.error_analysis`: its compounds
   are SNIPS dev requests joined, so each miss is a wrong set of intents, a slot across
   two requests, a request the model also misses alone, or one it reads right alone but
   not in the compound), and the exact match if every request were read as alone;
@@ -63,11 +63,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--latency-n", type=int, default=300)
     args = parser.parse_args(argv)
 
-    from edge_agent.encoder import Encoder
-    from edge_agent.slu.data import read_utterances
-    from edge_agent.slu.errors import ERROR_CLASSES, Reading, error_class, segment
-    from edge_agent.slu.evaluate import evaluate_joint
-    from edge_agent.slu.model import SluModel
+    from understanding.encoder import Encoder
+    from understanding.slu.data import read_utterances
+    from understanding.slu.error_analysis import ERROR_CLASSES, Reading, error_class, segment
+    from understanding.slu.evaluate import evaluate_joint
+    from understanding.slu.model import SluModel
 
     train_file = args.data_dir / "train.txt"
     dev_file = args.data_dir / "dev.txt"
@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
         manifest = json.loads((model_dir / "manifest.json").read_text("utf-8"))
         train_s = float(manifest["timing_s"]["total"])
     else:
-        from edge_agent.slu.train import train_slu
+        from understanding.slu.train import train_slu
 
         model_dir = args.out or Path(tmp.name) / "snips"
         started = time.perf_counter()

@@ -27,9 +27,7 @@ import argparse
 import asyncio
 import collections
 import contextlib
-import datetime
 import hashlib
-import ipaddress
 import json
 import os
 import random
@@ -44,52 +42,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+from edgeloop.transport.certs import self_signed
+
 ROOT = Path(__file__).resolve().parent.parent
 IDLE_S = 3.0
 USERS = ("alice", "bob")
 
 
 # -- set-up ------------------------------------------------------------------------------
-
-
-def self_signed(folder: Path) -> tuple[Path, Path]:
-    """A certificate for 127.0.0.1, made at run time."""
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
-    now = datetime.datetime.now(datetime.UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(
-            x509.SubjectAlternativeName(
-                [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
-            ),
-            critical=False,
-        )
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(key, hashes.SHA256())
-    )
-    cert_path, key_path = folder / "server.pem", folder / "server.key"
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    key_path.chmod(0o600)
-    return cert_path, key_path
 
 
 def free_port() -> int:
@@ -234,10 +194,10 @@ def run_device(args: argparse.Namespace) -> None:
 
     from edge_agent.agent import EdgeAgent
     from edge_agent.cloud_link import CloudLink, CloudRequestError
-    from edge_agent.router import Router
     from edgeloop.transport.channels import client_channel
     from sync.client import sync_with
     from sync.store import MemoryStore
+    from understanding.router import Router
 
     folder = Path(args.folder)
     store = MemoryStore(folder / f"device{args.device}.db", node_id=f"device{args.device}")

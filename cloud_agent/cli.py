@@ -102,7 +102,7 @@ def serve(
     except ValueError as exc:
         raise fail(str(exc), 2) from None
     if ui_port is not None:
-        from edge_agent.ui import UiAccess, UiAccessError
+        from webui import UiAccess, UiAccessError
 
         try:
             UiAccess.checked(settings.host, ui_token)  # refused before anything starts
@@ -200,12 +200,12 @@ def eval_command(
         raise fail(f"--split must be model or rules, not {split!r}", 2)
     settings = None
     if home:
-        from edge_agent.errors import EdgeError
-        from edge_agent.settings import Settings, check_setting
+        from understanding.errors import UnderstandingError
+        from understanding.settings import Settings, check_setting
 
         try:
             settings = Settings(home_city=check_setting("home_city", home))
-        except EdgeError as exc:
+        except UnderstandingError as exc:
             raise fail(str(exc), 2) from None
     try:
         edge_router = load_edge_router(router)

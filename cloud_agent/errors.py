@@ -82,7 +82,9 @@ class EvalFileError(CloudError, ValueError):
 
 __all__ = [
     "INTERNAL_MESSAGE",
+    "BackendRequestError",
     "BackendUnavailableError",
+    "BudgetExhaustedError",
     "CloudError",
     "EvalFileError",
     "ForecastError",
@@ -91,6 +93,24 @@ __all__ = [
     "PermissionDeniedError",
     "RateLimitedError",
     "ReasonerDeadlineError",
+    "RetryAfterPendingError",
     "StreamClosedError",
     "UnauthenticatedError",
 ]
+
+
+class BackendRequestError(CloudError):
+    """The endpoint failed (HTTP error, timeout, unusable reply) within the budget."""
+
+
+class BudgetExhaustedError(BackendRequestError):
+    """No time left in the session for a call: not the endpoint's fault (no breaker count)."""
+
+    counts_against_backend = False
+
+
+class RetryAfterPendingError(BackendRequestError):
+    """The server asked (Retry-After) not to be called before an instant past the budget;
+    the 429 that said so already counted against the breaker."""
+
+    counts_against_backend = False

@@ -2,7 +2,7 @@
 
 ``get_weather`` in the cloud asks a provider for a city's week: seven days of readings
 (``{"YYYY-MM-DD": {"temperature", "condition"}}``), which the observation carries whole so
-that the device keeps the week in its forecast cache (``edge_agent.forecast``). Which
+that the device keeps the week in its forecast cache (``understanding.forecast``). Which
 provider serves is configuration, read when the cloud builds its tools:
 
 ``EDGELOOP_FORECAST_URL``
@@ -36,8 +36,8 @@ from typing import Any, Protocol
 import httpx
 
 from cloud_agent.errors import ForecastError
-from edge_agent.cities import Place
-from edge_agent.forecast import HORIZON_DAYS, SYNTHETIC, synthetic_reading
+from understanding.cities import Place
+from understanding.forecast import HORIZON_DAYS, SYNTHETIC, synthetic_reading
 
 OPEN_METEO = "open-meteo"
 DAILY = ("weather_code", "temperature_2m_max", "temperature_2m_min", "wind_speed_10m_max")
@@ -58,7 +58,7 @@ class SyntheticProvider:
     source = SYNTHETIC
 
     def week(self, place: Place, today: date) -> dict[str, dict[str, Any]]:
-        """Seven plausible days from ``today`` (``edge_agent.forecast.synthetic_reading``)."""
+        """Seven plausible days from ``today`` (``understanding.forecast.synthetic_reading``)."""
         days = (today + timedelta(days=n) for n in range(HORIZON_DAYS))
         return {d.isoformat(): synthetic_reading(place.key, place.latitude, d) for d in days}
 

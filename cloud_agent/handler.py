@@ -28,9 +28,9 @@ from cloud_agent.errors import (
     StreamClosedError,
 )
 from cloud_agent.metrics import CloudMetrics
+from cloud_agent.planner.reasoner import HOME_CITY_KEY
 from cloud_agent.security import RateLimiter, check_query, rate_key
 from cloud_agent.tools import cloud_registry
-from edge_agent.cloud_link import DEVICE_TOOLS
 from edgeloop.transport.auth import Principal
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel import (
@@ -42,6 +42,7 @@ from react_kernel import (
     SessionError,
     State,
 )
+from understanding.tools.catalogue import DEVICE_TOOLS
 
 log = logging.getLogger(__name__)
 trace_id_var: contextvars.ContextVar[str] = contextvars.ContextVar("trace_id", default="-")
@@ -104,7 +105,6 @@ class SessionWatcher(Protocol):
     def session_ended(self, session_id: str, outcome: str) -> None: ...
 
 
-HOME_CITY_KEY = "home_city"
 """The session metadata key of the device's home city (see ``RequestHandler.home_city_of``)."""
 
 

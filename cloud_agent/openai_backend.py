@@ -45,7 +45,11 @@ from typing import Any
 import httpx
 
 from cloud_agent.config import OpenAIConfig
-from cloud_agent.errors import CloudError
+from cloud_agent.errors import (
+    BackendRequestError,
+    BudgetExhaustedError,
+    RetryAfterPendingError,
+)
 from edgeloop.transport.loop import EventLoopThread
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel import ReasoningContext, parse_model_output
@@ -81,23 +85,6 @@ CALL_ID_KEY = "tool_call_id"
 NOT_RUN = "error: not run: another backend served this step"
 #: HTTP statuses that, on a request with ``tools``, mean "this server cannot do tools".
 _NO_TOOLS_STATUS = frozenset({400, 404, 422, 501})
-
-
-class BackendRequestError(CloudError):
-    """The endpoint failed (HTTP error, timeout, unusable reply) within the budget."""
-
-
-class BudgetExhaustedError(BackendRequestError):
-    """No time left in the session for a call: not the endpoint's fault (no breaker count)."""
-
-    counts_against_backend = False
-
-
-class RetryAfterPendingError(BackendRequestError):
-    """The server asked (Retry-After) not to be called before an instant past the budget;
-    the 429 that said so already counted against the breaker."""
-
-    counts_against_backend = False
 
 
 class BackendCanceledError(BackendRequestError):

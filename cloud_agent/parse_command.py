@@ -14,9 +14,9 @@ from typing import Any, TextIO
 
 from google.protobuf import json_format
 
-from edge_agent.tools import tool_catalogue
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel import ToolRegistry, ToolRegistryError, ToolSpec, parse_model_output
+from understanding.tools import tool_catalogue
 
 __all__ = ["BUILTIN_TOOL_SCHEMAS", "load_tools", "run_parse"]
 

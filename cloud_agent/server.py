@@ -1,6 +1,8 @@
-"""The one way to start the cloud reasoner: ``cloud = await serve(config)``.
+"""Start the cloud reasoner in one call: ``cloud = await serve(config)``.
 
-It returns the :class:`~cloud_agent.service.CloudServer` handle, which stops everything it
+The same as ``CloudServer(config)`` then ``await cloud.start()`` (what ``cloud-agent
+serve``, the demo and the benches do, each with its own handling of a failed start). It
+returns the :class:`~cloud_agent.service.CloudServer` handle, which stops everything it
 started: the gRPC server (health first, then calls in flight within the grace period), the
 handler's worker threads, the metrics endpoint and the memory stores. The shared gRPC
 plumbing (options, health, reflection, credentials, auth) is ``edgeloop.transport``'s.

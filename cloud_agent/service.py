@@ -404,9 +404,10 @@ def home_city_reader(stores: UserStores) -> Callable[[PrincipalLike], str | None
 
     None for a user with no memory here yet (nothing is created for the asking) or a
     memory that cannot be read (the planner then asks for a place instead of guessing).
-    PostgreSQL memory is not read (yet): its settings reach the planner with the query.
+    PostgreSQL memory is not read (yet): with it, the planner knows no home city and asks
+    for a place where the query names none (the device sends no settings with a query).
     """
-    from edge_agent.settings import load_settings
+    from understanding.settings import load_settings
 
     def home_city_of(principal: PrincipalLike) -> str | None:
         if not (stores.root / user_filename(principal.user_id)).exists():

@@ -15,10 +15,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from cloud_agent.forecast_provider import configured_provider
-from edge_agent.cloud_link import DEVICE_TOOLS
-from edge_agent.tools import ToolMemory, builtin_specs
-
-CLOUD_TOOLS = ("calculator", "unit_convert", "get_weather", "world_clock")
+from understanding.tools import ToolMemory, builtin_specs
+from understanding.tools.catalogue import CLOUD_TOOLS, DEVICE_TOOLS
 
 
 class _NoMemory:

@@ -25,14 +25,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from edge_agent.answers import failure_answer, offline_answer, smalltalk_answer, tool_answer
-from edge_agent.router import RouteDecision, Router
-from edge_agent.settings import keep_history, load_settings
-from edge_agent.tools import builtin_tools, requires_approval
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel import AgentLoop, ReasoningContext, Session, ToolSpec
 from react_kernel.executor import canonical_json
 from react_kernel.steps import from_struct, new_act_id, to_struct
+from understanding.answers import failure_answer, offline_answer, smalltalk_answer, tool_answer
+from understanding.router import RouteDecision, Router
+from understanding.settings import keep_history, load_settings
+from understanding.tools import builtin_tools, requires_approval
 
 if TYPE_CHECKING:
     from sync.store import MemoryStore
@@ -214,7 +214,7 @@ class EdgeAgent:
     Args:
         memory: the device's ``sync.store.MemoryStore`` (notes, timers, device state,
             sessions, steps, receipts, idempotency keys, pending cloud queries).
-        router: the loaded :class:`~edge_agent.router.Router`; the tools registered on it
+        router: the loaded :class:`~understanding.router.Router`; the tools registered on it
             (``Router.load(dir, tools=[...])``) run here beside the built-in ones.
         cloud: a ``CloudLink`` (or anything with its ``run``); None means offline.
         now: UTC clock for the world clock tool (tests pass a fixed one).
@@ -270,7 +270,7 @@ class EdgeAgent:
             # The cloud gets the forecast asked in full words: the city may be the home's.
             args = decision.arguments or {}
             day = str(args.get("day") or "today")
-            from edge_agent.forecast import SPAN_WORDS
+            from understanding.forecast import SPAN_WORDS
 
             when = day if day in ("today", "tomorrow") else SPAN_WORDS.get(day, f"on {day}")
             asked = f"what's the weather in {args.get('city')} {when}"
@@ -285,7 +285,7 @@ class EdgeAgent:
     def _stale_forecast(self, decision: RouteDecision) -> RouteDecision | None:
         """For a weather decision with no fresh forecast in the cache, the decision to ask
         the cloud instead; None otherwise."""
-        from edge_agent.forecast import needs_fetch
+        from understanding.forecast import needs_fetch
 
         if decision.route != "edge" or decision.tool != "get_weather":
             return None
@@ -435,7 +435,7 @@ class EdgeAgent:
             and step.tool == "get_weather"
             and step.status == pb.OBSERVATION_STATUS_OK
         ):
-            from edge_agent.forecast import remember_observation
+            from understanding.forecast import remember_observation
 
             remember_observation(self.memory, from_struct(step.observation))
 

@@ -17,29 +17,29 @@ import typer
 from typer import _click
 from typer.core import TyperGroup
 
-from edge_agent.errors import EdgeError, exit_code
+from edge_agent.errors import CLI_ERRORS, exit_code
 from edgeloop.console import fail, run_app
 
 if TYPE_CHECKING:
     from edge_agent.agent import EdgeAgent
     from edge_agent.evaluation import EvalReport
-    from edge_agent.router import Router
     from edgeloop.v1 import agent_pb2 as pb
     from sync.store import MemoryStore
+    from understanding.router import Router
 
 
 class _EdgeCommands(TyperGroup):
     """The command group that maps the device's errors to one line and an exit code.
 
     The one place the command line translates ``edge_agent.errors``: a command lets an
-    :class:`EdgeError` rise and the user sees ``error: <message>`` with
+    error of :data:`edge_agent.errors.CLI_ERRORS` rise and the user sees ``error: <message>`` with
     :func:`edge_agent.errors.exit_code` (2 for bad input, 1 otherwise), never a trace.
     """
 
     def invoke(self, ctx: _click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except EdgeError as exc:
+        except CLI_ERRORS as exc:
             raise fail(str(exc), exit_code(exc)) from None
 
 
@@ -84,8 +84,8 @@ EXIT_PENDING = 75
 
 def _router(model: str | None = None, tools: list[str] | None = None) -> Router:
     """The router with the user's tools (its errors are edge errors: the group maps them)."""
-    from edge_agent.router import Router
-    from edge_agent.tools.user import entry_point_tools, load_tools
+    from understanding.router import Router
+    from understanding.tools.user import entry_point_tools, load_tools
 
     if tools and os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())  # `--tools mytools:TOOLS` beside where you run it
@@ -383,7 +383,7 @@ def eval_command(
     """Run the edge decision over an eval file and print its metrics."""
     from edge_agent.errors import SettingsError
     from edge_agent.evaluation import load_cases, run_eval
-    from edge_agent.settings import Settings, check_setting
+    from understanding.settings import Settings, check_setting
 
     settings = None
     if home is not None:
@@ -408,7 +408,7 @@ def timers_command(
 ) -> None:
     """List the timers and alarms that have not gone off (in the home city's local time),
     or cancel one with --cancel ID."""
-    from edge_agent.tools.timers import cancel_timer, list_timers
+    from understanding.tools.timers import cancel_timer, list_timers
 
     store = _device_store(memory)
     try:
@@ -491,8 +491,8 @@ def _device_store(memory: str | None) -> MemoryStore:
     write that loads the document runs the day's retention pass with it); a store that
     cannot open is a one-line failure."""
     from edge_agent.paths import memory_path
-    from edge_agent.settings import keep_history, load_settings
     from sync.store import MemoryStore
+    from understanding.settings import keep_history, load_settings
 
     try:
         store = MemoryStore.device(memory_path(memory))
@@ -512,7 +512,7 @@ def config_set(
 ) -> None:
     """Set one device setting. A new history_days takes old history out of the synced
     document at once (the tables keep it), and the other replicas at the next sync."""
-    from edge_agent.settings import keep_history, save_setting
+    from understanding.settings import keep_history, save_setting
 
     store = _device_store(memory)
     retired: dict[str, int] = {}
@@ -535,7 +535,7 @@ def config_show(
     json_output: bool = typer.Option(False, "--json", help="The settings as one JSON object."),
 ) -> None:
     """Show the device settings (unset ones as -)."""
-    from edge_agent.settings import load_settings
+    from understanding.settings import load_settings
 
     store = _device_store(memory)
     try:
@@ -613,7 +613,7 @@ def ui_command(
     receipts, memory and sync; a query box asks like `edge-agent ask`."""
     import asyncio
 
-    from edge_agent.ui import DeviceConsole, UiAccess, UiServer, device_app
+    from edge_agent.ui import DeviceConsole, UiAccess, serve_device_page
 
     access = UiAccess.checked(host, ui_token)
     if bool(tls_cert) != bool(tls_key):
@@ -624,15 +624,9 @@ def ui_command(
 
     async def main() -> None:
         try:
-            server = UiServer(
-                device_app(console),
-                access,
-                port,
-                tls_cert=tls_cert,
-                tls_key=tls_key,
-                before_stop=console.broadcaster.close,
+            server = await serve_device_page(
+                console, port, access, tls_cert=tls_cert, tls_key=tls_key
             )
-            await server.start()
         except OSError as exc:
             raise fail(f"cannot serve the page on {host}:{port}: {exc}") from None
         typer.echo(f"edge agent page on {server.url}", err=True)
@@ -652,7 +646,7 @@ TRAINING_COMMANDS = ("train", "eval-intents")
 def register_training_commands() -> None:
     """Add the trainer's commands. They load numpy and the training code, which a cold
     ``edge-agent ask`` does not need: :func:`main` adds them only when they may be used."""
-    from edge_agent.intents.cli import eval_intents, train
+    from understanding.intents.cli import eval_intents, train
 
     app.command("train")(train)
     app.command("eval-intents")(eval_intents)

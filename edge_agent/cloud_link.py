@@ -44,10 +44,10 @@ from edgeloop.v1 import agent_pb2 as pb
 from edgeloop.v1 import agent_pb2_grpc as pb_grpc
 from react_kernel import CircuitBreaker, redact_pii, redact_struct
 from react_kernel.steps import from_struct, to_struct
+from understanding.tools.catalogue import DEVICE_TOOLS
 
 log = logging.getLogger(__name__)
 
-DEVICE_TOOLS = ("device_control", "set_timer", "add_note", "search_notes", "remove_note")
 # The project's client options (message size, keepalive; docs/operations.md), plus
 # quick reconnects after an outage: the edge retries on its own schedule.
 CHANNEL_OPTIONS: list[tuple[str, int]] = [

@@ -1,24 +1,16 @@
 """The device's exception tree: every error ``edge_agent`` raises on purpose::
 
     EdgeError
-    ├── ModelFilesError        the encoder's or a router's model files are missing, incomplete
-    │                          or unreadable (one error for the encoder, the router, the intent
-    │                          and the joint intent + slot models; also a RuntimeError)
-    ├── IntentDataError        a training or evaluation data file of ``edge-agent train`` is
-    │                          unusable (the message names the file and line)
     ├── EvalFileError          an ``edge-agent eval`` file is missing or a line is malformed
-    ├── SettingsError          a setting's key or value is not one the device accepts
-    ├── UserToolError          a user tool cannot be loaded or registered
-    ├── UiAccessError          the page may not be served as asked (beyond loopback, no token)
     ├── ReceiptNotFoundError   a session has no steps, or no final answer, in memory
-    ├── ToolInputError         a built-in tool's input is impossible (the kernel reports it as
-    │   ├── CalculatorError    the tool's observation, never as a crash)
-    │   └── UnitError
     └── CloudLinkError         the link to the cloud failed
         ├── CloudUnavailableError       unreachable: go offline, keep the query pending
         │   └── CloudStreamBrokenError  it stopped answering in the middle of a stream
         └── CloudRequestError           it refused the request; retrying as is will not help
 
+The understanding layer's errors (``understanding.errors``: model files, training data,
+settings, user tools, tool input) and the page's ``UiAccessError`` (``webui.access``) are
+re-exported here; :data:`CLI_ERRORS` is every tree the command line catches.
 The errors a user's input causes are also ``ValueError`` (``LookupError`` for a missing
 receipt), as they were before this tree, so ``except ValueError`` callers keep working.
 The command line maps the tree to one-line messages and exit codes in one place
@@ -33,10 +25,23 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from understanding.errors import (
+    CalculatorError,
+    IntentDataError,
+    ModelFilesError,
+    SettingsError,
+    ToolInputError,
+    UnderstandingError,
+    UnitError,
+    UserToolError,
+)
+from webui.access import UiAccessError
+
 if TYPE_CHECKING:
     import grpc
 
 __all__ = [
+    "CLI_ERRORS",
     "CalculatorError",
     "CloudLinkError",
     "CloudRequestError",
@@ -50,6 +55,7 @@ __all__ = [
     "SettingsError",
     "ToolInputError",
     "UiAccessError",
+    "UnderstandingError",
     "UnitError",
     "UserToolError",
     "exit_code",
@@ -60,44 +66,12 @@ class EdgeError(Exception):
     """Base class of the device's errors."""
 
 
-class ModelFilesError(EdgeError, RuntimeError):
-    """A model folder or file (encoder, router, intent or slot model) cannot be used."""
-
-
-class IntentDataError(EdgeError, ValueError):
-    """A data file or example list cannot be used for training or evaluation."""
-
-
 class EvalFileError(EdgeError, ValueError):
     """The eval file is missing or a line is malformed (the message names the line)."""
 
 
-class SettingsError(EdgeError, ValueError):
-    """A setting's key or value is not one the device accepts."""
-
-
-class UserToolError(EdgeError, ValueError):
-    """A user tool that cannot be registered or loaded (the message says why)."""
-
-
-class UiAccessError(EdgeError, ValueError):
-    """The page may not be served as asked (beyond loopback without a token)."""
-
-
 class ReceiptNotFoundError(EdgeError, LookupError):
     """The session has no steps, or no final answer, in memory."""
-
-
-class ToolInputError(EdgeError, ValueError):
-    """A built-in tool cannot compute an answer from its arguments."""
-
-
-class CalculatorError(ToolInputError):
-    """The expression is not valid arithmetic, or its value is out of range."""
-
-
-class UnitError(ToolInputError):
-    """The units measure different things, or a value is impossible (below absolute zero)."""
 
 
 class CloudLinkError(EdgeError):
@@ -121,7 +95,8 @@ class CloudRequestError(CloudLinkError):
         self.retry_after_s = retry_after_s
 
 
-# Errors about what the user typed or pointed at: a usage error's exit code.
+# Errors about what the user typed (flags, settings) or gave as a file (training data, an
+# eval file, a tools module): exit code 2, as for a usage error.
 _USAGE_ERRORS = (
     IntentDataError,
     EvalFileError,
@@ -131,6 +106,10 @@ _USAGE_ERRORS = (
 )
 
 
-def exit_code(error: EdgeError) -> int:
+# Every tree the command line turns into one line and an exit code.
+CLI_ERRORS = (EdgeError, UnderstandingError, UiAccessError)
+
+
+def exit_code(error: Exception) -> int:
     """The command line's exit code for ``error``: 2 for bad input, 1 for the rest."""
     return 2 if isinstance(error, _USAGE_ERRORS) else 1

@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from edge_agent.errors import EvalFileError
-from edge_agent.router import RouteDecision, Router
-from edge_agent.settings import Settings
-from edge_agent.tools.calculator import CalculatorError, evaluate
+from understanding.router import RouteDecision, Router
+from understanding.settings import Settings
+from understanding.tools.calculator import CalculatorError, evaluate
 
 FREE_TEXT_KEYS = frozenset({"text", "query"})
 F1_THRESHOLD = 0.6

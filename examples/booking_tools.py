@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from edge_agent.tools.user import device_tool
+from understanding.tools.user import device_tool
 
 
 def book(args: dict[str, Any]) -> dict[str, Any]:

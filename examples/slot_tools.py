@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from edge_agent.tools.user import device_tool
+from understanding.tools.user import device_tool
 
 
 def _coffee(args: dict[str, Any]) -> dict[str, Any]:

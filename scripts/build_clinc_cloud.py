@@ -13,7 +13,7 @@ are about the assistant itself (weather, time, date, timers, alarms, reminders,
 calculator, conversions, lists, smart home, volume, greetings...). The validation split
 is not used.
 
-Writes ``edge_agent/data/clinc_cloud.jsonl`` (``{"text", "intent"}``), which
+Writes ``understanding/data/clinc_cloud.jsonl`` (``{"text", "intent"}``), which
 ``scripts/build_router.py --joint`` adds to the joint model's training lines.
 
 Usage: ``python scripts/build_clinc_cloud.py --clinc clinc150_train_val.json``

@@ -6,7 +6,7 @@ the shipped router ~400 real device requests; these add 1,080 more people's phra
 the same requests ("how many chores are on my todo list", "make the speakers louder",
 "wake me up at noon tomorrow"). CLINC150 marks no slots, so every line is **intent-only**
 (``"slots": null``): it trains the joint model's intent heads and never its tagger
-(``edge_agent.slu.data``; its slot loss is masked).
+(``understanding.slu.data``; its slot loss is masked).
 
 The mapping is by CLINC intent (``DEVICE_INTENTS``), never by rules over the sentences:
 each kept intent is one the contract's tool serves (``../shared/ARCHITECTURE.md``, "The
@@ -54,8 +54,8 @@ and calendar questions onto ``search_notes``; the shipped router is not trained 
 
 Every line of the kept intents in CLINC's ``train`` and ``val`` splits, in the file's
 order (CLINC's test split is not used, nor on disk). Writes
-``edge_agent/data/clinc_device.jsonl`` (``{"text", "intent", "slots": null}``), which
-``scripts/build_router.py --joint --device edge_agent/data/clinc_device.jsonl`` adds to
+``understanding/data/clinc_device.jsonl`` (``{"text", "intent", "slots": null}``), which
+``scripts/build_router.py --joint --device understanding/data/clinc_device.jsonl`` adds to
 the joint model's training lines (the shipped router's build does not: docs/edge.md).
 
 Usage: ``python scripts/build_clinc_device.py --clinc clinc150_train_val.json``

@@ -31,7 +31,7 @@ FP32 figures), leaving the shipped files alone.
 
 Usage::
 
-    scripts/build_encoder.sh [--out edge_agent/models/encoder]   # everything
+    scripts/build_encoder.sh [--out understanding/models/encoder]   # everything
     scripts/build_encoder.sh --fp32-only                          # the FP32 reference only
 """
 

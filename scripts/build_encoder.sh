@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Build the edge encoder (edge_agent/models/encoder/) in its own venv.
+# Build the edge encoder (understanding/models/encoder/) in its own venv.
 #
 # torch, transformers and sentence-transformers live ONLY in .venv-build (gitignored);
 # the edge runtime needs onnxruntime + tokenizers + numpy. torch is pinned to the CPU

@@ -1,26 +1,26 @@
 """Train the shipped router and calibrate its confidence threshold.
 
 One path: the shipped router is trained by the same trainer as ``edge-agent train``
-(``edge_agent.intents.train_model``) on the project's own training set
-(``edge_agent/data/router_train.jsonl``, written by ``scripts/build_router_data.py``),
-into ``edge_agent/models/router/``. Then the confidence threshold of the route decision
+(``understanding.intents.train_model``) on the project's own training set
+(``understanding/data/router_train.jsonl``, written by ``scripts/build_router_data.py``),
+into ``understanding/models/router/``. Then the confidence threshold of the route decision
 is calibrated on the validation set: among the thresholds whose cloud recall (share of
 ``oos`` rows the full decision sends to the cloud) is at least ``--min-cloud-recall``,
 the lowest whose route accuracy is within half a point of the best. It is written to ``router.json``
 next to the model with the figures that chose it.
 
-With ``--joint`` it trains the joint intent + slot model instead (``edge_agent.slu``,
+With ``--joint`` it trains the joint intent + slot model instead (``understanding.slu``,
 needs the train extra): on a deterministic selection of the project's own lines plus
 SLURP's development split mapped to the device's intents, both halves
-(``edge_agent/data/slurp_train.jsonl`` and ``slurp_measure_train.jsonl``, written by
+(``understanding/data/slurp_train.jsonl`` and ``slurp_measure_train.jsonl``, written by
 ``scripts/build_slurp_data.py``, slots inline). ``--slurp HALF`` trains on one half only:
 a fold of the two-fold cross-validation, measured on the other half's eval file, whose
 utterances it keeps out of training and validation (``measured_halves``);
 ``--selection DIR`` writes such a build's selection files elsewhere. The selection is
 written to ``router_joint_train.jsonl`` / ``router_joint_val.jsonl``; more cloud lines
-come from CLINC150 (``edge_agent/data/clinc_cloud.jsonl``, written by
+come from CLINC150 (``understanding/data/clinc_cloud.jsonl``, written by
 ``scripts/build_clinc_cloud.py``).
-``--device edge_agent/data/clinc_device.jsonl`` adds CLINC150's requests for the device's
+``--device understanding/data/clinc_device.jsonl`` adds CLINC150's requests for the device's
 own tools, intent-only (``"slots": null``: they train the intents, never the tagger;
 written by ``scripts/build_clinc_device.py``); the shipped router's build leaves them out
 (neither build with them passed the bars to ship: docs/edge.md, "CLINC150's device
@@ -46,7 +46,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from edge_agent.slu.data import Joints
+from understanding.slu.data import Joints
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "edge_agent" / "data"
@@ -130,7 +130,7 @@ def is_compound(row: dict[str, str]) -> bool:
 def frozen_examples(path: Path) -> list[Any]:
     """The lines as the frozen-heads trainer reads them: the words as said, and a line of
     several requests out of scope (the device runs one; the cloud plans the rest)."""
-    from edge_agent.intents.data import OOS, make_example
+    from understanding.intents.data import OOS, make_example
 
     return [
         make_example(plain_text(r["text"]), OOS if is_compound(r) else r["intent"], f"{path}:{i}")
@@ -276,8 +276,8 @@ def calibrate(
     the word readers, a tool row the readers cannot fill is the cloud's. The joint router
     keeps one request on the device (``one_request``), and its tools with side effects
     their own bar (``action_threshold``, at least the threshold swept)."""
-    from edge_agent.arguments import extract_arguments
-    from edge_agent.router import OOS, SMALLTALK, Router
+    from understanding.arguments import extract_arguments
+    from understanding.router import OOS, SMALLTALK, Router
 
     cached = CachedModel(model)
     # The expected route of a row: the cloud for oos, and for a tool row whose arguments
@@ -322,8 +322,8 @@ def action_bar(model: Any, rows: list[dict[str, str]], threshold: float) -> dict
     the one that costs least when a false action (a query of another intent that runs
     one) costs ``FALSE_ACTION_COST`` times an action sent to the cloud; on a tie, the
     higher bar."""
-    from edge_agent.router import Router
-    from edge_agent.tools import SIDE_EFFECT_TOOLS
+    from understanding.router import Router
+    from understanding.tools import SIDE_EFFECT_TOOLS
 
     cached = CachedModel(model)
     sweep = []
@@ -379,7 +379,7 @@ def main() -> int:
         "--device",
         type=Path,
         default=None,
-        help="joint: intent-only device lines, e.g. edge_agent/data/clinc_device.jsonl "
+        help="joint: intent-only device lines, e.g. understanding/data/clinc_device.jsonl "
         "(scripts/build_clinc_device.py); not in the shipped router's build",
     )
     parser.add_argument(
@@ -406,7 +406,7 @@ def main() -> int:
     if args.joint:
         return build_joint(args)
 
-    from edge_agent.intents import IntentModel, train_model
+    from understanding.intents import IntentModel, train_model
 
     start = time.perf_counter()
     report = train_model(
@@ -431,7 +431,7 @@ def main() -> int:
         "min_cloud_recall": args.min_cloud_recall,
         "validation": result["chosen"],
         "trained_on": args.train.name,
-        "trainer": "edge_agent.intents.train_model",
+        "trainer": "understanding.intents.train_model",
     }
     (args.out / "router.json").write_text(json.dumps(config, indent=1) + "\n", "utf-8")
     print(json.dumps(config))
@@ -440,9 +440,9 @@ def main() -> int:
 
 def build_joint(args: argparse.Namespace) -> int:
     """Train the joint model on the joint selection and calibrate both thresholds."""
-    from edge_agent.slu.data import read_jsonl
-    from edge_agent.slu.model import SluModel
-    from edge_agent.slu.train import train_slu
+    from understanding.slu.data import read_jsonl
+    from understanding.slu.model import SluModel
+    from understanding.slu.train import train_slu
 
     train, val = joint_selection(
         args.train, args.val, args.slurp, args.cloud, args.snips, args.device
@@ -493,7 +493,7 @@ def build_joint(args: argparse.Namespace) -> int:
         "trained_on": [files["train"].name],
         "slurp": [path.name for path in args.slurp],
         "slurp_kept_out": kept_out,
-        "trainer": "edge_agent.slu.train_slu",
+        "trainer": "understanding.slu.train_slu",
         "training": {
             k: dataclasses.asdict(v) if isinstance(v, Joints) else v
             for k, v in JOINT_TRAINING.items()

@@ -1,5 +1,5 @@
 # ruff: noqa: E501 - phrase tables read best one idea per line, even when long
-"""Write the router's training and validation sets, ``edge_agent/data/router_{train,val}.jsonl``.
+"""Write the router's training and validation sets, ``understanding/data/router_{train,val}.jsonl``.
 
 Each line is ``{"text", "intent"}`` with intent one of the nine device tools,
 ``smalltalk`` (answered on the device with no tool), ``oos`` (the cloud's: comparisons,
@@ -33,9 +33,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
 
-from edge_agent.arguments.numbers import spell_number
-from edge_agent.cities import cities
-from edge_agent.tools import SIDE_EFFECT_TOOLS, TOOL_NAMES
+from understanding.arguments.numbers import spell_number
+from understanding.cities import cities
+from understanding.tools import SIDE_EFFECT_TOOLS, TOOL_NAMES
 
 DATA = Path(__file__).resolve().parent.parent / "edge_agent" / "data"
 INTENTS = (*TOOL_NAMES, "smalltalk", "oos")

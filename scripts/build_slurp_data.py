@@ -16,12 +16,12 @@ test split is the judge and is never here). The shipped router is trained on bot
 
 Writes, from ``--devel`` (SLURP's ``devel.jsonl``) and ``--edge`` (its edge-eval twin):
 
-- ``edge_agent/data/slurp_train.jsonl`` (half A) and ``slurp_measure_train.jsonl``
+- ``understanding/data/slurp_train.jsonl`` (half A) and ``slurp_measure_train.jsonl``
   (half B): ``{"text", "intent"}`` with SLURP's slots inline (``[type : words]``),
   intents mapped to the device's;
-- ``edge_agent/data/slurp_train_eval.jsonl`` (half A) and ``slurp_measure.jsonl``
+- ``understanding/data/slurp_train_eval.jsonl`` (half A) and ``slurp_measure.jsonl``
   (half B): the same utterances in the edge eval format (``edge-agent eval
-  edge_agent/data/slurp_measure.jsonl --home london``), to measure a model trained on
+  understanding/data/slurp_measure.jsonl --home london``), to measure a model trained on
   the other half.
 
 Usage: ``python scripts/build_slurp_data.py --devel DEVEL.jsonl --edge EDGE_DEVEL.jsonl``

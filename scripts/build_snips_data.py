@@ -15,14 +15,14 @@ trainer: neither trains the router). Two things are taken:
   ``current_location`` and ``spatial_relation`` are no argument (the home city is the
   default). A line whose ``date`` the device's own forecast cannot serve ("next year",
   "in six weeks", "sept. 23rd 2035") is the cloud's: ``oos``, decided by the
-  ``get_weather`` argument filler (``edge_agent.arguments.builtin_slots``), never by
+  ``get_weather`` argument filler (``understanding.arguments.builtin_slots``), never by
   hand, so the labels follow what the tool serves.
 - **The six other intents** (music, playlists, restaurants, books, films, screenings)
   -> ``oos``, a deterministic sample (``--other-per-intent``) without slots (the cloud
   reads its own arguments).
 
-Writes ``edge_agent/data/snips_train.jsonl`` (``{"text", "intent", "snips_intent"}``,
-slots inline as ``[type : words]``, SNIPS's own intent kept; ``edge_agent/data/SNIPS.md``:
+Writes ``understanding/data/snips_train.jsonl`` (``{"text", "intent", "snips_intent"}``,
+slots inline as ``[type : words]``, SNIPS's own intent kept; ``understanding/data/SNIPS.md``:
 source and licence).
 
 Usage: ``python scripts/build_snips_data.py --snips SNIPS_DIR/train.txt``
@@ -57,8 +57,8 @@ def _bucket(text: str) -> int:
 def time_range_type(span: str) -> str:
     """``time`` for a time of day or a duration within a day the clock reader reads
     ("noon", "7 am", "one hour from now"); ``date`` for anything else."""
-    from edge_agent.arguments.builtin_slots import slot_duration
-    from edge_agent.arguments.slots import clock_time
+    from understanding.arguments.builtin_slots import slot_duration
+    from understanding.arguments.slots import clock_time
 
     said = span.lower()
     for prefix in ("at ", "around ", "by "):
@@ -103,9 +103,9 @@ def weather_spans(words: list[str], tags: list[str]) -> list[tuple[str, int, int
 def forecast_serves(words: list[str], spans: list[tuple[str, int, int]]) -> bool:
     """Whether the device's ``get_weather`` filler reads the line's day (its ``date``
     and ``time`` slots; the place is the home city's, so only the day decides)."""
-    from edge_agent.arguments.builtin_slots import builtin_from_slots
-    from edge_agent.settings import Settings
-    from edge_agent.slu.model import Slot
+    from understanding.arguments.builtin_slots import builtin_from_slots
+    from understanding.settings import Settings
+    from understanding.slu.model import Slot
 
     slots = [
         Slot(kind, " ".join(words[s:e]), s, e) for kind, s, e in spans if kind in ("date", "time")
@@ -126,7 +126,7 @@ def inline(words: list[str], spans: list[tuple[str, int, int]]) -> str:
 
 
 def build(snips_train: Path, other_per_intent: int) -> list[dict[str, str]]:
-    from edge_agent.slu.data import read_utterances
+    from understanding.slu.data import read_utterances
 
     rows: list[dict[str, str]] = []
     others: dict[str, list[str]] = {}

@@ -60,10 +60,10 @@ def shoot(out: Path, chromium: str) -> list[Path]:
     from cloud_agent.ui import serve_page
     from edge_agent.agent import EdgeAgent
     from edge_agent.cloud_link import CloudLink
-    from edge_agent.router import Router
-    from edge_agent.ui import DeviceConsole, UiAccess, UiServer, device_app
+    from edge_agent.ui import DeviceConsole, serve_device_page
     from edgeloop.transport.loop import EventLoopThread
     from sync.store import MemoryStore
+    from understanding.router import Router
 
     folder = Path(tempfile.mkdtemp(prefix="edgeloop-shots-"))
     loop = EventLoopThread()
@@ -74,17 +74,7 @@ def shoot(out: Path, chromium: str) -> list[Path]:
     link = CloudLink(target, deadline_s=20, retries=1, backoff_s=0.1, device_id="kitchen-hub")
     console = DeviceConsole(EdgeAgent(memory, Router.load(), cloud=link), cloud=target)
 
-    async def start_device() -> UiServer:
-        server = UiServer(
-            device_app(console),
-            UiAccess.checked("127.0.0.1", None),
-            0,
-            before_stop=console.broadcaster.close,
-        )
-        await server.start()
-        return server
-
-    device_page = loop.run(start_device())
+    device_page = loop.run(serve_device_page(console))
     profile = tempfile.mkdtemp(prefix="edgeloop-chromium-")
     written = []
     try:

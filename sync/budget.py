@@ -23,8 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from edgeloop.transport.errors import ResourceExhaustedError
-from sync.errors import MemoryStoreError
+from sync.errors import SyncBusyError as SyncBusyError  # re-exported
 
 # The transport's auth imports grpc, which a device that only stores memory never loads.
 if TYPE_CHECKING:
@@ -36,10 +35,6 @@ DEFAULT_BUDGET_BYTES = 512 * MIB
 #: The smallest average chunk an announced total may imply: a total above
 #: ``max_update_bytes // MIN_CHUNK_BYTES`` is refused at the first chunk.
 MIN_CHUNK_BYTES = 1024
-
-
-class SyncBusyError(MemoryStoreError, ResourceExhaustedError):
-    """The server holds as many buffered updates as it may: come back later."""
 
 
 class ByteBudget:

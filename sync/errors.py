@@ -28,6 +28,7 @@ from edgeloop.transport.errors import (
     AuthError,
     InvalidArgumentError,
     PermissionDeniedError,
+    ResourceExhaustedError,
     UnauthenticatedError,
     UnavailableError,
 )
@@ -79,5 +80,10 @@ __all__ = [
     "PermissionDeniedError",
     "ProtocolError",
     "RecordNotFoundError",
+    "SyncBusyError",
     "UnauthenticatedError",
 ]
+
+
+class SyncBusyError(MemoryStoreError, ResourceExhaustedError):
+    """The server holds as many buffered updates as it may: come back later."""

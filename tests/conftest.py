@@ -52,7 +52,7 @@ def builtin_slot_model(tmp_path_factory: pytest.TempPathFactory):  # type: ignor
     import typer
     from typer.testing import CliRunner
 
-    from edge_agent.intents.cli import train
+    from understanding.intents.cli import train
 
     data = Path(__file__).resolve().parent / "edge" / "data" / "builtin_slots.jsonl"
     trainer = typer.Typer()

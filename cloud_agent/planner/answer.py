@@ -7,9 +7,9 @@ from typing import Any
 
 from cloud_agent.planner import interpret as it
 from cloud_agent.planner.calls import Plan, PlannedCall
-from edge_agent.forecast import SYNTHETIC
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel.steps import from_struct
+from understanding.forecast import SYNTHETIC
 
 Done = list[tuple[pb.ReactStep, pb.ReactStep | None]]
 
@@ -22,7 +22,7 @@ def describe_call(call: PlannedCall) -> str:
     """A short phrase for a THOUGHT: what the next call is for."""
     a = call.args
     if call.tool == it.WEATHER:
-        from edge_agent.forecast import SPAN_WORDS
+        from understanding.forecast import SPAN_WORDS
 
         day = str(a.get("day", "today"))
         return f"check the weather in {_title(a.get('city'))} {SPAN_WORDS.get(day, day)}"
@@ -77,8 +77,8 @@ def render(action: pb.ReactStep, observation: pb.ReactStep | None) -> str:
     v = _values(observation)
     tool = action.tool
     if tool == it.WEATHER and v.get("days"):
-        from edge_agent.answers import forecast_span_summary
-        from edge_agent.forecast import SPAN_WORDS
+        from understanding.answers import forecast_span_summary
+        from understanding.forecast import SPAN_WORDS
 
         city = _title(v.get("city") or args.get("city"))
         when = SPAN_WORDS.get(str(v.get("day")), str(v.get("day")))
@@ -108,7 +108,7 @@ def render(action: pb.ReactStep, observation: pb.ReactStep | None) -> str:
         where = f"the {v['list']} list" if v.get("list") else "your notes"
         return f"took '{v.get('text', args.get('text'))}' off {where}"
     if tool == it.SEARCH_NOTES and v.get("list") is None and v.get("lists") is not None:
-        from edge_agent.answers import lists_answer
+        from understanding.answers import lists_answer
 
         return lists_answer(list(v["lists"])).rstrip(".")
     if tool == it.SEARCH_NOTES and v.get("list") is not None:

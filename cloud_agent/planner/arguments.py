@@ -11,7 +11,7 @@ from typing import Any
 
 from cloud_agent.planner import interpret as it
 from cloud_agent.planner.calls import PREV, PlannedCall
-from edge_agent.arguments.durations import parse_duration
+from understanding.arguments.durations import parse_duration
 
 
 def shared_unit(

@@ -1,7 +1,7 @@
 """Read one clause: which tool it asks for and which entities it names.
 
-A clause is read with the edge's own argument extractors (``edge_agent.arguments``) and
-gazetteer (``edge_agent.cities``), so that the cloud and the device fill arguments the same
+A clause is read with the edge's own argument extractors (``understanding.arguments``) and
+gazetteer (``understanding.cities``), so that the cloud and the device fill arguments the same
 way; the planner adds what a single-tool device reader does not need: cue words for the
 tool of a fragment, the entities a fragment carries over ("... and Berlin"), and the
 references back to an earlier result ("add 3 to that").
@@ -14,9 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from edge_agent.arguments import extract_arguments
-from edge_agent.cities import find_cities
-from edge_agent.requests import alarm_time, list_request
+from understanding.arguments import extract_arguments
+from understanding.cities import find_cities
+from understanding.requests import alarm_time, list_request
 
 WEATHER = "get_weather"
 CLOCK = "world_clock"
@@ -138,7 +138,7 @@ def find_days(text: str) -> list[str]:
     """'today', 'tomorrow', weekdays (the next such day, within the forecast's 7) and a
     span of those days ('week', 'weekend', 'rest_of_week', 'next_days': "this weekend")
     in the order the text names them ('tonight', 'now' = today)."""
-    from edge_agent.arguments.forecast_days import SERVED_SPAN, forecast_day_in
+    from understanding.arguments.forecast_days import SERVED_SPAN, forecast_day_in
 
     span = forecast_day_in(text)
     if span is not None and (match := SERVED_SPAN.search(text)) is not None:
@@ -342,7 +342,7 @@ def read_clause(text: str, extractor: Extractor | None = None) -> Clause:
 
 def _read_list_or_alarm(clause: Clause) -> None:
     """A named list's request ("add milk to the shopping list") or an alarm at a clock time
-    ("wake me up at 5:30"), with its arguments (``edge_agent.requests``)."""
+    ("wake me up at 5:30"), with its arguments (``understanding.requests``)."""
     request = list_request(clause.text)
     if request is not None:
         kind, item, name = request

@@ -1,10 +1,10 @@
 """A joint intent + slot model's parse of a compound query, as the planner's clauses.
 
-With a joint model (``edge_agent.slu``) as the edge's router, the model decides the
+With a joint model (``understanding.slu``) as the edge's router, the model decides the
 structure of a query: which requests it holds (its intents), which words belong to each
 and which slots each request has. The planner takes those requests as its clauses and
 fills each call from the request's slots with the device's own slot filling
-(``edge_agent.arguments.builtin_slots``), so the cloud and the device read a request the
+(``understanding.arguments.builtin_slots``), so the cloud and the device read a request the
 same way. Rules only normalise what the model found:
 
 - The model gives each *intent* its words, so two requests of the same tool ("turn off the
@@ -35,7 +35,7 @@ from typing import Any
 from cloud_agent.planner import interpret as it
 from cloud_agent.planner.clauses import split_clauses
 from cloud_agent.planner.discourse import NEEDS_CITY, SET_PRONOUN, carry_tools, merge_fragments
-from edge_agent.arguments.builtin_slots import SLOT_TYPES
+from understanding.arguments.builtin_slots import SLOT_TYPES
 
 __all__ = [
     "Disagreement",
@@ -58,7 +58,7 @@ class ModelRequest:
 
     tool: str
     text: str
-    slots: tuple[Any, ...]  # edge_agent.slu.Slot, at the word indices of ``text``
+    slots: tuple[Any, ...]  # understanding.slu.Slot, at the word indices of ``text``
     confidence: float
     first: bool = True  # the first piece of the model's part (the words naming the tool)
     start: int = 0  # first word index in the utterance, for ordering
@@ -85,7 +85,7 @@ def joint_model(router: Any) -> Any:
 
 def parse_query(router: Any, text: str) -> Parse | None:
     """The joint model's parse of ``text`` (None: the router has no joint model)."""
-    from edge_agent.slu.data import split_words
+    from understanding.slu.data import split_words
 
     model = joint_model(router)
     if model is None:
@@ -100,7 +100,7 @@ def parse_query(router: Any, text: str) -> Parse | None:
         return parse
     threshold = float(getattr(router, "threshold", 0.5))
     action_threshold = float(getattr(router, "action_threshold", threshold))
-    from edge_agent.tools import SIDE_EFFECT_TOOLS
+    from understanding.tools import SIDE_EFFECT_TOOLS
 
     for part in prediction.parts:
         name = str(part.intent)
@@ -151,8 +151,8 @@ def cut_points(words: Sequence[str], spans: Sequence[tuple[int, int]]) -> list[i
 
 def _pieces(name: str, part: Any, indices: list[int], words: list[str]) -> list[ModelRequest]:
     """The part as one request, or cut in pieces between slots that repeat an argument."""
-    from edge_agent.arguments.slots import _merged
-    from edge_agent.slu.model import Slot
+    from understanding.arguments.slots import _merged
+    from understanding.slu.model import Slot
 
     slots = _merged(list(part.slots))
     confidence = float(part.confidence)
@@ -192,7 +192,7 @@ def model_clauses(parse: Parse, extractor: it.Extractor | None, home: Any) -> li
     """The model's requests as clauses: the model's tool, each call's arguments from the
     request's slots (the device's slot filling); the words read as on the rule path only
     for what the discourse carries (places, days, devices, references back)."""
-    from edge_agent.arguments.builtin_slots import builtin_from_slots
+    from understanding.arguments.builtin_slots import builtin_from_slots
 
     clauses = []
     for whole in parse.requests:
@@ -243,8 +243,8 @@ def _rule_pieces(
     # A request of the tool's own words, or a fragment that names what the tool acts on
     # or points back ("turn off the tv, | the lights", "turn on the ac | and set it to 22").
     asks = sum(c.own_tool == request.tool or c.has_entity or c.refers_back for c in subs)
-    from edge_agent.slu.data import split_words
-    from edge_agent.slu.model import Slot
+    from understanding.slu.data import split_words
+    from understanding.slu.model import Slot
 
     if not any((k or after_another) and _works_on_result(c) for k, c in enumerate(subs)) and (
         len(subs) < 2 or asks < 2

@@ -44,7 +44,7 @@ from cloud_agent.planner.discourse import (
     carry_tools,
     merge_fragments,
 )
-from edge_agent.arguments.forecast_days import unserved_weather_day
+from understanding.arguments.forecast_days import unserved_weather_day
 
 _ASKS_WEATHER = re.compile(
     r"\b(?:weather|forecast|rain\w*|snow\w*|sunny|storm\w*|wind\w*|temperature|umbrella|"
@@ -70,7 +70,8 @@ def make_plan(
     A weather or clock request for a place outside the gazetteer declines the whole query,
     naming the place (``refusal_kind = "unknown_place"``, see ``places``), rather than drop
     it from the plan or answer only the places it knows; so does a forecast for a day the
-    7-day forecast cannot serve (``"unserved_day"``: "next week", "the weekend").
+    7-day forecast cannot serve (``"unserved_day"``: "next week", a date ten days ahead;
+    "the weekend" is a span the forecast serves).
     """
     # "Cairo, Egypt" is Cairo (the comma cuts no clause); "Paris, Texas" is read as "Paris",
     # its calls take the place's key ("paris, texas"); "Paris, Nevada" is a place of its own.

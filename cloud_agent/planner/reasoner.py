@@ -26,9 +26,9 @@ from cloud_agent.planner import interpret as it
 from cloud_agent.planner.answer import compose_answer, describe_call
 from cloud_agent.planner.calls import PREV, Plan, PlannedCall
 from cloud_agent.planner.plan import make_plan
-from edge_agent.cloud_link import DEVICE_TOOLS
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel.steps import from_struct, to_struct
+from understanding.tools.catalogue import DEVICE_TOOLS
 
 REFUSAL_KEY = "refusal"
 HOME_CITY_KEY = "home_city"  # session metadata: the device's home city (cloud_agent.handler)
@@ -70,7 +70,7 @@ class PlannerReasoner:
             return found
         home = self._home
         if home_city:
-            from edge_agent.settings import Settings
+            from understanding.settings import Settings
 
             home = Settings(home_city=home_city)
         plan = make_plan(
@@ -133,8 +133,8 @@ def load_edge_router(model_dir: str | None = None) -> Any:
     Raises:
         ValueError: ``model_dir`` holds no router (a configuration error).
     """
-    from edge_agent.errors import ModelFilesError
-    from edge_agent.router import Router  # loads onnxruntime: only when asked
+    from understanding.errors import ModelFilesError
+    from understanding.router import Router  # loads onnxruntime: only when asked
 
     try:
         return Router.load(model_dir)

@@ -22,7 +22,7 @@ from starlette.responses import HTMLResponse, StreamingResponse
 from starlette.routing import Route
 
 from cloud_agent.ui.console import SAMPLE_S, CloudConsole
-from edge_agent.ui import event_response, make_environment, static_mount, verify_route, verify_url
+from webui import event_response, make_environment, static_mount, verify_route, verify_url
 
 CLOUD_PANELS = ("charts", "sessions", "devices", "backends", "memory")
 _ENV = make_environment("cloud_agent.ui")
@@ -113,7 +113,7 @@ async def serve_page(
         UiAccessError: beyond loopback without a token.
         OSError: the port cannot be bound.
     """
-    from edge_agent.ui import UiAccess, UiServer
+    from webui import UiAccess, UiServer
 
     access = UiAccess.checked(host or cloud.config.host, token)
     console = CloudConsole(cloud)

@@ -17,10 +17,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from cloud_agent.handler import Event
-from edge_agent.ui import Broadcaster, LiveSession, SessionBook, Verification
-from edge_agent.ui.device import read_memory
-from edge_agent.ui.live import FAILED, FINISHED
 from edgeloop.transport.auth import Principal
+from webui import Broadcaster, LiveSession, SessionBook, Verification, read_memory
+from webui.live import FAILED, FINISHED
 
 if TYPE_CHECKING:
     from cloud_agent.service import CloudServer

@@ -13,20 +13,27 @@ Example:
     >>> await server.start(); print(server.url)                     # doctest: +SKIP
 """
 
-from edge_agent.ui.access import AccessGuard, UiAccess, UiAccessError, is_loopback
-from edge_agent.ui.app import (
+from edge_agent.ui.app import device_app, serve_device_page
+from edge_agent.ui.device import DeviceConsole, SyncState
+from webui import (
+    AccessGuard,
+    Broadcaster,
+    LiveSession,
+    SessionBook,
+    UiAccess,
+    UiAccessError,
+    UiServer,
+    Verification,
     VerifyingConsole,
-    device_app,
     event_response,
+    is_loopback,
+    make_environment,
+    page_url,
+    sse_event,
     static_mount,
     verify_route,
     verify_url,
 )
-from edge_agent.ui.device import DeviceConsole, SyncState, Verification
-from edge_agent.ui.events import Broadcaster, sse_event
-from edge_agent.ui.live import LiveSession, SessionBook
-from edge_agent.ui.pages import make_environment
-from edge_agent.ui.server import UiServer, page_url
 
 __all__ = [
     "AccessGuard",
@@ -45,6 +52,7 @@ __all__ = [
     "is_loopback",
     "make_environment",
     "page_url",
+    "serve_device_page",
     "sse_event",
     "static_mount",
     "verify_route",

@@ -17,84 +17,23 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable
-from pathlib import Path
-from typing import Any, Protocol
-from urllib.parse import parse_qsl
+from collections.abc import AsyncIterator
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, Response, StreamingResponse
-from starlette.routing import Mount, Route
-from starlette.staticfiles import StaticFiles
+from starlette.routing import Route
 
-from edge_agent.ui.device import DeviceConsole, Verification
-from edge_agent.ui.events import Broadcaster, panel_stream
-from edge_agent.ui.live import LiveSession, SessionBook
-from edge_agent.ui.pages import make_environment
+from edge_agent.ui.device import DeviceConsole
+from webui.access import UiAccess
+from webui.pages import make_environment
+from webui.routes import event_response, form_fields, static_mount, verify_route, verify_url
+from webui.server import UiServer
 
-STATIC_DIR = Path(__file__).parent / "static"
 DEVICE_PANELS = ("sessions", "approvals", "sync", "memory")
 MEMORY_POLL_S = 1.0
-MAX_FORM_BYTES = 64 * 1024
-_ENV = make_environment()
-
-
-def static_mount() -> Mount:
-    """The page's stylesheet and vendored scripts (shared with the cloud's page)."""
-    return Mount("/static", app=StaticFiles(directory=STATIC_DIR), name="static")
-
-
-def event_response(
-    broadcaster: Broadcaster, panels: tuple[str, ...], render: Callable[[str], Awaitable[str]]
-) -> StreamingResponse:
-    """A text/event-stream of ``panels`` that never gets cached or buffered."""
-    return StreamingResponse(
-        panel_stream(broadcaster, panels, render),
-        media_type="text/event-stream",
-        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
-    )
-
-
-async def form_fields(request: Request) -> dict[str, str]:
-    """A urlencoded form (what htmx posts), without a multipart parser."""
-    body = await request.body()
-    if len(body) > MAX_FORM_BYTES:
-        raise ValueError("the form is too large")
-    return dict(parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True))
-
-
-def verify_url(session: LiveSession) -> str:
-    """Where a session's "verify" button posts (``verify_route`` serves it)."""
-    return f"/receipts/{session.session_id}/verify"
-
-
-class VerifyingConsole(Protocol):
-    """What the verify route needs of a page's console (the device's or the cloud's)."""
-
-    book: SessionBook
-
-    async def verify(self, session_id: str) -> Verification: ...
-
-
-def verify_route(console: VerifyingConsole) -> Route:
-    """POST /receipts/{session_id}/verify: recompute a receipt; the verdict as HTML.
-
-    Both pages serve it, so a receipt is checked the same way on either side.
-    """
-
-    async def verify(request: Request) -> Response:
-        session_id = request.path_params["session_id"]
-        try:
-            check = await console.verify(session_id)
-        except KeyError as exc:
-            return PlainTextResponse(str(exc.args[0]), status_code=404)
-        session = console.book.get(session_id)
-        if session is not None:
-            session.verification = check
-        return HTMLResponse(_ENV.get_template("_verify.html").render(check=check))
-
-    return Route("/receipts/{session_id}/verify", verify, methods=["POST"])
+_ENV = make_environment("edge_agent.ui")
 
 
 async def _render_device_panel(console: DeviceConsole, name: str) -> str:
@@ -203,3 +142,26 @@ async def _watch_memory(console: DeviceConsole) -> None:
                 console.broadcaster.publish("memory", "sync")
                 if await console.adopt_stored():
                     console.broadcaster.publish("sessions", "approvals")
+
+
+async def serve_device_page(
+    console: DeviceConsole,
+    port: int = 0,
+    access: UiAccess | None = None,
+    *,
+    tls_cert: str | None = None,
+    tls_key: str | None = None,
+) -> UiServer:
+    """Serve the device page over ``console`` and return the started server (the one way
+    ``edge-agent ui``, the demo and the tests start it). Loopback unless ``access`` says
+    otherwise; ``port`` 0 picks a free one (``server.url`` says which)."""
+    server = UiServer(
+        device_app(console),
+        access or UiAccess.checked("127.0.0.1", None),
+        port,
+        tls_cert=tls_cert,
+        tls_key=tls_key,
+        before_stop=console.broadcaster.close,
+    )
+    await server.start()
+    return server

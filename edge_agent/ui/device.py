@@ -19,8 +19,9 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from edge_agent.ui.events import Broadcaster
-from edge_agent.ui.live import (
+from edgeloop.v1 import agent_pb2 as pb
+from webui.events import Broadcaster
+from webui.live import (
     AWAITING_APPROVAL,
     FAILED,
     FINISHED,
@@ -28,61 +29,13 @@ from edge_agent.ui.live import (
     LiveSession,
     SessionBook,
 )
-from edgeloop.v1 import agent_pb2 as pb
+from webui.memory_view import read_memory
+from webui.routes import Verification
 
 if TYPE_CHECKING:
     from edge_agent.agent import EdgeAgent
-    from sync.store import MemoryStore
 
 T = TypeVar("T")
-
-MEMORY_ROWS = 50
-
-
-def _table(rows: list[dict[str, Any]], columns: tuple[str, ...], newest: str) -> dict[str, Any]:
-    shown = [c for c in columns if any(c in row for row in rows)] or list(columns)
-    ordered = sorted(rows, key=lambda row: str(row.get(newest) or ""), reverse=True)
-    return {
-        "count": len(rows),
-        "columns": shown,
-        "rows": [{c: row.get(c) for c in shown} for row in ordered[:MEMORY_ROWS]],
-    }
-
-
-def read_memory(store: MemoryStore) -> dict[str, Any]:
-    """What a memory store holds, per kind (notes and lists, timers, device states, facts
-    and settings, pending queries): the count, the columns and the newest rows. Only the
-    store's public, locked reads: safe beside a sync in another thread."""
-    return {
-        "notes": _table(store.notes(), ("text", "list", "created_at"), "created_at"),
-        "timers": _table(store.timers(), ("label", "seconds", "fires_at"), "fires_at"),
-        "device_state": _table(
-            list(store.records("device_state").values()),
-            ("device", "room", "state", "updated_at"),
-            "updated_at",
-        ),
-        "facts": _table(store.facts(), ("entity", "attribute", "value"), "created_at"),
-        "pending": _table(
-            list(store.records("pending").values()),
-            ("query", "status", "answer", "created_at"),
-            "created_at",
-        ),
-    }
-
-
-@dataclass(frozen=True)
-class Verification:
-    """What "verify" found for a receipt: the stored and recomputed digests, any problems."""
-
-    receipt_id: str
-    stored_digest: str
-    recomputed_digest: str
-    problems: tuple[str, ...]
-
-    @property
-    def ok(self) -> bool:
-        """True when the digest matches and the steps back every piece of evidence."""
-        return not self.problems
 
 
 @dataclass

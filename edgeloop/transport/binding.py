@@ -23,9 +23,7 @@ import errno
 import ipaddress
 import socket
 
-
-class ExposureError(ValueError):
-    """A server would listen beyond loopback without the protection it needs."""
+from edgeloop.transport.errors import ExposureError as ExposureError  # re-exported
 
 
 def is_loopback(host: str) -> bool:

@@ -69,3 +69,7 @@ class UnavailableError(StatusError):
 
 class DeadlineExceededError(StatusError):
     """The operation ran past its deadline."""
+
+
+class ExposureError(ValueError):
+    """A server would listen beyond loopback without the protection it needs."""

@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from cloud_agent.demo import load_router
 from edge_agent.agent import EdgeAgent
 from edge_agent.cli import EXIT_PENDING, app
 from edge_agent.cloud_link import CloudLink
 from edgeloop.v1 import agent_pb2 as pb
+from examples.demo import load_router
 from sync.store import MemoryStore
 
 TOKEN = "phone-token"

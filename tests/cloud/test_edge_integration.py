@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from cloud_agent.demo import load_router
 from edge_agent.agent import EdgeAgent
 from edge_agent.cloud_link import CloudLink
 from edgeloop.v1 import agent_pb2 as pb
+from examples.demo import load_router
 
 COMPOUND = "turn off the kitchen lights and lock the front door, then is Tokyo warmer than Seoul?"
 

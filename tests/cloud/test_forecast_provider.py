@@ -11,14 +11,14 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from cloud_agent import forecast_provider as fp
-from cloud_agent.demo import load_router
 from edge_agent.agent import EdgeAgent
-from edge_agent.cities import place
 from edge_agent.cloud_link import CloudLink
-from edge_agent.forecast import FRESH_S, recall, remember_week
-from edge_agent.tools import weather
 from edgeloop.v1 import agent_pb2 as pb
+from examples.demo import load_router
 from tests.cloud.open_meteo_standin import OpenMeteoStandIn
+from understanding.cities import place
+from understanding.forecast import FRESH_S, recall, remember_week
+from understanding.tools import weather
 
 TODAY = date(2026, 12, 1)
 

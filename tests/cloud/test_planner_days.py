@@ -11,11 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cloud_agent.planner.plan import make_plan
-from edge_agent.arguments.forecast_days import unserved_weather_day
-from edge_agent.arguments.places import weather_day
-from edge_agent.router import Router
-from edge_agent.settings import Settings, complete_arguments
 from tests.edge.conftest import StubIntentModel
+from understanding.arguments.forecast_days import unserved_weather_day
+from understanding.arguments.places import weather_day
+from understanding.router import Router
+from understanding.settings import Settings, complete_arguments
 
 # Days the forecast serves, with the day the tool is asked for.
 SERVED = {

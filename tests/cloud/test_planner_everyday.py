@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from cloud_agent.demo import load_router
 from cloud_agent.planner.plan import make_plan
+from examples.demo import load_router
 
 
 @pytest.fixture(scope="module")

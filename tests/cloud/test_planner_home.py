@@ -8,7 +8,7 @@ from cloud_agent.evaluation import run_query, scratch_memory
 from cloud_agent.planner.plan import make_plan
 from cloud_agent.planner.reasoner import PlannerReasoner
 from cloud_agent.tools import local_registry
-from edge_agent.requests import alarm_time, list_request
+from understanding.requests import alarm_time, list_request
 
 
 def calls(query: str) -> list[tuple[str, dict[str, object]]]:

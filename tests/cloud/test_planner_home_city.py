@@ -18,11 +18,11 @@ from cloud_agent.planner.plan import make_plan
 from cloud_agent.planner.reasoner import PlannerReasoner
 from cloud_agent.service import CloudServer
 from edge_agent.cli import app as edge_app
-from edge_agent.settings import Settings
 from edgeloop.transport.auth import Principal
 from edgeloop.transport.loop import EventLoopThread
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel.steps import from_struct
+from understanding.settings import Settings
 
 OSLO = Settings(home_city="oslo")
 

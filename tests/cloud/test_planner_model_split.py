@@ -25,10 +25,10 @@ from cloud_agent.planner import model_split
 from cloud_agent.planner.calls import PREV
 from cloud_agent.planner.clauses import normalise
 from cloud_agent.planner.plan import make_plan
-from edge_agent.router import Router
-from edge_agent.settings import Settings
-from edge_agent.slu.data import split_words
-from edge_agent.slu.model import Slot, SluPart, SluPrediction
+from understanding.router import Router
+from understanding.settings import Settings
+from understanding.slu.data import split_words
+from understanding.slu.model import Slot, SluPart, SluPrediction
 
 Calls = list[tuple[str, dict[str, Any]]]
 

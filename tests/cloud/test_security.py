@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import datetime
-import ipaddress
 import json
 import uuid
 from pathlib import Path
@@ -11,10 +9,6 @@ from typing import Any
 
 import grpc
 import pytest
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from cloud_agent.config import CloudConfig
@@ -22,6 +16,7 @@ from cloud_agent.errors import RateLimitedError
 from cloud_agent.security import RateLimiter
 from edge_agent.cloud_link import CloudLink, CloudRequestError
 from edgeloop.transport.auth import Principal, TokenAuth
+from edgeloop.transport.certs import self_signed
 from edgeloop.transport.channels import channel_credentials
 from edgeloop.transport.errors import UnauthenticatedError
 from edgeloop.transport.metadata import RETRY_AFTER_KEY, call_metadata
@@ -32,40 +27,6 @@ TOKENS = {
     "alice-phone-token": {"device_id": "alice-phone", "user_id": "alice"},
     "bob-hub-token": {"device_id": "bob-hub", "user_id": "bob"},
 }
-
-
-def self_signed(folder: Path) -> tuple[Path, Path]:
-    """A self-signed certificate for localhost / 127.0.0.1, made at run time."""
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
-    now = datetime.datetime.now(datetime.UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(
-            x509.SubjectAlternativeName(
-                [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
-            ),
-            critical=False,
-        )
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(key, hashes.SHA256())
-    )
-    cert_path, key_path = folder / "server.pem", folder / "server.key"
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    return cert_path, key_path
 
 
 @pytest.fixture

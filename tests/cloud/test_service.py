@@ -18,10 +18,10 @@ from edge_agent.cloud_link import (
     CloudStreamBrokenError,
     CloudUnavailableError,
 )
-from edge_agent.tools import builtin_tools
 from edgeloop.v1 import agent_pb2 as pb
 from edgeloop.v1 import agent_pb2_grpc as pb_grpc
 from react_kernel import from_struct, to_struct
+from understanding.tools import builtin_tools
 
 
 def reason(target: str, query: str, **kw: Any) -> list[pb.ReactStep]:

@@ -15,8 +15,8 @@ from typing import ClassVar
 
 import pytest
 
-from edge_agent.router import Router
 from sync.store import MemoryStore
+from understanding.router import Router
 
 FIXED_NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from edge_agent.arguments.builtin_slots import builtin_from_slots
-from edge_agent.settings import Settings
-from edge_agent.slu.model import Slot
+from understanding.arguments.builtin_slots import builtin_from_slots
+from understanding.settings import Settings
+from understanding.slu.model import Slot
 
 
 def slots(words: str, **spans: str | list[str]) -> list[Slot]:

@@ -18,12 +18,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from edge_agent.arguments.builtin_slots import builtin_from_slots
-from edge_agent.cities import _countries, _country_zones, country_clock
 from edge_agent.cli import app
-from edge_agent.settings import Settings
-from edge_agent.slu.model import Slot
-from edge_agent.tools import clock
+from understanding.arguments.builtin_slots import builtin_from_slots
+from understanding.cities import _countries, _country_zones, country_clock
+from understanding.settings import Settings
+from understanding.slu.model import Slot
+from understanding.tools import clock
 
 HOME = Settings(home_city="london")
 NOW = datetime(2026, 12, 1, 20, 0, tzinfo=UTC)

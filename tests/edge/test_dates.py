@@ -1,4 +1,4 @@
-"""Calendar dates read from a ``date`` slot's words (edge_agent.arguments.dates)."""
+"""Calendar dates read from a ``date`` slot's words (understanding.arguments.dates)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from edge_agent.arguments.dates import MONTHS, calendar_date
-from edge_agent.arguments.numbers import spell_number
+from understanding.arguments.dates import MONTHS, calendar_date
+from understanding.arguments.numbers import spell_number
 
 TODAY = date(2026, 12, 1)  # a Tuesday
 _ORDINAL_SUFFIX = {1: "st", 2: "nd", 3: "rd", 21: "st", 22: "nd", 23: "rd", 31: "st"}

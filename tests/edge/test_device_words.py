@@ -20,13 +20,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from edge_agent.arguments.devices import LEVEL_DEVICES, LEVELS, device_command, level_value
 from edge_agent.cli import app
-from edge_agent.structure import request_reason
-from edge_agent.tools import devices
-from edge_agent.tools.devices import FAHRENHEIT_SETPOINTS, SET_RANGES, celsius_setpoint
 from sync.store import MemoryStore
 from tests.edge.slot_filling import arguments_or_cloud
+from understanding.arguments.devices import LEVEL_DEVICES, LEVELS, device_command, level_value
+from understanding.structure import request_reason
+from understanding.tools import devices
+from understanding.tools.devices import FAHRENHEIT_SETPOINTS, SET_RANGES, celsius_setpoint
 
 NOW = datetime(2026, 12, 1, 20, 0, tzinfo=UTC)
 

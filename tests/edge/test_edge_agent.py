@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 
 from edge_agent.agent import EdgeAgent
-from edge_agent.router import Router
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel import verify_receipt
 from react_kernel.steps import from_struct, step_to_json, to_struct
 from sync.store import MemoryStore
+from understanding.router import Router
 
 T, A, OB, F, AR = (
     pb.STEP_TYPE_THOUGHT,

@@ -6,15 +6,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from edge_agent.arguments import extract_arguments, parse_duration, parse_number
-from edge_agent.arguments.devices import device_arguments
-from edge_agent.arguments.expressions import calculator_expression
-from edge_agent.arguments.free_text import note_text, search_query
-from edge_agent.arguments.numbers import normalise_numbers, spell_number
-from edge_agent.arguments.spelling import correct
-from edge_agent.arguments.units import unit_arguments
-from edge_agent.cities import find_cities, resolve_city
-from edge_agent.tools.calculator import evaluate
+from understanding.arguments import extract_arguments, parse_duration, parse_number
+from understanding.arguments.devices import device_arguments
+from understanding.arguments.expressions import calculator_expression
+from understanding.arguments.free_text import note_text, search_query
+from understanding.arguments.numbers import normalise_numbers, spell_number
+from understanding.arguments.spelling import correct
+from understanding.arguments.units import unit_arguments
+from understanding.cities import find_cities, resolve_city
+from understanding.tools.calculator import evaluate
 
 # -- numbers ----------------------------------------------------------------------------
 
@@ -338,6 +338,6 @@ def test_typos_still_fill_arguments() -> None:
     [("a 30 minute one", 1800), ("set a 2 hour one please", 7200), ("1 h 30", 5400)],
 )
 def test_duration_pronoun_one_is_not_a_number(text: str, seconds: int) -> None:
-    from edge_agent.arguments.durations import parse_duration
+    from understanding.arguments.durations import parse_duration
 
     assert parse_duration(text) == seconds

@@ -12,9 +12,9 @@ from typing import cast
 
 import pytest
 
-from edge_agent.router import DEFAULT_MODEL_DIR
-from edge_agent.slu.model import MODEL_FILE, WEIGHTS_FILE
 from react_kernel.schema_check import surely_valid_schema
+from understanding.router import DEFAULT_MODEL_DIR
+from understanding.slu.model import MODEL_FILE, WEIGHTS_FILE
 
 # Loaded by none of these asks: the schema validator (the kernel's fast checks answer for
 # the built-in tools' arguments), gRPC (only to sync), the trainer's libraries, the HTTP client (no
@@ -24,7 +24,7 @@ NOT_IMPORTED = (
     "grpc",
     "torch",
     "onnx",
-    "edge_agent.slu.train",
+    "understanding.slu.train",
     "httpx",
     "pint",
     "starlette",
@@ -77,7 +77,7 @@ def test_the_shipped_router_keeps_its_weights_in_a_mapped_file() -> None:
     only the pages it reads (a few rows of the 11.7 MB word-embedding table)."""
     graph = DEFAULT_MODEL_DIR / MODEL_FILE
     weights = DEFAULT_MODEL_DIR / WEIGHTS_FILE
-    hint = "run edge_agent.slu.train.externalize_weights on the model (docs/edge.md)"
+    hint = "run understanding.slu.train.externalize_weights on the model (docs/edge.md)"
     assert weights.is_file(), hint
     assert graph.stat().st_size < 2_000_000 < weights.stat().st_size, hint
 
@@ -85,7 +85,7 @@ def test_the_shipped_router_keeps_its_weights_in_a_mapped_file() -> None:
 def test_registering_the_built_in_tools_needs_no_jsonschema() -> None:
     """The kernel's pre-check vouches for every built-in schema, so registering the tools
     (every ask does) imports no jsonschema (~6 MB and 60 ms of a cold ask)."""
-    from edge_agent.tools import _NoMemory, builtin_specs
+    from understanding.tools import _NoMemory, builtin_specs
 
     for spec in builtin_specs(_NoMemory()):  # type: ignore[arg-type]
         for schema in (spec.input_schema, spec.output_schema):

@@ -16,7 +16,7 @@ import typer
 from typer.testing import CliRunner
 
 from edge_agent.cli import app
-from edge_agent.intents.cli import train
+from understanding.intents.cli import train
 
 pytest.importorskip("torch", reason="the train extra (torch) trains the slot model")
 

@@ -14,17 +14,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from edge_agent.arguments.builtin_slots import (
+from tests.edge.slot_filling import arguments_or_cloud, slots
+from understanding.arguments.builtin_slots import (
     SLOT_TYPES,
     builtin_from_slots,
     slot_date,
     slot_day,
     slot_duration,
 )
-from edge_agent.arguments.slots import clock_time
-from edge_agent.settings import Settings
-from edge_agent.tools import input_schemas
-from tests.edge.slot_filling import arguments_or_cloud, slots
+from understanding.arguments.slots import clock_time
+from understanding.settings import Settings
+from understanding.tools import input_schemas
 
 HOME = Settings(home_city="london", default_room="living room")
 NOW = datetime(2026, 12, 1, 20, 0, tzinfo=UTC)  # a Tuesday, 20:00 in London

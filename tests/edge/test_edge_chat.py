@@ -9,8 +9,8 @@ from rich.console import Console
 
 from edge_agent.agent import EdgeAgent
 from edge_agent.chat import run_chat
-from edge_agent.router import Router
 from sync.store import MemoryStore
+from understanding.router import Router
 
 
 def test_chat_session(

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from edge_agent.cli import app
 from edge_agent.paths import memory_path
-from edge_agent.router import DEFAULT_MODEL_DIR
+from understanding.router import DEFAULT_MODEL_DIR
 
 runner = CliRunner()
 

@@ -15,7 +15,7 @@ from edge_agent.evaluation import (
     run_eval,
     token_f1,
 )
-from edge_agent.router import Router
+from understanding.router import Router
 
 
 def write(tmp_path: Path, lines: list[str]) -> Path:

@@ -11,11 +11,18 @@ import pytest
 from jsonschema import Draft202012Validator
 from typer.testing import CliRunner
 
-from edge_agent.answers import tool_answer
 from edge_agent.cli import app
-from edge_agent.settings import save_setting
-from edge_agent.tools import builtin_tools, devices, input_schemas, notes, requires_approval, timers
 from sync.store import MemoryStore
+from understanding.answers import tool_answer
+from understanding.settings import save_setting
+from understanding.tools import (
+    builtin_tools,
+    devices,
+    input_schemas,
+    notes,
+    requires_approval,
+    timers,
+)
 
 NOW = datetime(2026, 12, 1, 22, 0, tzinfo=UTC)  # 23:00 in Oslo, 22:00 in London
 

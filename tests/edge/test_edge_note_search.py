@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from edge_agent.agent import EdgeAgent
-from edge_agent.router import DEFAULT_MODEL_DIR, Router
 from sync.store import MemoryStore
+from understanding.router import DEFAULT_MODEL_DIR, Router
 
 
 @pytest.mark.skipif(
@@ -39,6 +39,6 @@ def test_repeated_searches_find_the_one_note(tmp_path: Path) -> None:
 )
 def test_a_note_keeps_words_that_end_like_a_courtesy(query: str, text: str) -> None:
     """'book' ends in 'ok': the courtesy at a note's end is a word of its own."""
-    from edge_agent.arguments.free_text import _NOTE_TAIL
+    from understanding.arguments.free_text import _NOTE_TAIL
 
     assert _NOTE_TAIL.sub("", query.removeprefix("add a note ").removeprefix("to ")) == text

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from edge_agent.router import Router
-from edge_agent.structure import compound_reason, second_request
+from understanding.router import Router
+from understanding.structure import compound_reason, second_request
 
 
 @pytest.mark.parametrize(

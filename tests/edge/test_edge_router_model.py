@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from edge_agent.router import DEFAULT_MODEL_DIR, Router
+from understanding.router import DEFAULT_MODEL_DIR, Router
 
 pytestmark = pytest.mark.skipif(
     not (DEFAULT_MODEL_DIR / "router.json").is_file(),

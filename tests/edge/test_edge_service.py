@@ -10,13 +10,13 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from edge_agent.agent import EdgeAgent
-from edge_agent.router import Router
 from edge_agent.service import KERNEL_STATUS, SERVICE_NAME, serve, session_state
 from edgeloop.transport.status import status_for
 from edgeloop.v1 import agent_pb2 as pb
 from edgeloop.v1 import agent_pb2_grpc as pb_grpc
 from react_kernel import ResumeError, SessionError
 from sync.store import MemoryStore
+from understanding.router import Router
 
 
 @pytest.mark.parametrize(

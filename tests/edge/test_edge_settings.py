@@ -10,8 +10,9 @@ from typer.testing import CliRunner
 
 from edge_agent.agent import EdgeAgent
 from edge_agent.cli import app
-from edge_agent.router import Router
-from edge_agent.settings import (
+from sync.store import MemoryStore
+from understanding.router import Router
+from understanding.settings import (
     Settings,
     SettingsError,
     check_setting,
@@ -19,7 +20,6 @@ from edge_agent.settings import (
     load_settings,
     save_setting,
 )
-from sync.store import MemoryStore
 
 runner = CliRunner()
 

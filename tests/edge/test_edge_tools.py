@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from edge_agent import forecast
-from edge_agent.tools import (
+from sync.store import MemoryStore
+from understanding import forecast
+from understanding.tools import (
     SIDE_EFFECT_TOOLS,
     TOOL_NAMES,
     builtin_tools,
@@ -25,9 +26,8 @@ from edge_agent.tools import (
     units,
     weather,
 )
-from edge_agent.tools.calculator import CalculatorError, evaluate
-from edge_agent.tools.units import UnitError
-from sync.store import MemoryStore
+from understanding.tools.calculator import CalculatorError, evaluate
+from understanding.tools.units import UnitError
 
 ROOT = Path(__file__).resolve().parents[2]
 

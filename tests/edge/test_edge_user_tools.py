@@ -17,22 +17,22 @@ from jsonschema import Draft202012Validator
 from typer.testing import CliRunner
 
 from edge_agent.agent import EdgeAgent
-from edge_agent.arguments.schema import fill_from_schema, filler_of
 from edge_agent.cli import app
-from edge_agent.encoder import Encoder
-from edge_agent.intents import Example, train_model
-from edge_agent.router import Router
-from edge_agent.tools.user import (
+from edgeloop.v1 import agent_pb2 as pb
+from react_kernel import ToolSpec
+from react_kernel.steps import from_struct
+from sync.store import MemoryStore
+from understanding.arguments.schema import fill_from_schema, filler_of
+from understanding.encoder import Encoder
+from understanding.intents import Example, train_model
+from understanding.router import Router
+from understanding.tools.user import (
     UserToolError,
     check_tool,
     device_tool,
     entry_point_tools,
     load_tools,
 )
-from edgeloop.v1 import agent_pb2 as pb
-from react_kernel import ToolSpec
-from react_kernel.steps import from_struct
-from sync.store import MemoryStore
 
 INTENTS = {
     "book_table": [
@@ -328,7 +328,7 @@ def test_fill_from_schema_applies_the_tools_rules() -> None:
 
 TOOLS_MODULE = textwrap.dedent(
     """
-    from edge_agent.tools.user import device_tool
+    from understanding.tools.user import device_tool
 
     def _book(args):
         return {"booking_id": "b-1", "message": f"Booked for {args['people']}."}

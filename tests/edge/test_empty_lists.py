@@ -13,12 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from edge_agent.answers import tool_answer
-from edge_agent.arguments import validate_arguments
 from edge_agent.cli import app
-from edge_agent.tools import notes
 from sync.store import MemoryStore
 from tests.edge.slot_filling import arguments_or_cloud
+from understanding.answers import tool_answer
+from understanding.arguments import validate_arguments
+from understanding.tools import notes
 
 NOW = datetime(2026, 12, 1, 20, 0, tzinfo=UTC)
 

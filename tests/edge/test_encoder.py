@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from edge_agent.encoder import DEFAULT_MODEL_DIR, Encoder
 from edge_agent.errors import ModelFilesError
+from understanding.encoder import DEFAULT_MODEL_DIR, Encoder
 
 # The FP32 reference is not shipped: scripts/build_encoder.sh --fp32-only builds it here.
 FP32_DIR = Path(__file__).resolve().parents[2] / "build" / "encoder-fp32"

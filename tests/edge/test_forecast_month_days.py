@@ -9,10 +9,10 @@ from datetime import UTC, date, datetime, timedelta
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from edge_agent.arguments.builtin_slots import builtin_from_slots
-from edge_agent.arguments.dates import month_day
-from edge_agent.settings import Settings
-from edge_agent.slu.model import Slot
+from understanding.arguments.builtin_slots import builtin_from_slots
+from understanding.arguments.dates import month_day
+from understanding.settings import Settings
+from understanding.slu.model import Slot
 
 HOME = Settings(home_city="london")
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")

@@ -22,8 +22,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from edge_agent.arguments.places import one_city
-from edge_agent.cities import (
+from sync.store import MemoryStore
+from understanding.arguments.places import one_city
+from understanding.cities import (
     ALIASES,
     NAMESAKE_OVER_LIST,
     Place,
@@ -42,11 +43,10 @@ from edge_agent.cities import (
     resolve_city,
     resolve_place,
 )
-from edge_agent.forecast import recall, remember_observation
-from edge_agent.router import DEFAULT_MODEL_DIR, Router
-from edge_agent.settings import check_setting
-from edge_agent.tools import clock, weather
-from sync.store import MemoryStore
+from understanding.forecast import recall, remember_observation
+from understanding.router import DEFAULT_MODEL_DIR, Router
+from understanding.settings import check_setting
+from understanding.tools import clock, weather
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 
@@ -231,7 +231,7 @@ def _nameable() -> list[Place]:
 
 
 def _region_of(city: Place) -> str:
-    from edge_agent.cities import _countries
+    from understanding.cities import _countries
 
     return (region_names(city.country, city.region) or _countries()[city.country])[0]
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from edge_agent.intents.data import (
+from understanding.intents.data import (
     Example,
     check_training_examples,
     examples_sha256,
@@ -19,7 +19,7 @@ from edge_agent.intents.data import (
     load_jsonl,
     stratified_split,
 )
-from edge_agent.intents.errors import IntentDataError
+from understanding.intents.errors import IntentDataError
 
 
 def write_jsonl(path: Path, lines: list[str]) -> Path:

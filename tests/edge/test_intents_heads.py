@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from edge_agent.intents.heads import GaussianHead, SoftmaxHead, log_softmax, softmax
+from understanding.intents.heads import GaussianHead, SoftmaxHead, log_softmax, softmax
 
 
 def blobs(seed: int = 0) -> tuple[np.ndarray, np.ndarray]:

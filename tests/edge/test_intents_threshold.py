@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from edge_agent.intents.evaluate import METRIC_KEYS, routing_metrics
-from edge_agent.intents.ood import METHODS, auroc, combine, select_threshold
+from understanding.intents.evaluate import METRIC_KEYS, routing_metrics
+from understanding.intents.ood import METHODS, auroc, combine, select_threshold
 
 
 def test_threshold_escalates_at_most_the_budget() -> None:

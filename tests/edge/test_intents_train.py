@@ -10,8 +10,8 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from edge_agent.encoder import Encoder
-from edge_agent.intents import (
+from understanding.encoder import Encoder
+from understanding.intents import (
     Example,
     IntentDataError,
     IntentModel,
@@ -19,8 +19,8 @@ from edge_agent.intents import (
     TrainReport,
     train_model,
 )
-from edge_agent.intents.cli import eval_intents, train
-from edge_agent.intents.evaluate import METRIC_KEYS
+from understanding.intents.cli import eval_intents, train
+from understanding.intents.evaluate import METRIC_KEYS
 
 INTENTS = {
     "weather": [

@@ -12,11 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from edge_agent.arguments.builtin_slots import builtin_from_slots
-from edge_agent.arguments.public_holidays import holiday_date
 from edge_agent.cli import app
-from edge_agent.settings import Settings
-from edge_agent.slu.model import Slot
+from understanding.arguments.builtin_slots import builtin_from_slots
+from understanding.arguments.public_holidays import holiday_date
+from understanding.settings import Settings
+from understanding.slu.model import Slot
 
 pytest.importorskip("holidays")
 

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from edge_agent.settings import Settings
 from tests.edge.slot_filling import arguments_or_cloud
+from understanding.settings import Settings
 
 HOME = Settings(home_city="london")
 NOW = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)

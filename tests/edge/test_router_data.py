@@ -14,9 +14,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from edge_agent.router import Router
-from edge_agent.slu.data import parse_inline
-from edge_agent.slu.model import SluPart, SluPrediction
+from understanding.router import Router
+from understanding.slu.data import parse_inline
+from understanding.slu.model import SluPart, SluPrediction
 
 from .conftest import StubIntentModel
 
@@ -182,8 +182,8 @@ def test_clinc_device_lines_map_by_intent() -> None:
 
 
 def test_committed_clinc_device_lines_are_intent_only() -> None:
-    from edge_agent.slu.data import read_jsonl
-    from edge_agent.tools import TOOL_NAMES
+    from understanding.slu.data import read_jsonl
+    from understanding.tools import TOOL_NAMES
 
     rows = read_jsonl(DATA / "clinc_device.jsonl")
     assert len(rows) > 1000 and all(not u.fully_tagged and not u.has_slots for u in rows)
@@ -256,7 +256,7 @@ VOCABULARY = {
 def test_generated_lines_mark_their_slots() -> None:
     """Every built-in tool's lines carry slots of the shared vocabulary, the words as
     said come back without the marks, and compound lines name their requests."""
-    from edge_agent.tools import TOOL_NAMES
+    from understanding.tools import TOOL_NAMES
 
     rows = _rows(DATA / "router_train.jsonl")
     with_slots: dict[str, int] = {}

@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from edge_agent.arguments.slots import clock_time, fill_from_slots
-from edge_agent.intents.errors import IntentDataError, IntentModelError
-from edge_agent.slu.data import (
+from understanding.arguments.slots import clock_time, fill_from_slots
+from understanding.intents.errors import IntentDataError, IntentModelError
+from understanding.slu.data import (
     CONJUNCTIONS,
     LIST_SEPARATOR,
     LOOSE_JOINERS,
@@ -28,9 +28,9 @@ from edge_agent.slu.data import (
     spans,
     split_words,
 )
-from edge_agent.slu.decode import allowed_transitions, contiguous_owners, viterbi, with_learned
-from edge_agent.slu.metrics import slu_metrics
-from edge_agent.slu.model import TRANSITIONS_FILE, Slot, decode, learned_transitions
+from understanding.slu.decode import allowed_transitions, contiguous_owners, viterbi, with_learned
+from understanding.slu.metrics import slu_metrics
+from understanding.slu.model import TRANSITIONS_FILE, Slot, decode, learned_transitions
 
 SNIPS = """\
 wake O
@@ -275,7 +275,7 @@ def test_learned_transitions_are_checked(tmp_path: Path) -> None:
 
 def test_crf_nll_is_the_likelihood_over_every_path() -> None:
     torch = pytest.importorskip("torch", reason="the train extra (torch) trains the CRF")
-    from edge_agent.slu.network import crf_nll
+    from understanding.slu.network import crf_nll
 
     gen = torch.Generator().manual_seed(0)
     n_tags = 3

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from edge_agent.slu.data import Utterance, intent_only
+from understanding.slu.data import Utterance, intent_only
 
 pytest.importorskip("torch", reason="the train extra (torch) trains the slot model")
 
@@ -40,7 +40,7 @@ WORDS = st.lists(
 def net() -> Any:
     import torch
 
-    from edge_agent.slu.network import JointNetwork
+    from understanding.slu.network import JointNetwork
 
     torch.manual_seed(0)
     network = JointNetwork(len(INTENTS), len(TAGS))
@@ -52,8 +52,8 @@ def net() -> Any:
 
 
 def _encode(rows: list[Utterance]) -> list[Any]:
-    from edge_agent.slu.pieces import WordPiecer
-    from edge_agent.slu.train import _Encoded, encoder_tokenizer
+    from understanding.slu.pieces import WordPiecer
+    from understanding.slu.train import _Encoded, encoder_tokenizer
 
     piecer = WordPiecer(encoder_tokenizer())
     intents = {n: i for i, n in enumerate(INTENTS)}
@@ -62,7 +62,7 @@ def _encode(rows: list[Utterance]) -> list[Any]:
 
 
 def _grads(net: Any, rows: list[Utterance], crf: bool) -> dict[str, Any]:
-    from edge_agent.slu.train import batch_loss
+    from understanding.slu.train import batch_loss
 
     net.zero_grad()
     batch_loss(net, _encode(rows), crf=crf).backward()
@@ -121,9 +121,9 @@ def test_training_with_intent_only_lines(tmp_path: Path) -> None:
     """A model trains on annotated and intent-only lines together (composed compounds mix
     them), measures the intents of its intent-only validation lines and the slots of the
     annotated ones, and reads slots on the device."""
-    from edge_agent.slu.data import read_jsonl
-    from edge_agent.slu.model import SluModel
-    from edge_agent.slu.train import train_slu
+    from understanding.slu.data import read_jsonl
+    from understanding.slu.model import SluModel
+    from understanding.slu.train import train_slu
 
     root = Path(__file__).resolve().parents[2]
     data = tmp_path / "d.jsonl"

@@ -15,7 +15,7 @@ import typer
 from typer.testing import CliRunner
 
 from edge_agent.cli import app
-from edge_agent.intents.cli import eval_intents, train
+from understanding.intents.cli import eval_intents, train
 
 pytest.importorskip("torch", reason="the train extra (torch) trains the slot model")
 
@@ -120,9 +120,9 @@ def test_training_without_the_crf_keeps_bio_constraints_alone(tmp_path: Path) ->
     scores stay 0, so the device decodes with BIO's constraints alone."""
     import numpy as np
 
-    from edge_agent.slu.data import read_jsonl
-    from edge_agent.slu.model import TRANSITIONS_FILE
-    from edge_agent.slu.train import train_slu
+    from understanding.slu.data import read_jsonl
+    from understanding.slu.model import TRANSITIONS_FILE
+    from understanding.slu.train import train_slu
 
     out = tmp_path / "model"
     train_slu(read_jsonl(DATA), None, out, epochs=1.0, crf=False)

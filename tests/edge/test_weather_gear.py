@@ -13,10 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from edge_agent.answers import tool_answer
-from edge_agent.arguments.gear import GEAR, gear_question
 from edge_agent.cli import app
-from edge_agent.structure import needs_reasoning
+from understanding.answers import tool_answer
+from understanding.arguments.gear import GEAR, gear_question
+from understanding.structure import needs_reasoning
 
 
 @pytest.mark.parametrize(

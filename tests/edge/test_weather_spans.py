@@ -12,12 +12,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from edge_agent.answers import tool_answer
-from edge_agent.arguments.forecast_days import forecast_day, forecast_day_in
-from edge_agent.arguments.places import weather_day
-from edge_agent.forecast import SPANS, needs_fetch, remember_week, span_dates
-from edge_agent.tools import weather
 from sync.store import MemoryStore
+from understanding.answers import tool_answer
+from understanding.arguments.forecast_days import forecast_day, forecast_day_in
+from understanding.arguments.places import weather_day
+from understanding.forecast import SPANS, needs_fetch, remember_week, span_dates
+from understanding.tools import weather
 
 WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 # Each served phrase's core and the day or span it is.

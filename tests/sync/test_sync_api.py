@@ -78,7 +78,7 @@ def test_every_error_is_a_memory_store_error_or_the_shared_auth_pair() -> None:
     not (ENCODER / "model_int8.onnx").exists(), reason="the edge encoder model is not built"
 )
 def test_recall_with_the_real_edge_encoder(tmp_path: Path) -> None:
-    encoder_module = pytest.importorskip("edge_agent.encoder")
+    encoder_module = pytest.importorskip("understanding.encoder")
     try:
         encoder = encoder_module.Encoder.load()
     except Exception as exc:  # the model is another package's artefact

@@ -51,10 +51,10 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     from cloud_agent.ui import serve_page
     from edge_agent.agent import EdgeAgent
     from edge_agent.cloud_link import CloudLink
-    from edge_agent.router import Router
-    from edge_agent.ui import DeviceConsole, UiAccess, UiServer, device_app
+    from edge_agent.ui import DeviceConsole, serve_device_page
     from edgeloop.transport.loop import EventLoopThread
     from sync.store import MemoryStore
+    from understanding.router import Router
 
     root = tmp_path_factory.mktemp("ui")
     loop = EventLoopThread()
@@ -67,17 +67,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     agent = EdgeAgent(memory, Router.load(), cloud=link)
     console = DeviceConsole(agent, cloud=target)
 
-    async def start_device() -> UiServer:
-        server = UiServer(
-            device_app(console),
-            UiAccess.checked("127.0.0.1", None),
-            0,
-            before_stop=console.broadcaster.close,
-        )
-        await server.start()
-        return server
-
-    device_page = loop.run(start_device())
+    device_page = loop.run(serve_device_page(console))
     from cloud_agent.ui import CloudConsole  # noqa: F401 - the page's console type
 
     cloud_console = cloud.handler.watchers[0]

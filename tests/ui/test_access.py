@@ -4,8 +4,6 @@ beyond it, never a page beyond loopback without one."""
 from __future__ import annotations
 
 import asyncio
-import datetime
-import ipaddress
 import ssl
 import subprocess
 import sys
@@ -20,6 +18,7 @@ from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
 from edge_agent.ui import UiAccess, UiAccessError, UiServer, is_loopback
+from edgeloop.transport.certs import self_signed
 
 
 def _app() -> Starlette:
@@ -144,45 +143,8 @@ def test_a_taken_port_is_an_os_error() -> None:
     asyncio.run(_serving(UiAccess.checked("127.0.0.1", None), check))
 
 
-def _self_signed(folder: Path) -> tuple[Path, Path]:
-    """A self-signed certificate for 127.0.0.1, made at run time."""
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
-    now = datetime.datetime.now(datetime.UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(
-            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-            critical=False,
-        )
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(key, hashes.SHA256())
-    )
-    cert_path, key_path = folder / "page.pem", folder / "page.key"
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    return cert_path, key_path
-
-
 def test_the_page_over_tls_with_a_token(tmp_path: Path) -> None:
-    cert, key = _self_signed(tmp_path)
+    cert, key = self_signed(tmp_path, "page")
 
     async def main() -> None:
         access = UiAccess.checked("0.0.0.0", "s3cret")

@@ -12,10 +12,10 @@ import httpx
 import pytest
 
 from edge_agent.agent import EdgeAgent
-from edge_agent.router import Router
 from edge_agent.ui import Broadcaster, DeviceConsole, UiAccess, UiServer, device_app, sse_event
 from edgeloop.v1 import agent_pb2 as pb
 from sync.store import MemoryStore
+from understanding.router import Router
 
 
 @pytest.fixture(scope="module")

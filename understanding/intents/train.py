@@ -1,0 +1,327 @@
+"""Train a router from labelled examples: ``train_model(train, val, out_dir)``.
+
+Recipe (chosen on CLINC150 validation data; see ``bench/clinc150.py``):
+
+1. Embed every example one at a time with the INT8 encoder, exactly as live queries are,
+   keeping all six layers' pooled embeddings (2304 features).
+2. Fit a softmax head (numpy logistic regression); out-of-scope training examples, if
+   any, are one more class.
+3. Fit a Gaussian head (class means, shared shrunk covariance) on the last layer.
+4. On the validation examples only: score every OOS method of :mod:`ood`, choose each
+   one's threshold as the lowest that escalates at most ``max_escalation`` of in-scope
+   validation queries, and keep the method with the best OOS recall there (then AUROC,
+   then in-scope accuracy). Without OOS validation examples the default method is kept.
+
+5. Refit (default): warm-start both heads on training + validation examples for a few
+   hundred more steps, keeping the method, its score standardisation and the threshold
+   chosen in step 4. Validation data thus trains the heads only after it has chosen the
+   threshold for heads that never saw it. Measured on CLINC150 by splitting val in two
+   halves (choose on one, test on the other, both ways): the refit adds 0.4-0.5 points
+   of in-scope accuracy at the same OOS recall and about the same escalation (1%).
+   The figures in the manifest's ``validation`` are those of the pre-refit heads, the
+   ones that chose the threshold.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from understanding.intents.data import (
+    OOS,
+    Example,
+    check_training_examples,
+    examples_sha256,
+    stratified_split,
+)
+from understanding.intents.errors import IntentDataError
+from understanding.intents.evaluate import routing_metrics
+from understanding.intents.heads import GaussianHead, SoftmaxHead
+from understanding.intents.model import IntentModel, features_from_layers
+from understanding.intents.ood import METHODS, combine, select_threshold
+
+__all__ = ["DEFAULT_METHOD", "TrainReport", "train_model"]
+
+DEFAULT_METHOD = "msp+0.5maha"
+
+
+@dataclass
+class TrainReport:
+    """What training produced and measured (on validation data only)."""
+
+    out_dir: Path
+    classes: list[str]
+    method: str
+    threshold: float
+    n_train: int
+    n_val: int
+    val_metrics: dict[str, float | None]
+    candidates: dict[str, dict[str, float | None]] = field(default_factory=dict)
+    embed_s: float = 0.0
+    fit_s: float = 0.0
+    refit_s: float = 0.0
+    train_s: float = 0.0
+    held_out_validation: bool = False
+
+
+def _sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with Path(path).open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _check_val(val: Sequence[Example], known: set[str], oos_label: str) -> None:
+    if not [ex for ex in val if ex.intent != oos_label]:
+        raise IntentDataError("validation data has no in-scope examples")
+    for ex in val:
+        if ex.intent != oos_label and ex.intent not in known:
+            raise IntentDataError(
+                f"{ex.where}: validation intent {ex.intent!r} has no training examples"
+            )
+
+
+def train_model(
+    train_examples: Sequence[Example],
+    val_examples: Sequence[Example] | None,
+    out_dir: Path,
+    *,
+    encoder: Any = None,
+    oos_label: str = OOS,
+    max_escalation: float = 0.01,
+    methods: Sequence[str] | None = None,
+    val_fraction: float = 0.2,
+    seed: int = 0,
+    l2: float = 1e-5,
+    refit: bool = True,
+    refit_steps: int = 800,
+    progress: bool = False,
+    source: dict[str, Any] | None = None,
+    log: Callable[[str], None] | None = None,
+) -> TrainReport:
+    """Train a router and save it to ``out_dir``.
+
+    Args:
+        train_examples: Labelled examples; ``oos_label`` marks out-of-scope ones.
+        val_examples: Validation examples (choose method and threshold). None: hold out a
+            stratified ``val_fraction`` of the training examples (deterministic ``seed``).
+        out_dir: Where ``heads.npz`` and ``manifest.json`` go.
+        encoder: An :class:`understanding.encoder.Encoder` (default: the package's INT8 one).
+        max_escalation: Share of in-scope validation queries the threshold may send to
+            the cloud.
+        methods: OOS methods to try (names in :data:`understanding.intents.ood.METHODS`).
+        refit: After choosing the threshold, warm-start the heads on training +
+            validation examples (``refit_steps`` Adam steps); see the module docstring.
+        source: Extra provenance for the manifest (e.g. the data file and its sha256).
+        log: Called with one-line progress messages.
+
+    Returns:
+        A :class:`TrainReport`.
+
+    Raises:
+        IntentDataError: The examples cannot train a router (the message names the line).
+
+    Example::
+
+        >>> report = train_model(train, None, Path("models/my_router"))  # doctest: +SKIP
+        >>> report.val_metrics["in_scope_accuracy"]  # doctest: +SKIP
+    """
+    started = time.perf_counter()
+    say = log or (lambda _msg: None)
+    check_training_examples(train_examples, oos_label=oos_label)
+    held_out = val_examples is None
+    if val_examples is None:
+        train_list, val_list = stratified_split(train_examples, val_fraction, seed)
+        say(f"no validation data: held out {len(val_list)} of {len(train_examples)} examples")
+    else:
+        train_list, val_list = list(train_examples), list(val_examples)
+    in_scope_classes = sorted({ex.intent for ex in train_list if ex.intent != oos_label})
+    _check_val(val_list, set(in_scope_classes), oos_label)
+    has_oos_class = any(ex.intent == oos_label for ex in train_list)
+    classes = in_scope_classes + ([oos_label] if has_oos_class else [])
+    index = {c: i for i, c in enumerate(classes)}
+    names = list(methods) if methods else list(METHODS)
+    for name in names:
+        if name not in METHODS:
+            raise IntentDataError(f"unknown OOS method {name!r} (known: {', '.join(METHODS)})")
+
+    if encoder is None:
+        from understanding.encoder import Encoder
+
+        encoder = Encoder.load()
+    t0 = time.perf_counter()
+    say(f"embedding {len(train_list) + len(val_list)} examples")
+    x_train = features_from_layers(
+        encoder.embed_layers_many([ex.text for ex in train_list], progress=progress)
+    )
+    x_val = features_from_layers(
+        encoder.embed_layers_many([ex.text for ex in val_list], progress=progress)
+    )
+    embed_s = time.perf_counter() - t0
+
+    t1 = time.perf_counter()
+    y_train = np.asarray([index[ex.intent] for ex in train_list])
+    say(f"fitting the softmax head ({len(classes)} classes)")
+    softmax_head = _fit_softmax(x_train, y_train, len(classes), l2, seed, progress)
+    in_mask = y_train < len(in_scope_classes)
+    last = slice(x_train.shape[1] - 384, x_train.shape[1])
+    gaussian_head = GaussianHead.fit(
+        x_train[in_mask][:, last], y_train[in_mask], len(in_scope_classes)
+    )
+    fit_s = time.perf_counter() - t1
+
+    draft = IntentModel(
+        classes=classes,
+        oos_label=oos_label,
+        softmax_head=softmax_head,
+        gaussian_head=gaussian_head,
+        method=METHODS[DEFAULT_METHOD],
+        stats={},
+        threshold=0.0,
+        encoder=encoder,
+    )
+    val_gold = [ex.intent for ex in val_list]
+    val_is_oos = np.asarray([g == oos_label for g in val_gold])
+    probs, comps = draft.components(x_val)
+    top = probs[:, : len(in_scope_classes)].argmax(axis=1)
+    predicted = [in_scope_classes[i] for i in top]
+    stats = {
+        name: (float(v[~val_is_oos].mean()), float(v[~val_is_oos].std()) or 1.0)
+        for name, v in comps.items()
+    }
+    candidates: dict[str, dict[str, float | None]] = {}
+    for name in names:
+        score = combine(comps, METHODS[name], stats)
+        choice = select_threshold(
+            score[~val_is_oos], score[val_is_oos], max_escalation=max_escalation
+        )
+        metrics = routing_metrics(
+            val_gold, predicted, score <= choice.threshold, score, oos_label=oos_label
+        )
+        candidates[name] = {"threshold": choice.threshold, **metrics}
+
+    def rank(name: str) -> tuple[float, float, float]:
+        m = candidates[name]
+        return (
+            m["oos_recall"] or 0.0,
+            m["oos_auroc"] or 0.0,
+            m["in_scope_accuracy"] or 0.0,
+        )
+
+    if val_is_oos.any():
+        method = max(names, key=rank)
+    else:
+        method = DEFAULT_METHOD if DEFAULT_METHOD in names else names[0]
+    chosen = candidates[method]
+    threshold = float(chosen["threshold"] or 0.0)
+    val_metrics = {k: v for k, v in chosen.items() if k != "threshold"}
+
+    refit_s = 0.0
+    if refit:
+        t2 = time.perf_counter()
+        keep = [i for i, ex in enumerate(val_list) if ex.intent in index]
+        x_all = np.concatenate([x_train, x_val[keep]])
+        y_all = np.concatenate([y_train, [index[val_list[i].intent] for i in keep]])
+        say(f"refitting on {len(x_all)} training + validation examples")
+        softmax_head = SoftmaxHead.fit(
+            x_all,
+            y_all,
+            len(classes),
+            l2=l2,
+            seed=seed,
+            init=softmax_head,
+            min_steps=refit_steps,
+            min_epochs=1,
+        )
+        in_all = y_all < len(in_scope_classes)
+        gaussian_head = GaussianHead.fit(
+            x_all[in_all][:, last], y_all[in_all], len(in_scope_classes)
+        )
+        refit_s = time.perf_counter() - t2
+    train_s = time.perf_counter() - started
+
+    encoder_file = Path(encoder.model_path)
+    manifest: dict[str, Any] = {
+        "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "method_name": method,
+        "max_escalation": max_escalation,
+        "training": {
+            "n_train": len(train_list),
+            "n_val": len(val_list),
+            "held_out_validation": held_out,
+            "val_fraction": val_fraction if held_out else None,
+            "seed": seed,
+            "l2": l2,
+            "train_sha256": examples_sha256(train_list),
+            "val_sha256": examples_sha256(val_list),
+            "oos_as_class": has_oos_class,
+            "refit_on_validation": refit,
+            "refit_steps": refit_steps if refit else None,
+            **(source or {}),
+        },
+        "validation": val_metrics,
+        "candidates": candidates,
+        "encoder": {
+            "file": encoder_file.name,
+            "sha256": _sha256_file(encoder_file),
+            "precision": getattr(encoder, "precision", "int8"),
+        },
+        "timing_s": {
+            "embed": round(embed_s, 2),
+            "fit": round(fit_s, 2),
+            "refit": round(refit_s, 2),
+            "total": round(train_s, 2),
+        },
+    }
+    model = IntentModel(
+        classes=classes,
+        oos_label=oos_label,
+        softmax_head=softmax_head,
+        gaussian_head=gaussian_head,
+        method=METHODS[method],
+        stats={k: stats[k] for k in METHODS[method]},
+        threshold=threshold,
+        manifest=manifest,
+        encoder=encoder,
+    )
+    model.save(Path(out_dir))
+    say(f"saved {out_dir} (method {method}, threshold {threshold:.4f})")
+    return TrainReport(
+        out_dir=Path(out_dir),
+        classes=classes,
+        method=method,
+        threshold=threshold,
+        n_train=len(train_list),
+        n_val=len(val_list),
+        val_metrics=val_metrics,
+        candidates=candidates,
+        embed_s=embed_s,
+        fit_s=fit_s,
+        refit_s=refit_s,
+        train_s=train_s,
+        held_out_validation=held_out,
+    )
+
+
+def _fit_softmax(
+    x: np.ndarray, y: np.ndarray, n_classes: int, l2: float, seed: int, progress: bool
+) -> SoftmaxHead:
+    if not progress:
+        return SoftmaxHead.fit(x, y, n_classes, l2=l2, seed=seed)
+    from rich.progress import Progress
+
+    with Progress(transient=True) as bar:
+        task = bar.add_task("fitting", total=None)
+
+        def on_epoch(epoch: int, total: int) -> None:
+            bar.update(task, completed=epoch, total=total)
+
+        return SoftmaxHead.fit(x, y, n_classes, l2=l2, seed=seed, on_epoch=on_epoch)

@@ -1,0 +1,360 @@
+"""The router: answer on the device with one tool, or hand the query to the cloud.
+
+A decision has four gates, each of which can only send a query to the cloud:
+
+1. the intent model (encoder + heads, trained by ``understanding.intents``) names a tool or
+   small talk and is in scope;
+2. its confidence clears the calibrated threshold stored with the model
+   (``router.json``, written by ``scripts/build_router.py`` from the validation set);
+3. the structure of the query is one request (``understanding.structure``): no second
+   request after "and"/"then", no comparison or advice around a weather or time lookup;
+4. the tool's arguments fill validly from the words (``understanding.arguments``).
+
+So the device keeps a query only when all four agree, and guessing is never the
+fallback. A router trained on your own intents can carry your own tools
+(``Router.load(dir, tools=[...])``, see ``understanding.tools.user``): an intent named like
+one of them runs it, with arguments read by the schema-driven readers of
+``understanding.arguments.schema``. A joint intent + slot model (``understanding.slu``,
+trained on data with slots) replaces gates 3 and 4: it finds every request of a compound
+query and each one's slots, and the arguments come from the slots
+(``understanding.arguments.slots`` for your tools, ``understanding.arguments.builtin_slots``
+for the built-in ones, the readers over the request's words standing in only where that
+module says); the decision then lists every call in ``calls``. The frozen-heads router
+(intents only) keeps gates 3 and 4 as they are.
+``decide`` is pure (no I/O after loading) and fast, so
+the cloud's planner can reuse it on each clause of a compound query.
+
+>>> router = Router.load()                                # doctest: +SKIP
+>>> router.decide("what's 15% of 80").arguments           # doctest: +SKIP
+{'expression': '15 % of 80'}
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from understanding.answers import smalltalk_kind
+from understanding.arguments import extract_arguments
+from understanding.cities import country_clock, read_places, region_in
+from understanding.errors import ModelFilesError
+from understanding.settings import Settings, complete_arguments
+from understanding.structure import compound_reason, request_reason
+from understanding.tools import SIDE_EFFECT_TOOLS, TOOL_NAMES
+
+if TYPE_CHECKING:
+    from react_kernel import ToolSpec
+
+DEFAULT_MODEL_DIR = Path(__file__).resolve().parent / "models" / "router"
+ROUTER_CONFIG = "router.json"
+SMALLTALK = "smalltalk"
+OOS = "oos"
+DEFAULT_THRESHOLD = 0.5
+PLACE_TOOLS = frozenset({"get_weather", "world_clock"})
+CLOCK = "world_clock"
+
+Route = Literal["edge", "cloud"]
+
+
+class IntentPredictor(Protocol):
+    """What the router needs from an intent model (``understanding.intents.IntentModel``)."""
+
+    def predict(self, text: str) -> Any: ...
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One tool call of a decision (a compound request has several)."""
+
+    tool: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class RouteDecision:
+    """Where a query goes and, for the edge, with which tool and arguments.
+
+    ``calls`` lists every call when the query holds several requests (a joint intent +
+    slot model found them); ``tool`` and ``arguments`` are then the first one's.
+    """
+
+    route: Route
+    tool: str | None
+    arguments: dict[str, Any] | None
+    confidence: float
+    reason: str
+    intent: str = ""
+    scores: dict[str, float] = field(default_factory=dict, compare=False)
+    calls: tuple[ToolCall, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (for ``--json`` output and step metadata)."""
+        data = asdict(self)
+        data.pop("scores")
+        return data
+
+
+class Router:
+    """Routes queries with an intent model, a threshold, structure checks and arguments."""
+
+    def __init__(
+        self,
+        model: IntentPredictor,
+        *,
+        threshold: float = DEFAULT_THRESHOLD,
+        tools: Iterable[ToolSpec] = (),
+        action_threshold: float | None = None,
+        one_request: bool = False,
+    ) -> None:
+        self.model = model
+        self.threshold = threshold
+        # A false timer or device command is worse than a trip to the cloud: the built-in
+        # tools with side effects may need a higher confidence than lookups.
+        self.action_threshold = threshold if action_threshold is None else action_threshold
+        # The shipped router keeps one request on the device; the cloud plans compound ones.
+        self.one_request = one_request
+        # The device's settings: their home defaults fill what a query leaves out.
+        self.home: Settings | None = None
+        self.tools: dict[str, ToolSpec] = {}
+        for spec in tools:
+            self.add_tool(spec)
+
+    def add_tool(self, spec: ToolSpec) -> None:
+        """Run ``spec`` on the device for the intent of the same name.
+
+        Raises:
+            understanding.tools.user.UserToolError: the name is taken (a built-in tool or one
+                added before) or the spec cannot run on the device.
+        """
+        from understanding.tools.user import UserToolError, check_tool
+
+        check_tool(spec)
+        if spec.name in self.tools:
+            raise UserToolError(f"tool {spec.name!r} is already registered")
+        self.tools[spec.name] = spec
+
+    @classmethod
+    def load(
+        cls,
+        model_dir: Path | str | None = None,
+        *,
+        precision: str | None = None,
+        tools: Iterable[ToolSpec] = (),
+        encoder: Any = None,
+    ) -> Router:
+        """Load the shipped router (or the one in ``model_dir``).
+
+        Args:
+            model_dir: A folder written by ``edge-agent train`` / ``scripts/build_router.py``.
+            precision: Encoder precision override (``"int8"`` or ``"fp32"``), for benchmarks.
+            tools: Your own device tools, for the intents of the same names.
+            encoder: An ``understanding.encoder.Encoder`` to use instead of the package's
+                (the benchmarks' FP32 reference, which is not shipped).
+
+        Raises:
+            ModelFilesError: The folder or its model cannot be loaded.
+        """
+        folder = Path(model_dir) if model_dir is not None else DEFAULT_MODEL_DIR
+        if not folder.is_dir():
+            raise ModelFilesError(f"router model not found: {folder} (run scripts/build_router.py)")
+        from understanding.intents import IntentModel
+        from understanding.slu.model import SluModel
+
+        model: IntentPredictor
+        try:
+            if SluModel.is_model_dir(folder):
+                model = SluModel.load(folder)
+            elif precision is not None:
+                model = IntentModel.load(folder, precision=precision, encoder=encoder)
+            else:
+                model = IntentModel.load(folder, encoder=encoder)
+        except Exception as exc:  # the trainer's own error types; translated here
+            raise ModelFilesError(f"cannot load router model from {folder}: {exc}") from exc
+        threshold = DEFAULT_THRESHOLD
+        action_threshold = None
+        one_request = False
+        config = folder / ROUTER_CONFIG
+        if config.is_file():
+            settings = json.loads(config.read_text("utf-8"))
+            threshold = float(settings.get("threshold", threshold))
+            if settings.get("action_threshold") is not None:
+                action_threshold = float(settings["action_threshold"])
+            one_request = bool(settings.get("one_request", False))
+        return cls(
+            model,
+            threshold=threshold,
+            tools=tools,
+            action_threshold=action_threshold,
+            one_request=one_request,
+        )
+
+    def decide(self, text: str) -> RouteDecision:
+        """Route one query; see the module docstring for the gates."""
+        query = " ".join(text.split())
+        if not query:
+            return RouteDecision("cloud", None, None, 0.0, "empty query")
+        # "weather in Cairo, Egypt" is "weather in Cairo" to the model and the structure
+        # checks (the country is no second place); arguments read the words as written.
+        plain = read_places(query).text
+        prediction = self.model.predict(plain)
+        intent = str(prediction.intent)
+        confidence = float(prediction.confidence)
+        scores = {str(k): float(v) for k, v in dict(getattr(prediction, "scores", {})).items()}
+
+        def cloud(reason: str) -> RouteDecision:
+            return RouteDecision("cloud", None, None, confidence, reason, intent, scores)
+
+        if intent == OOS or not bool(getattr(prediction, "in_scope", True)):
+            return cloud("out of the device's scope")
+        if confidence < self.threshold:
+            return cloud(f"low confidence {confidence:.2f} < {self.threshold:.2f}")
+        if intent in SIDE_EFFECT_TOOLS and confidence < self.action_threshold:
+            bar = self.action_threshold
+            return cloud(f"low confidence {confidence:.2f} < {bar:.2f} for {intent}")
+        parts = getattr(prediction, "parts", None)
+        if parts is not None:
+            words = tuple(getattr(prediction, "words", ()))
+            return self._from_parts(parts, query, plain, confidence, scores, intent, words)
+        if intent == SMALLTALK:
+            if smalltalk_kind(query) is None:
+                return cloud("small talk the device has no answer for")
+            return RouteDecision("edge", None, None, confidence, "small talk", intent, scores)
+        if intent not in TOOL_NAMES:
+            spec = self.tools.get(intent)
+            if spec is None:
+                return cloud(f"intent {intent!r} has no device tool")
+            return self._user_tool(spec, query, plain, confidence, scores)
+        if intent in PLACE_TOOLS and (place := _another_place(query)) is not None:
+            return cloud(f"{place} is not a city the device knows")
+        structural = compound_reason(plain, intent)
+        if structural is not None:
+            return cloud(structural)
+        arguments = complete_arguments(self.home, intent, query, extract_arguments(intent, query))
+        if arguments is None:
+            return cloud(f"cannot fill {intent} arguments")
+        return RouteDecision(
+            "edge", intent, arguments, confidence, f"one {intent} call", intent, scores
+        )
+
+    def _user_tool(
+        self,
+        spec: ToolSpec,
+        query: str,
+        plain: str,
+        confidence: float,
+        scores: dict[str, float],
+    ) -> RouteDecision:
+        """The decision for an intent served by one of the user's tools (gates 3 and 4)."""
+        from understanding.arguments.schema import fill_from_schema, filler_of
+
+        def cloud(reason: str) -> RouteDecision:
+            return RouteDecision("cloud", None, None, confidence, reason, spec.name, scores)
+
+        properties = dict(spec.input_schema.get("properties") or {})
+        takes_city = any(filler_of(n, s) == "city" for n, s in properties.items())
+        if takes_city and (place := _another_place(query)) is not None:
+            return cloud(f"{place} is not a city the device knows")
+        structural = compound_reason(plain, spec.name)
+        if structural is not None:
+            return cloud(structural)
+        filled = fill_from_schema(spec.input_schema, query, spec.validator)
+        if filled.arguments is None:
+            return cloud(f"cannot fill {spec.name} arguments: {filled.reason}")
+        return RouteDecision(
+            "edge",
+            spec.name,
+            filled.arguments,
+            confidence,
+            f"one {spec.name} call (your tool)",
+            spec.name,
+            scores,
+        )
+
+    def _from_parts(
+        self,
+        parts: Any,
+        query: str,
+        plain: str,
+        confidence: float,
+        scores: dict[str, float],
+        intent: str,
+        words: tuple[str, ...] = (),
+    ) -> RouteDecision:
+        """The decision of a joint intent + slot model: every request it found, each
+        with its tool and its arguments from its slots (``understanding.arguments.slots``
+        for your tools, ``understanding.arguments.builtin_slots`` for the built-in ones)."""
+        from understanding.arguments.builtin_slots import builtin_from_slots
+        from understanding.arguments.slots import fill_from_slots
+
+        def cloud(reason: str) -> RouteDecision:
+            return RouteDecision("cloud", None, None, confidence, reason, intent, scores)
+
+        if self.one_request and len(parts) > 1:
+            return cloud(f"{len(parts)} requests in one query: the cloud plans them")
+        calls: list[ToolCall] = []
+        for part in parts:
+            name = str(part.intent)
+            bar = self.action_threshold if name in SIDE_EFFECT_TOOLS else self.threshold
+            if float(part.confidence) < bar:
+                return cloud(f"low confidence {part.confidence:.2f} for {name}")
+            if name == SMALLTALK:
+                if len(parts) == 1 and smalltalk_kind(query) is not None:
+                    return RouteDecision(
+                        "edge", None, None, confidence, "small talk", intent, scores
+                    )
+                return cloud("small talk the device has no answer for")
+            spec = self.tools.get(name)
+            if spec is not None:
+                filled = fill_from_slots(spec.input_schema, part.slots, spec.validator)
+                if filled.arguments is None:
+                    return cloud(f"cannot fill {name} arguments: {filled.reason}")
+                calls.append(ToolCall(name, filled.arguments))
+                continue
+            if name not in TOOL_NAMES:
+                return cloud(f"intent {name!r} has no device tool")
+            text = str(part.text) if len(parts) > 1 else query
+            # "Tokyo, Japan": the region qualifies the city (as on the frozen-heads path).
+            place = _another_place(text) if name in PLACE_TOOLS else None
+            if place is not None and not (name == CLOCK and country_clock(place) is not None):
+                # A country the clock reads on its own ("time in india") is the filler's:
+                # one clock answers, several zones are refused by name.
+                return cloud(f"{place} is not a city the device knows")
+            structural = request_reason(read_places(text).text, name)
+            if structural is not None:
+                return cloud(structural)
+            filled = builtin_from_slots(name, part.slots, text, self.home, utterance=words)
+            if filled.arguments is None:
+                return cloud(f"cannot fill {name} arguments: {filled.reason}")
+            calls.append(ToolCall(name, filled.arguments))
+        if not calls:
+            return cloud("no request the device can run")
+        first = calls[0]
+        names = [c.tool for c in calls]
+        yours = "" if first.tool in TOOL_NAMES else " (your tool)"
+        reason = (
+            f"one {first.tool} call{yours}"
+            if len(calls) == 1
+            else f"{len(calls)} calls: " + ", ".join(names)
+        )
+        return RouteDecision(
+            "edge",
+            first.tool,
+            first.arguments,
+            confidence,
+            reason,
+            intent,
+            scores,
+            tuple(calls) if len(calls) > 1 else (),
+        )
+
+
+def _another_place(query: str) -> str | None:
+    """A place the query names that is none of the device's cities: a known name in a
+    region with no city of the name ("Paris, Nevada", "NYC, Texas"), or a country or region
+    of its own ("Hong Kong or Texas"). A region that confirms a city or picks one of its
+    name ("Cairo, Egypt", "Paris, Texas") is neither."""
+    reading = read_places(query)
+    return reading.unknown or region_in(reading.text)

@@ -1,0 +1,265 @@
+"""Structural checks: does a query ask for more than one tool call?
+
+The intent model reads a query as a whole; a compound request ("turn off the lights and
+lock the door", "check the weather in Rome, then set a timer") can still look like one
+tool to it. These checks split the query at its joiners and look for a second request
+that starts a new clause, and for the words of comparison and advice that make a
+weather or time query the cloud's ("warmer than", "should I", "difference between").
+They are rules about English, written from the tool descriptions, not from any eval set.
+
+They serve the frozen-heads router, which reads intents only. A joint intent + slot model
+finds every request of an utterance and which words belong to which (issue 11): with it
+the router takes the compound structure from the model and keeps only the checks that are
+about one request, not about how many there are (:func:`request_reason`: a condition or
+schedule on a device command, a comparison or advice around a lookup).
+"""
+
+from __future__ import annotations
+
+import re
+
+from understanding.arguments.numbers import normalise_numbers
+from understanding.arguments.spelling import correct
+from understanding.arguments.units import unit_arguments
+from understanding.cities import find_cities
+
+_JOINERS = re.compile(
+    r"\s*(?:,?\s*\band then\b|,?\s*\bthen\b|,?\s*\band also\b|,?\s*\balso\b|,?\s*\bafter that\b|"
+    r",?\s*\bafterwards\b|,?\s*\bplus\b|,?\s*\band\b|;|&|\.\s+|,)\s*",
+    re.IGNORECASE,
+)
+# How a new request opens: a command verb or a question about another tool's domain.
+_REQUEST_START = re.compile(
+    r"^(?:please\s+|can you\s+|could you\s+|pls\s+|also\s+|and\s+|then\s+)*(?:"
+    r"(?:set|start|make|put|give me|create)\s+(?:a|an|the|me a|my)?\s*(?:\S+\s+)?"
+    r"(?:timer|countdown|alarm|note|reminder)|"
+    r"(?:turn|switch|shut|power|flip)\s+(?:\S+\s+){0,3}?(?:on|off|up|down)\b|"
+    r"(?:turn|switch|shut|power|flip|kill|dim|brighten)\s+(?:on|off|the|my|all)\b|"
+    r"(?:lock|unlock|open|close)\s+(?:the|my|all)\b|"
+    r"i (?:want|need) (?:the|my)\s+(?:\S+\s+){1,3}?(?:on|off)\b|"
+    r"can (?:the|my|you get the)\s+(?:\S+\s+){1,3}?be\s+(?:switched|turned|put)\b|"
+    r"(?:set|dim|raise|lower|adjust)\s+(?:the|my|all)\s+(?!timer)|"
+    r"(?:add|take|make|jot|write|save)\s+(?:down\s+|a\s+|me\s+a\s+|this\s+)*(?:note|memo)|"
+    r"(?:jot|write|note)\s+(?:it\s+|that\s+|this\s+)?down|note\s+(?:that|:)|remember\s+that|"
+    r"remind me\b|wake me\b|"
+    r"(?:what(?:'s| is| s)?|whats|how(?:'s| is)?|tell me|check|give me|get me|show me|and)\s+"
+    r"(?:the\s+)?(?:weather|forecast|temperature|time\b|local time|current time)|"
+    r"(?:what|which)\s+time\b|"
+    r"(?:is it|will it|is it going to)\s+(?:\S+\s+)?(?:rain|snow|sunny|cold|hot|warm|windy)|"
+    r"(?:convert|calculate|compute|work out|search|look up|look for)\b|"
+    r"find\b(?!\s+(?:it|that|them|this)\b)|"
+    r"(?:what|where) did i (?:note|write|jot|save|put)|did i (?:note|write|jot|save)|"
+    r"have i got anything|show me (?:my |the |any )?notes?|(?:pull|dig) up (?:my|the)|"
+    r"how many\s+\S+\s+(?:in|is|are)\b|"
+    r"(?:time|weather|forecast)\s+(?:in|for|at)\b"
+    r")",
+    re.IGNORECASE,
+)
+_REQUEST_ANYWHERE = re.compile(r"(?:^|\s)" + _REQUEST_START.pattern[1:], re.IGNORECASE)
+# Arithmetic in a clause (after number words became digits): an operator between numbers.
+_ARITHMETIC = re.compile(
+    r"\d\s*(?:[-+*/x×÷^%]|plus|minus|times|over|divided|multiplied|per ?cent|percent)\s*"
+    r"(?:by\s+|of\s+)?\d|(?:square|cube)(?: root)? of\s+\d|\d\s+(?:squared|cubed)\b|"
+    r"\b(?:double|triple|twice|half of)\s+\d",
+    re.IGNORECASE,
+)
+# A clause that points back at the first ("convert that to mph", "can you find it")
+# continues the same request.
+_BACK_REFERENCE = re.compile(
+    r"^(?:\S+\s+){0,3}?(?:it|that|this|them|those|these)\b"
+    r"|\b(?:it|that|this|them|those|these)\s*[?.!]*$",
+    re.IGNORECASE,
+)
+# Words that may trail a single request after a comma or "and" without being one.
+_FILLER = frozenset(
+    """please pls plz thanks thank you thx ty cheers now right now rn today ok okay
+    mate buddy friend dude sir again too there then quickly asap""".split()  # noqa: SIM905
+)
+# What a clause of each intent's own request contains.
+_INTENT_CUES: dict[str, re.Pattern[str]] = {
+    name: re.compile(pattern, re.IGNORECASE)
+    for name, pattern in {
+        "calculator": r"\d|\b(?:plus|minus|times|divided|percent|squared|cubed|root|sum)\b|%",
+        "unit_convert": r"\d|\b(?:convert|how many|how much)\b",
+        "get_weather": r"\b(?:weather|forecast|rain\w*|snow\w*|sunny|temperature|hot|cold|warm|"
+        r"umbrella|wind\w*|fog\w*)\b",
+        "world_clock": r"\b(?:time|clock)\b",
+        "set_timer": r"\b(?:timer|countdown|remind|alarm|min\w*|sec\w*|hours?|hrs?)\b",
+        "device_control": r"\b(?:on|off|lights?|lamps?|ac|aircon|heat\w*|fan|tv|door|lock|"
+        r"blinds|curtains|thermostat|speakers?|music|set|dim)\b",
+        "add_note": r"\b(?:note|jot|memo)\b|\bwrite (?:it |this |that )?down\b",
+        "search_notes": r"\b(?:notes?|wrote|saved|find|search|look)\b",
+    }.items()
+}
+# The words of a comparison, a plan or advice: answering needs reasoning on top of a tool.
+_REASONING = re.compile(
+    r"\b(?:than|compare[ds]?|comparison|versus|vs\.?|warmer|colder|hotter|cooler|sunnier|"
+    r"rainier|wetter|windier|drier|difference|differ|which (?:city|one|is|place)|"
+    r"(?:should|shall) i (?:bring|take|wear|pack|go|do|plan|cancel|carry|leave|stay)|"
+    r"good (?:day|idea|time) (?:to|for)|what (?:to|should i) wear|"
+    r"what to pack|ok to go|okay to go|safe to|worth (?:it|going)|plan (?:a|my|the)|"
+    r"if it'?s|when it'?s|in (?:celsius|fahrenheit|kelvin)|to (?:celsius|fahrenheit|kelvin)|"
+    r"ahead of|behind|hours? ahead|hours? behind|both|each|every|all of)\b",
+    re.IGNORECASE,
+)
+_REASONING_TOOLS = frozenset({"get_weather", "world_clock"})
+
+
+def clauses(text: str) -> list[str]:
+    """The query split at its joiners ("and", "then", ";", ", also" ...), empty parts dropped."""
+    return [part.strip() for part in _JOINERS.split(text) if part and part.strip()]
+
+
+def second_request(text: str, intent: str) -> bool:
+    """True when the query holds a second request besides the one classified as ``intent``.
+
+    Either two clauses each contain a request, or a clause after the first opens with one
+    while the text before it already carries the intent's own cue. Context before a single
+    request ("I'm cooking, so set a timer") is not a request; a note's content may itself
+    contain "and" ("buy milk and eggs"), and for arithmetic "and" is "plus".
+    """
+    # Numbers first, so "four hundred and nineteen" is one clause, not two.
+    parts = clauses(normalise_numbers(text))
+    if len(parts) < 2:
+        return False
+    if intent in _REASONING_TOOLS and _another_subject(clauses(text)[1:], intent):
+        return True
+    requests = [_is_request(part) for part in parts]
+    if sum(requests) >= 2:
+        return True
+    cue = _INTENT_CUES.get(intent)
+    for k in range(1, len(parts)):
+        part = parts[k]
+        if not _REQUEST_START.match(part) or _BACK_REFERENCE.search(part):
+            continue
+        if intent == "calculator" and re.match(r"^[\d\s.+\-*/^%()x]+$", part):
+            continue
+        before = " ".join(parts[:k])
+        if cue is not None and cue.search(before):
+            return True
+    return False
+
+
+def _is_request(part: str) -> bool:
+    """A clause that asks for something a tool does: a command, arithmetic or a conversion."""
+    if _REQUEST_ANYWHERE.search(part):
+        return True
+    if _ARITHMETIC.search(normalise_numbers(part)):
+        return True
+    return unit_arguments(part) is not None
+
+
+_DAY = re.compile(
+    r"\b(?:today|tonight|tomorrow|tmrw|yesterday|weekend|monday|tuesday|wednesday|thursday|"
+    r"friday|saturday|sunday|morning|evening|afternoon)\b",
+    re.IGNORECASE,
+)
+
+
+def _another_subject(later: list[str], intent: str) -> bool:
+    """A short trailing clause that is not filler names a second place or day ("and Oslo")."""
+    cue = _SUBJECT_CUES[intent]
+    for part in later:
+        words = part.lower().strip(" ?!.").split()
+        if not 1 <= len(words) <= 3 or cue.search(part):
+            continue
+        if all(word in _FILLER for word in words):
+            continue
+        if find_cities(part) or _DAY.search(part) or re.search(r"\b[A-Z][a-z]+", part):
+            return True
+    return False
+
+
+def needs_reasoning(text: str, intent: str) -> bool:
+    """True when a weather or time query compares, plans or asks for advice.
+
+    A question about one item of weather gear on a day the forecast holds ("should I
+    wear a jacket today", "do I need an umbrella") is a forecast lookup: the device answers
+    with the reading the item depends on (:mod:`understanding.arguments.gear`), so its
+    "should I wear" is no advice asked of the cloud; the rest of the words still count."""
+    if intent not in _REASONING_TOOLS:
+        return False
+    if intent == "get_weather":
+        from understanding.arguments.gear import ASKING, gear_question
+
+        if gear_question(text) is not None:
+            text = ASKING.sub(" ", text.lower())
+    return bool(_REASONING.search(text))
+
+
+# A weather or time lookup names its subject; a city alone ("population of Mumbai") is not one.
+_SUBJECT_CUES: dict[str, re.Pattern[str]] = {
+    "get_weather": re.compile(
+        r"\b(?:weather|wether|weahter|wheather|weathr|whether|forecast|forcast|tmp\w*|tem\w*|"
+        r"rain\w*|snow\w*|sun\w*|cloud\w*|"
+        r"wind\w*|fog\w*|mist\w*|temp\w*|hot|cold|warm|chilly|freezing|umbrella|jacket|coat|"
+        r"degrees|humid\w*|storm\w*|thunder\w*|outside|shine|conditions|like out|like there|"
+        r"like today|like tomorrow|heat|sweater|shorts|drizzl\w*|hail|clear|grey|gray|overcast|"
+        r"scorching|boiling|nice out|skies|sky)\b",
+        re.IGNORECASE,
+    ),
+    "search_notes": re.compile(
+        r"\b(?:note\w*|nots|memos?|wrote|written|write|jot\w*|saved?|stored?|"
+        r"said|remember\w*|recall)\b",
+        re.IGNORECASE,
+    ),
+    "world_clock": re.compile(
+        r"\b(?:time|clock|hour|o'?clock|late|early|morning|night|evening|afternoon|midnight|daytime|"
+        r"nighttime|dark|"
+        r"noon|awake|asleep|tiem|tme|date|day|weekday)\b",
+        re.IGNORECASE,
+    ),
+}
+
+
+def missing_subject(text: str, intent: str) -> bool:
+    """True when a weather, time or note query never mentions weather, time or notes."""
+    cue = _SUBJECT_CUES.get(intent)
+    return cue is not None and not cue.search(text) and not cue.search(correct(text))
+
+
+# A device command with a condition or a schedule is an automation, not one call now.
+_CONDITIONAL = re.compile(
+    r"\b(?:if|when|whenever|unless|once|as soon as|until|"
+    # "every" schedules with a time ("every morning", "every 10 minutes"); before a device
+    # or a room it counts them ("every light of the room"), which is one command now.
+    r"(?:every|each)\s+(?:[\w']+\s+){0,2}?(?:\d+|days?|nights?|mornings?|evenings?|"
+    r"afternoons?|hours?|min\w*|sec\w*|weeks?|weekdays?|weekends?|time|few|couple|half|"
+    r"quarter|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
+    r"at sunset|at sunrise|at night|at (?:\d|noon|midnight)|in \d+ (?:min\w*|hours?|sec\w*)|"
+    r"in (?:an|a|half an) (?:hour|minute)|tonight at|tomorrow|later)\b",
+    re.IGNORECASE,
+)
+
+
+# Politeness that looks like a condition: "if that's ok", "when you get a chance".
+_POLITE_CONDITIONS = re.compile(
+    r"\b(?:if (?:that'?s|it'?s) (?:ok|okay|alright|fine|possible)|if (?:you|u) (?:can|could|"
+    r"don'?t mind|please|would)|if possible|when you (?:can|get a (?:chance|sec|moment|minute)|"
+    r"have a (?:sec|moment|minute))|i'?m going out later|later on today)\b",
+    re.IGNORECASE,
+)
+
+
+def compound_reason(text: str, intent: str) -> str | None:
+    """Why the query is more than one tool call, or None when it is a single request."""
+    if intent == "device_control" and _CONDITIONAL.search(_POLITE_CONDITIONS.sub(" ", text)):
+        return "conditional or scheduled device command"
+    if missing_subject(text, intent):
+        return f"no {intent} subject in the query"
+    if second_request(text, intent):
+        return "compound: a second request follows the first"
+    if needs_reasoning(text, intent):
+        return "needs reasoning: comparison or advice on top of the tool"
+    return None
+
+
+def request_reason(text: str, intent: str) -> str | None:
+    """Why one request the joint model found is not one plain tool call (a scheduled or
+    conditional device command, a comparison or advice), or None. How many requests the
+    utterance holds is the model's to say, not this module's."""
+    if intent == "device_control" and _CONDITIONAL.search(_POLITE_CONDITIONS.sub(" ", text)):
+        return "conditional or scheduled device command"
+    if needs_reasoning(text, intent):
+        return "needs reasoning: comparison or advice on top of the tool"
+    return None

@@ -1,0 +1,269 @@
+"""The device_control tool: switch, set, lock and open the home's devices.
+
+Devices: lights (brightness up/down by 20 points or a given step, set 0-100), AC, heater,
+fan, TV, speaker (volume up/down by 10 points or a given step, set 0-100, mute/unmute),
+door lock, thermostat, blinds, smart plug (on/off), robot vacuum (on = clean, off = back to
+the dock) and coffee machine (on = brew, off). A step ("dim the lights", "turn it up") is
+taken from the device's state as kept in memory, so "dim" twice dims twice.
+
+Device state lives in the memory store (``set_device_state``), so it survives restarts and
+syncs with the user's other replicas. Which actions a device accepts, and the range of
+its value, are business rules checked before anything changes (``check_arguments``), and
+the argument extractor runs the same check so an impossible request goes to the cloud
+instead of failing on the device.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from understanding.tools.memory import ToolMemory
+
+DEVICES = (
+    "light",
+    "ac",
+    "heater",
+    "fan",
+    "tv",
+    "speaker",
+    "door_lock",
+    "thermostat",
+    "blinds",
+    "plug",
+    "vacuum",
+    "coffee_machine",
+)
+ACTIONS = (
+    "on",
+    "off",
+    "set",
+    "lock",
+    "unlock",
+    "open",
+    "close",
+    "volume_up",
+    "volume_down",
+    "mute",
+    "unmute",
+    "brightness_up",
+    "brightness_down",
+)
+VOLUME_ACTIONS = frozenset({"volume_up", "volume_down", "mute", "unmute"})
+VOLUME_STEP = 10
+BRIGHTNESS_ACTIONS = frozenset({"brightness_up", "brightness_down"})
+BRIGHTNESS_STEP = 20
+"""Points of brightness (of 100) that "dim" / "brighten" with no value move a light."""
+MIN_DIMMED = 10
+"""Dimming stops here: "dim the lights" never switches them off ("turn off" does)."""
+STEP_ACTIONS = frozenset({"volume_up", "volume_down"}) | BRIGHTNESS_ACTIONS
+
+# Actions each device accepts.
+DEVICE_ACTIONS: dict[str, frozenset[str]] = {
+    "light": frozenset({"on", "off", "set"}) | BRIGHTNESS_ACTIONS,
+    "ac": frozenset({"on", "off", "set"}),
+    "heater": frozenset({"on", "off", "set"}),
+    "fan": frozenset({"on", "off", "set"}),
+    "tv": frozenset({"on", "off", "set"}) | VOLUME_ACTIONS,
+    "speaker": frozenset({"on", "off", "set"}) | VOLUME_ACTIONS,
+    "door_lock": frozenset({"lock", "unlock"}),
+    "thermostat": frozenset({"on", "off", "set"}),
+    "blinds": frozenset({"open", "close", "set"}),
+    # A smart plug switches what is plugged in; the vacuum "on" starts a clean and "off"
+    # sends it back to its dock; the coffee machine "on" brews.
+    "plug": frozenset({"on", "off"}),
+    "vacuum": frozenset({"on", "off"}),
+    "coffee_machine": frozenset({"on", "off"}),
+}
+# What ``set`` sets and its allowed range (inclusive).
+SET_RANGES: dict[str, tuple[str, float, float]] = {
+    "light": ("brightness %", 0, 100),
+    "ac": ("temperature °C", 10, 32),
+    "heater": ("temperature °C", 5, 35),
+    "fan": ("speed %", 0, 100),
+    "tv": ("volume %", 0, 100),
+    "speaker": ("volume %", 0, 100),
+    "thermostat": ("temperature °C", 5, 35),
+    "blinds": ("position %", 0, 100),
+}
+TEMPERATURE_DEVICES = frozenset({"ac", "heater", "thermostat"})
+FAHRENHEIT_SETPOINTS = (50.0, 86.0)
+"""A temperature device's set value above its °C range and within these is °F: "set the
+thermostat to 68" is 20 °C, as nobody sets a room to 68 °C (the indoor setpoints people use,
+10-30 °C; the two scales' ranges do not overlap, so no value reads both ways)."""
+# Actions that change something a burglar would want changed: a human approves them.
+SENSITIVE: frozenset[tuple[str, str]] = frozenset({("door_lock", "unlock")})
+
+INPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "device": {"type": "string", "enum": list(DEVICES), "x-edgeloop-slots": ["device_type"]},
+        # No slot: the action is read from the words of the request (SLURP puts it in
+        # its intent and leaves the words unannotated).
+        "action": {"type": "string", "enum": list(ACTIONS), "x-edgeloop-slots": []},
+        "room": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 40,
+            "x-edgeloop-slots": ["house_place"],
+        },
+        "value": {"type": "number", "x-edgeloop-slots": ["change_amount"]},
+    },
+    "required": ["device", "action"],
+    "additionalProperties": False,
+}
+OUTPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "device": {"type": "string", "enum": list(DEVICES)},
+        "room": {"type": ["string", "null"]},
+        "state": {"type": "string"},
+        "value": {"type": ["number", "null"]},
+        # The °F value a temperature set was asked in ("to 68"), beside the °C it set.
+        "fahrenheit": {"type": "number"},
+    },
+    "required": ["device", "state"],
+}
+
+
+def check_arguments(args: dict[str, Any]) -> str | None:
+    """Why these arguments break a business rule, or None when they are fine."""
+    device, action = args.get("device"), args.get("action")
+    if device not in DEVICE_ACTIONS:
+        return f"unknown device {device!r}"
+    if action not in DEVICE_ACTIONS[device]:
+        return f"a {device} cannot {action}"
+    value = args.get("value")
+    if action in STEP_ACTIONS and value is not None:
+        if not 1 <= float(value) <= 100:
+            what = "volume" if action in VOLUME_ACTIONS else "brightness"
+            return f"a {what} step must be between 1 and 100"
+    elif action in ("mute", "unmute") and value is not None:
+        return f"{action} takes no value"
+    if action == "set":
+        if value is None:
+            return f"setting the {device} needs a value"
+        what, low, high = SET_RANGES[device]
+        if not low <= celsius_setpoint(device, float(value)) <= high:
+            return f"{device} {what} must be between {low:g} and {high:g}"
+    return None
+
+
+def celsius_setpoint(device: str, value: float) -> float:
+    """The value a ``set`` means on the device's own scale: for a temperature device, a
+    value above its °C range within :data:`FAHRENHEIT_SETPOINTS` is °F, converted (to the
+    half degree); any other value is as given.
+
+    >>> celsius_setpoint("thermostat", 68), celsius_setpoint("thermostat", 21)
+    (20.0, 21)
+    """
+    if device not in TEMPERATURE_DEVICES:
+        return value
+    high = SET_RANGES[device][2]
+    low_f, high_f = FAHRENHEIT_SETPOINTS
+    if value > high and low_f <= value <= high_f:
+        return round((value - 32) * 5 / 9 * 2) / 2
+    return value
+
+
+def is_sensitive(args: dict[str, Any]) -> bool:
+    """True for actions that need a human's approval (unlocking a door)."""
+    return (args.get("device"), args.get("action")) in SENSITIVE
+
+
+def _state_word(device: str, action: str, value: float | None) -> str:
+    if device == "vacuum" and action in ("on", "off"):
+        return "cleaning" if action == "on" else "docked"
+    if device == "coffee_machine" and action == "on":
+        return "brewing"
+    return {
+        "on": "on",
+        "off": "off",
+        "lock": "locked",
+        "unlock": "unlocked",
+        "open": "open",
+        "close": "closed",
+        "mute": "muted",
+        "unmute": "unmuted",
+    }.get(action, f"set to {value:g}" if value is not None else "set")
+
+
+def _volume(previous: dict[str, Any], action: str, step: float | None) -> float:
+    """The volume after a step up or down (default 10 points), within 0..100; a device
+    never set starts at 50."""
+    current = float(previous.get("volume", previous.get("value", 50)))
+    delta = float(step if step is not None else VOLUME_STEP)
+    return max(0.0, min(100.0, current + (delta if action == "volume_up" else -delta)))
+
+
+def _brightness(previous: dict[str, Any], action: str, step: float | None) -> float:
+    """A light's brightness after a step (default :data:`BRIGHTNESS_STEP` points) from the
+    kept state: its last brightness, else 100 when it is on or never switched, 0 when it
+    is off; brightening switches it on, dimming stops at :data:`MIN_DIMMED`."""
+    if previous.get("power") == "off":
+        current = 0.0
+    else:
+        current = float(previous.get("brightness", previous.get("value", 100)))
+    delta = float(step if step is not None else BRIGHTNESS_STEP)
+    if action == "brightness_up":
+        return min(100.0, current + delta)
+    if current <= 0:
+        raise ValueError("the light is off: there is nothing to dim")
+    return max(float(MIN_DIMMED), min(current, current - delta))
+
+
+def make_run(memory: ToolMemory) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """The tool function, writing device state to ``memory``."""
+
+    def run(args: dict[str, Any]) -> dict[str, Any]:
+        problem = check_arguments(args)
+        if problem:
+            raise ValueError(problem)
+        device, action = str(args["device"]), str(args["action"])
+        room = str(args["room"]).strip().lower() if args.get("room") else None
+        value = float(args["value"]) if args.get("value") is not None else None
+        said = value
+        if action == "set" and value is not None:
+            value = celsius_setpoint(device, value)
+        previous = memory.get_device_state(device, room) or {}
+        state = dict(previous)
+        state["state"] = _state_word(device, action, value)
+        result_value = value if action == "set" else None
+        if action == "set":
+            state["value"] = value
+            if device in ("tv", "speaker"):
+                state["volume"] = value
+            if device == "light":
+                state["brightness"] = value
+            if device != "blinds":
+                state["power"] = "on"
+        elif action in ("volume_up", "volume_down"):
+            result_value = _volume(previous, action, value)
+            state["volume"] = state["value"] = result_value
+            state["muted"] = False
+            state["state"] = f"volume {result_value:g}"
+        elif action in BRIGHTNESS_ACTIONS:
+            result_value = _brightness(previous, action, value)
+            state["brightness"] = state["value"] = result_value
+            state["power"] = "on"
+            state["state"] = f"brightness {result_value:g}"
+        elif action in ("mute", "unmute"):
+            state["muted"] = action == "mute"
+        elif action in ("on", "off"):
+            state["power"] = action
+        memory.set_device_state(device, room, state)
+        if result_value is not None and result_value.is_integer():
+            result_value = int(result_value)
+        observed = {"device": device, "room": room, "state": state["state"], "value": result_value}
+        if said is not None and value != said:
+            observed["fahrenheit"] = int(said) if said.is_integer() else said
+        return observed
+
+    return run
+
+
+def validate(observation: dict[str, Any]) -> str | None:
+    """Business rule: the device reports a state."""
+    if not observation.get("state"):
+        return "device reported no state"
+    return None

@@ -1,0 +1,198 @@
+"""Who may open the page: the same rules as the gRPC servers.
+
+- On loopback (the default) with no token, the page is open to the local user. Even then
+  it answers only requests whose ``Host`` is a loopback name, so a web site that rebinds
+  its DNS name to 127.0.0.1 cannot drive the agent, and a POST from another origin is
+  refused, so a page elsewhere cannot press "approve".
+- Beyond loopback a bearer token is required: :meth:`UiAccess.checked` refuses to serve
+  without one, and every request must carry it, as ``Authorization: Bearer <token>`` or as
+  the cookie a browser gets by opening ``/?token=<token>`` once.
+
+Example:
+    >>> UiAccess.checked("127.0.0.1", None).open_mode
+    True
+    >>> UiAccess.checked("0.0.0.0", None)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    webui.access.UiAccessError: the page on 0.0.0.0 is beyond loopback: give it a token...
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass
+from http.cookies import SimpleCookie
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit
+
+from edgeloop.transport.binding import is_loopback as is_loopback  # re-exported
+
+
+class UiAccessError(ValueError):
+    """The page may not be served as asked (beyond loopback without a token)."""
+
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+COOKIE = "edgeloop_ui"
+#: On every response: no framing (a framed page could be clicked into "approve"), no
+#: sniffing, no referrer (a login link's token never leaves in one).
+SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
+    (b"x-frame-options", b"DENY"),
+    (b"content-security-policy", b"frame-ancestors 'none'"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+)
+TOKEN_HELP = "--ui-token or $EDGELOOP_UI_TOKEN"
+_SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def _host_name(host_header: str) -> str:
+    """The name part of a ``Host`` header (``[::1]:8080`` -> ``::1``)."""
+    return urlsplit(f"//{host_header}").hostname or ""
+
+
+@dataclass(frozen=True)
+class UiAccess:
+    """The bound address and the token the page requires (None: loopback only, open)."""
+
+    host: str
+    token: str | None = None
+
+    @classmethod
+    def checked(cls, host: str, token: str | None) -> UiAccess:
+        """The access rules for ``host``; raises UiAccessError beyond loopback without a token."""
+        token = token or None
+        if token is None and not is_loopback(host):
+            raise UiAccessError(
+                f"the page on {host} is beyond loopback: give it a token ({TOKEN_HELP})"
+            )
+        return cls(host, token)
+
+    @property
+    def open_mode(self) -> bool:
+        """True when no token is configured (only possible on loopback)."""
+        return self.token is None
+
+    def token_matches(self, presented: str | None) -> bool:
+        """Constant-time check of a presented token."""
+        if self.token is None or not presented:
+            return False
+        return hmac.compare_digest(_digest(presented), _digest(self.token))
+
+    def cookie_matches(self, value: str | None) -> bool:
+        """The browser's cookie holds the token's digest, never the token itself."""
+        if self.token is None or not value:
+            return False
+        return hmac.compare_digest(value, _digest(self.token))
+
+    def cookie_value(self) -> str:
+        """What the login cookie holds."""
+        assert self.token is not None
+        return _digest(self.token)
+
+
+class AccessGuard:
+    """ASGI middleware enforcing :class:`UiAccess` on every HTTP request."""
+
+    def __init__(self, app: ASGIApp, access: UiAccess) -> None:
+        self.app = app
+        self.access = access
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        send = _with_security_headers(send)
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        host = headers.get("host", "")
+        refusal = self._refusal(scope, headers, host)
+        if refusal is not None:
+            status, text = refusal
+            await _plain(send, status, text)
+            return
+        if not self.access.open_mode and scope["method"] == "GET":
+            query = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1")))
+            if "token" in query:  # the login link: keep the token in a cookie, drop it from the URL
+                rest = urlencode({k: v for k, v in query.items() if k != "token"})
+                await _login_redirect(send, scope["path"] + (f"?{rest}" if rest else ""), self)
+                return
+        await self.app(scope, receive, send)
+
+    def _refusal(self, scope: Scope, headers: dict[str, str], host: str) -> tuple[int, str] | None:
+        if self.access.open_mode and not is_loopback(_host_name(host)):
+            return 403, "this page answers on loopback names only (127.0.0.1, localhost)\n"
+        if scope["method"] not in _SAFE_METHODS:
+            origin = headers.get("origin")
+            if origin is not None and urlsplit(origin).netloc != host:
+                return 403, "cross-origin request refused\n"
+        if self.access.open_mode:
+            return None
+        scheme, _, presented = headers.get("authorization", "").partition(" ")
+        if scheme.lower() == "bearer" and self.access.token_matches(presented.strip()):
+            return None
+        cookie = SimpleCookie()
+        try:
+            cookie.load(headers.get("cookie", ""))
+        except Exception:  # a malformed cookie header is no token
+            return 401, "a bearer token is required\n"
+        morsel = cookie.get(COOKIE)
+        if morsel is not None and self.access.cookie_matches(morsel.value):
+            return None
+        if scope["method"] == "GET":
+            query = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1")))
+            if self.access.token_matches(query.get("token")):
+                return None
+        return 401, "a bearer token is required: open /?token=<token> once, or send Authorization\n"
+
+
+def _with_security_headers(send: Send) -> Send:
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": [*message.get("headers", []), *SECURITY_HEADERS]}
+        await send(message)
+
+    return sending
+
+
+async def _plain(send: Send, status: int, text: str) -> None:
+    body = text.encode("utf-8")
+    extra = [(b"www-authenticate", b"Bearer")] if status == 401 else []
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"text/plain; charset=utf-8"),
+                (b"content-length", str(len(body)).encode()),
+                *extra,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _login_redirect(send: Send, location: str, guard: AccessGuard) -> None:
+    cookie = f"{COOKIE}={guard.access.cookie_value()}; Path=/; HttpOnly; SameSite=Strict"
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 303,
+            "headers": [
+                (b"location", location.encode("latin-1")),
+                (b"set-cookie", cookie.encode("latin-1")),
+                (b"content-length", b"0"),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": b""})
