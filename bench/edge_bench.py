@@ -48,10 +48,10 @@ from typing import Any, NamedTuple
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DEV = ROOT / "examples" / "edge_dev.jsonl"
 ENCODER_DIRS = {
-    "int8": ROOT / "edge_agent" / "models" / "encoder",
+    "int8": ROOT / "understanding" / "models" / "encoder",
     "fp32": ROOT / "build" / "encoder-fp32",  # the reference, not shipped
 }
-ROUTER_DIR = ROOT / "edge_agent" / "models" / "router"
+ROUTER_DIR = ROOT / "understanding" / "models" / "router"
 ENCODER_FILES = {"int8": "model_int8.onnx", "fp32": "model_fp32.onnx"}
 COLD_QUERY = "what's 15% of 80"
 WARM_UP = 20  # queries each side of the timed pairs runs first (not among them)
@@ -74,7 +74,7 @@ def queries(n: int) -> tuple[list[str], list[str], list[str], list[str]]:
     # The lines mark their slots inline ("[place_name : lisbon]"): the words as said.
     texts = [
         " ".join(parse_inline(json.loads(line)["text"])[0])
-        for line in (ROOT / "edge_agent" / "data" / "router_val.jsonl").read_text().splitlines()
+        for line in (ROOT / "understanding" / "data" / "router_val.jsonl").read_text().splitlines()
     ]
     mixed = texts[: 2 * n]
     short = [t for t in texts if len(t.split()) <= 8][:n]
@@ -223,7 +223,7 @@ def bench(
     precision: str, dev: Path | None, n: int, encoder: object | None = None
 ) -> dict[str, float]:
     from edge_agent.evaluation import load_cases, run_eval
-    from understanding.cities import read_places
+    from understanding.gazetteer import read_places
 
     router = load_router(precision, encoder)
     mixed, short, long_, warm_up = queries(n)

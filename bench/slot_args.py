@@ -41,7 +41,7 @@ from understanding.tools import SIDE_EFFECT_TOOLS  # noqa: E402
 FILES = {
     "edge_dev": (ROOT / "examples" / "edge_dev.jsonl", None),
     "heldout": (ROOT / "tests" / "edge" / "data" / "heldout.jsonl", None),
-    "slurp_measure": (ROOT / "edge_agent" / "data" / "slurp_measure.jsonl", "london"),
+    "slurp_measure": (ROOT / "understanding" / "data" / "slurp_measure.jsonl", "london"),
 }
 POLICIES = {
     "slots_only": frozenset(),

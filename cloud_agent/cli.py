@@ -102,7 +102,7 @@ def serve(
     except ValueError as exc:
         raise fail(str(exc), 2) from None
     if ui_port is not None:
-        from webui import UiAccess, UiAccessError
+        from webui.access import UiAccess, UiAccessError
 
         try:
             UiAccess.checked(settings.host, ui_token)  # refused before anything starts

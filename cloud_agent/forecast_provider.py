@@ -36,8 +36,8 @@ from typing import Any, Protocol
 import httpx
 
 from cloud_agent.errors import ForecastError
-from understanding.cities import Place
 from understanding.forecast import HORIZON_DAYS, SYNTHETIC, synthetic_reading
+from understanding.gazetteer import Place
 
 OPEN_METEO = "open-meteo"
 DAILY = ("weather_code", "temperature_2m_max", "temperature_2m_min", "wind_speed_10m_max")

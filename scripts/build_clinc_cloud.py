@@ -26,7 +26,7 @@ import json
 import sys
 from pathlib import Path
 
-DATA = Path(__file__).resolve().parent.parent / "edge_agent" / "data"
+DATA = Path(__file__).resolve().parent.parent / "understanding" / "data"
 PER_INTENT = 8
 # Intents the device may serve (its tools, its small talk) or about the assistant itself.
 NOT_THE_CLOUDS = frozenset(

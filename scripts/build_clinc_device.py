@@ -69,7 +69,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-DATA = Path(__file__).resolve().parent.parent / "edge_agent" / "data"
+DATA = Path(__file__).resolve().parent.parent / "understanding" / "data"
 SPLITS = ("train", "val")
 # CLINC intent -> the device's intent (its tool), by the tool contract.
 DEVICE_INTENTS = {

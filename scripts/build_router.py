@@ -49,7 +49,7 @@ from typing import Any
 from understanding.slu.data import Joints
 
 ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT / "edge_agent" / "data"
+DATA = ROOT / "understanding" / "data"
 TOLERANCE = 0.005
 # The joint selection: so many of the project's lines per intent (a few thousand in all,
 # so a CPU fine-tune takes minutes), every SLURP training line twice
@@ -349,7 +349,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--train", type=Path, default=DATA / "router_train.jsonl")
     parser.add_argument("--val", type=Path, default=DATA / "router_val.jsonl")
-    parser.add_argument("--out", type=Path, default=ROOT / "edge_agent" / "models" / "router")
+    parser.add_argument("--out", type=Path, default=ROOT / "understanding" / "models" / "router")
     parser.add_argument("--min-cloud-recall", type=float, default=0.985)
     parser.add_argument("--joint", action="store_true", help="the joint intent + slot model")
     parser.add_argument(

@@ -34,10 +34,10 @@ from pathlib import Path
 from typing import ClassVar
 
 from understanding.arguments.numbers import spell_number
-from understanding.cities import cities
+from understanding.gazetteer import cities
 from understanding.tools import SIDE_EFFECT_TOOLS, TOOL_NAMES
 
-DATA = Path(__file__).resolve().parent.parent / "edge_agent" / "data"
+DATA = Path(__file__).resolve().parent.parent / "understanding" / "data"
 INTENTS = (*TOOL_NAMES, "smalltalk", "oos")
 
 # Cities outside the gazetteer: the phrasing is still the tool's, the argument check

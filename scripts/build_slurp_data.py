@@ -36,7 +36,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-DATA = Path(__file__).resolve().parent.parent / "edge_agent" / "data"
+DATA = Path(__file__).resolve().parent.parent / "understanding" / "data"
 OOS = "oos"
 MEASURE_SHARE = 50  # percent of utterances only measured on
 

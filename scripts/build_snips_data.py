@@ -38,7 +38,7 @@ from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 
-DATA = Path(__file__).resolve().parent.parent / "edge_agent" / "data"
+DATA = Path(__file__).resolve().parent.parent / "understanding" / "data"
 OOS = "oos"
 WEATHER = "GetWeather"
 PLACE_TYPES = frozenset({"city", "state", "country", "geographic_poi"})

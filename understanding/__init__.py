@@ -8,7 +8,7 @@ people's requests; everything they must read alike lives here, once:
   decision it makes;
 - ``understanding.arguments``: the slot and argument readers (numbers, durations, dates,
   places, devices, free text);
-- ``understanding.cities``: the gazetteer (every GeoNames city over 15,000 people);
+- ``understanding.gazetteer``: the gazetteer (every GeoNames city over 15,000 people);
 - ``understanding.tools``: the built-in tools, with the catalogue
   (``understanding.tools.catalogue``): one table from which every list of tools is derived;
 - ``understanding.settings``, ``forecast``, ``answers``, ``requests``, ``structure``: the

@@ -260,7 +260,7 @@ def needs_fetch(memory: ForecastMemory, arguments: Mapping[str, Any], now: datet
     the cache."""
     from zoneinfo import ZoneInfo
 
-    from understanding.cities import place
+    from understanding.gazetteer import place
 
     found = place(" ".join(str(arguments.get("city") or "").lower().split()))
     if found is None:

@@ -39,8 +39,8 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from understanding.answers import smalltalk_kind
 from understanding.arguments import extract_arguments
-from understanding.cities import country_clock, read_places, region_in
 from understanding.errors import ModelFilesError
+from understanding.gazetteer import country_clock, read_places, region_in
 from understanding.settings import Settings, complete_arguments
 from understanding.structure import compound_reason, request_reason
 from understanding.tools import SIDE_EFFECT_TOOLS, TOOL_NAMES

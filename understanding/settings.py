@@ -67,7 +67,7 @@ class Settings:
         """The IANA time zone of the home city, or None without one."""
         if self.home_city is None:
             return None
-        from understanding.cities import timezone_of
+        from understanding.gazetteer import timezone_of
 
         return timezone_of(self.home_city)
 
@@ -98,7 +98,7 @@ def check_setting(key: str, value: str) -> str:
     """
     clean = " ".join(str(value).split()).lower()
     if key == "home_city":
-        from understanding.cities import resolve_place
+        from understanding.gazetteer import resolve_place
 
         city = resolve_place(clean)
         if city is None:
@@ -196,7 +196,7 @@ def _names_other_date(query: str) -> bool:
 
 
 def _names_a_place(query: str) -> bool:
-    from understanding.cities import find_cities, read_places, region_in
+    from understanding.gazetteer import find_cities, read_places, region_in
 
     reading = read_places(query)
     plain = reading.text

@@ -21,7 +21,7 @@ import re
 from understanding.arguments.numbers import normalise_numbers
 from understanding.arguments.spelling import correct
 from understanding.arguments.units import unit_arguments
-from understanding.cities import find_cities
+from understanding.gazetteer import find_cities
 
 _JOINERS = re.compile(
     r"\s*(?:,?\s*\band then\b|,?\s*\bthen\b|,?\s*\band also\b|,?\s*\balso\b|,?\s*\bafter that\b|"

@@ -3,42 +3,9 @@
 The device's page (``edge_agent.ui``) and the cloud's (``cloud_agent.ui``) are built on
 these; neither agent imports the other's page. Loopback unless told otherwise, a bearer
 token beyond it (:class:`UiAccess`).
+
+Modules: ``access`` (who may load a page), ``server`` (uvicorn behind the access guard),
+``events`` (server-sent events), ``live`` (sessions as they run), ``pages`` (templates),
+``routes`` (routes both pages serve), ``memory_view`` (memory as a page shows it). The
+package itself imports nothing, so a light module (``webui.access``) costs no web stack.
 """
-
-from webui.access import AccessGuard, UiAccess, UiAccessError, is_loopback
-from webui.events import Broadcaster, sse_event
-from webui.live import LiveSession, SessionBook
-from webui.memory_view import read_memory
-from webui.pages import make_environment
-from webui.routes import (
-    Verification,
-    VerifyingConsole,
-    event_response,
-    form_fields,
-    static_mount,
-    verify_route,
-    verify_url,
-)
-from webui.server import UiServer, page_url
-
-__all__ = [
-    "AccessGuard",
-    "Broadcaster",
-    "LiveSession",
-    "SessionBook",
-    "UiAccess",
-    "UiAccessError",
-    "UiServer",
-    "Verification",
-    "VerifyingConsole",
-    "event_response",
-    "form_fields",
-    "is_loopback",
-    "make_environment",
-    "page_url",
-    "read_memory",
-    "sse_event",
-    "static_mount",
-    "verify_route",
-    "verify_url",
-]

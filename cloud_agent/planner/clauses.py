@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from understanding.arguments.numbers import normalise_numbers
-from understanding.cities import find_cities
+from understanding.gazetteer import find_cities
 
 _CASUAL: tuple[tuple[str, str], ...] = (
     (
@@ -236,7 +236,7 @@ def _swap_last_city(head: str, tail: str) -> str | None:
 
 
 def _city_of(words: list[str]) -> str:
-    from understanding.cities import resolve_city
+    from understanding.gazetteer import resolve_city
 
     return resolve_city(" ".join(words[-2:])) or ""
 

@@ -1,7 +1,7 @@
 """Read one clause: which tool it asks for and which entities it names.
 
 A clause is read with the edge's own argument extractors (``understanding.arguments``) and
-gazetteer (``understanding.cities``), so that the cloud and the device fill arguments the same
+gazetteer (``understanding.gazetteer``), so that the cloud and the device fill arguments the same
 way; the planner adds what a single-tool device reader does not need: cue words for the
 tool of a fragment, the entities a fragment carries over ("... and Berlin"), and the
 references back to an earlier result ("add 3 to that").
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from understanding.arguments import extract_arguments
-from understanding.cities import find_cities
+from understanding.gazetteer import find_cities
 from understanding.requests import alarm_time, list_request
 
 WEATHER = "get_weather"

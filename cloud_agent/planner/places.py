@@ -1,6 +1,6 @@
 """Places a weather or clock request names that the gazetteer does not know.
 
-Weather and the world clock answer for every city of the gazetteer (``understanding.cities``:
+Weather and the world clock answer for every city of the gazetteer (``understanding.gazetteer``:
 GeoNames' cities of 15,000 people or more); this module is only the planner's reading of
 where a request puts a place, and all it knows of places it asks the gazetteer (names,
 misspellings, countries and regions, suggestions). A place outside the gazetteer
@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from cloud_agent.planner import interpret as it
-from understanding.cities import (
+from understanding.gazetteer import (
     PLACE_WORDS,
     cities,
     find_cities,
@@ -42,7 +42,7 @@ from understanding.cities import (
     is_region,
     suggest_city,
 )
-from understanding.cities import resolve_city as _resolve_city
+from understanding.gazetteer import resolve_city as _resolve_city
 
 UNKNOWN_PLACE = "unknown_place"
 

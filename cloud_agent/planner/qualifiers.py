@@ -3,7 +3,7 @@ no place the gazetteer knows.
 
 The planner's reading of the countries and regions written after a query's cities. What a
 qualifier is (the region and country names, which city lies where) is the gazetteer's,
-``understanding.cities`` (``strip_qualifiers``, ``other_place``, ``resolve_place``,
+``understanding.gazetteer`` (``strip_qualifiers``, ``other_place``, ``resolve_place``,
 ``qualifiers_after``), so the device and the planner read "Toronto, Ontario, Canada" and
 "Paris, Texas" alike; this module only rewrites a query so that the rest of the planner
 reads a city a region picks by its name ("Paris"), the calls then taking its key ("paris,
@@ -18,7 +18,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from cloud_agent.planner.places import UnknownPlace, bare_word, resolve_city
-from understanding.cities import (
+from understanding.gazetteer import (
     find_cities,
     other_place,
     qualifiers_after,
@@ -84,7 +84,7 @@ def read_qualifiers(query: str, pick: bool = True) -> Qualified:
     their name (with ``pick``; ``picked`` maps their canonical name to their key) and other
     places as tokens.
 
-    Uses the edge's gazetteer (``understanding.cities.strip_qualifiers``, ``other_place`` and
+    Uses the edge's gazetteer (``understanding.gazetteer.strip_qualifiers``, ``other_place`` and
     the region names of ``understanding/data/regions.json``), so both sides read "Toronto,
     Ontario, Canada", "Sydney Australia" and "Paris, Texas" alike. A city listed after
     another ("Hong Kong and Singapore", "Paris, Singapore") is no region, nor is the start

@@ -22,7 +22,8 @@ from starlette.responses import HTMLResponse, StreamingResponse
 from starlette.routing import Route
 
 from cloud_agent.ui.console import SAMPLE_S, CloudConsole
-from webui import event_response, make_environment, static_mount, verify_route, verify_url
+from webui.pages import make_environment
+from webui.routes import event_response, static_mount, verify_route, verify_url
 
 CLOUD_PANELS = ("charts", "sessions", "devices", "backends", "memory")
 _ENV = make_environment("cloud_agent.ui")
@@ -113,7 +114,8 @@ async def serve_page(
         UiAccessError: beyond loopback without a token.
         OSError: the port cannot be bound.
     """
-    from webui import UiAccess, UiServer
+    from webui.access import UiAccess
+    from webui.server import UiServer
 
     access = UiAccess.checked(host or cloud.config.host, token)
     console = CloudConsole(cloud)

@@ -18,8 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 from cloud_agent.handler import Event
 from edgeloop.transport.auth import Principal
-from webui import Broadcaster, LiveSession, SessionBook, Verification, read_memory
-from webui.live import FAILED, FINISHED
+from webui.events import Broadcaster
+from webui.live import FAILED, FINISHED, LiveSession, SessionBook
+from webui.memory_view import read_memory
+from webui.routes import Verification
 
 if TYPE_CHECKING:
     from cloud_agent.service import CloudServer

@@ -15,25 +15,19 @@ Example:
 
 from edge_agent.ui.app import device_app, serve_device_page
 from edge_agent.ui.device import DeviceConsole, SyncState
-from webui import (
-    AccessGuard,
-    Broadcaster,
-    LiveSession,
-    SessionBook,
-    UiAccess,
-    UiAccessError,
-    UiServer,
+from webui.access import AccessGuard, UiAccess, UiAccessError, is_loopback
+from webui.events import Broadcaster, sse_event
+from webui.live import LiveSession, SessionBook
+from webui.pages import make_environment
+from webui.routes import (
     Verification,
     VerifyingConsole,
     event_response,
-    is_loopback,
-    make_environment,
-    page_url,
-    sse_event,
     static_mount,
     verify_route,
     verify_url,
 )
+from webui.server import UiServer, page_url
 
 __all__ = [
     "AccessGuard",

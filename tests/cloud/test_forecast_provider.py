@@ -16,8 +16,8 @@ from edge_agent.cloud_link import CloudLink
 from edgeloop.v1 import agent_pb2 as pb
 from examples.demo import load_router
 from tests.cloud.open_meteo_standin import OpenMeteoStandIn
-from understanding.cities import place
 from understanding.forecast import FRESH_S, recall, remember_week
+from understanding.gazetteer import place
 from understanding.tools import weather
 
 TODAY = date(2026, 12, 1)

@@ -98,6 +98,6 @@ def test_builtin_tools_are_the_edge_tools() -> None:
         "set_timer",
         "add_note",
         "search_notes",
-        "remove_note",
         "world_clock",
+        "remove_note",
     ]

@@ -20,7 +20,9 @@ from typer.testing import CliRunner
 
 from edge_agent.cli import app
 from understanding.arguments.builtin_slots import builtin_from_slots
-from understanding.cities import _countries, _country_zones, country_clock
+from understanding.gazetteer import country_clock
+from understanding.gazetteer.clocks import _country_zones
+from understanding.gazetteer.regions import _countries
 from understanding.settings import Settings
 from understanding.slu.model import Slot
 from understanding.tools import clock

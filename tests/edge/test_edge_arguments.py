@@ -13,7 +13,7 @@ from understanding.arguments.free_text import note_text, search_query
 from understanding.arguments.numbers import normalise_numbers, spell_number
 from understanding.arguments.spelling import correct
 from understanding.arguments.units import unit_arguments
-from understanding.cities import find_cities, resolve_city
+from understanding.gazetteer import find_cities, resolve_city
 from understanding.tools.calculator import evaluate
 
 # -- numbers ----------------------------------------------------------------------------

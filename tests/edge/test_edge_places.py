@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from understanding.arguments import extract_arguments
 from understanding.arguments.places import one_city
-from understanding.cities import (
+from understanding.gazetteer import (
     find_cities,
     other_place,
     qualifiers_after,
@@ -284,7 +284,7 @@ def test_shipped_router_on_lists_and_regions_after_in(
 
 
 def test_every_geonames_city_is_known_with_its_zone_and_place() -> None:
-    from understanding.cities import cities, place, resolve_city
+    from understanding.gazetteer import cities, place, resolve_city
 
     assert len(cities()) > 30_000
     oslo = place("oslo")
@@ -331,7 +331,7 @@ def test_regions_of_the_gazetteer(text: str, place: str | None) -> None:
 @given(st.text(alphabet="abcdefghijklmnopqrstuvwxyz ,?'", max_size=60))
 @settings(max_examples=200, deadline=None)
 def test_found_cities_are_known(text: str) -> None:
-    from understanding.cities import cities
+    from understanding.gazetteer import cities
 
     known = cities()
     assert all(city in known for _, city in find_cities(text))

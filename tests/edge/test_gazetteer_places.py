@@ -24,17 +24,11 @@ from hypothesis import strategies as st
 
 from sync.store import MemoryStore
 from understanding.arguments.places import one_city
-from understanding.cities import (
+from understanding.forecast import recall, remember_observation
+from understanding.gazetteer import (
     ALIASES,
     NAMESAKE_OVER_LIST,
     Place,
-    _fuzzy,
-    _index,
-    _may_name_a_qualifier,
-    _qualifier,
-    _qualifier_pattern,
-    _record,
-    _regions,
     other_place,
     place,
     read_places,
@@ -43,7 +37,10 @@ from understanding.cities import (
     resolve_city,
     resolve_place,
 )
-from understanding.forecast import recall, remember_observation
+from understanding.gazetteer.fuzzy import _fuzzy
+from understanding.gazetteer.index import _index, _record
+from understanding.gazetteer.qualifiers import _may_name_a_qualifier, _qualifier, _qualifier_pattern
+from understanding.gazetteer.regions import _regions
 from understanding.router import DEFAULT_MODEL_DIR, Router
 from understanding.settings import check_setting
 from understanding.tools import clock, weather
@@ -231,7 +228,7 @@ def _nameable() -> list[Place]:
 
 
 def _region_of(city: Place) -> str:
-    from understanding.cities import _countries
+    from understanding.gazetteer.regions import _countries
 
     return (region_names(city.country, city.region) or _countries()[city.country])[0]
 

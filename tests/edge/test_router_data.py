@@ -21,7 +21,7 @@ from understanding.slu.model import SluPart, SluPrediction
 from .conftest import StubIntentModel
 
 ROOT = Path(__file__).resolve().parents[2]
-DATA = ROOT / "edge_agent" / "data"
+DATA = ROOT / "understanding" / "data"
 
 
 def _script(name: str) -> ModuleType:

@@ -11,7 +11,7 @@ import sync
 from edgeloop.transport.status import status_for
 from sync import errors
 
-ENCODER = Path(__file__).resolve().parents[2] / "edge_agent" / "models" / "encoder"
+ENCODER = Path(__file__).resolve().parents[2] / "understanding" / "models" / "encoder"
 
 
 def test_public_names_are_exactly_the_intended_ones() -> None:

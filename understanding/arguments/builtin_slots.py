@@ -333,7 +333,7 @@ def _another_city(words: str, span: str, cities: set[str]) -> str | None:
     """A known city the request's words name besides the slot's ("Tokyo" and "London" of
     "what time is it in Tokyo and in London", where the tagger marked one), or None;
     ``cities``: the slot's city, as its name and as the place the words picked."""
-    from understanding.cities import find_cities, read_places
+    from understanding.gazetteer import find_cities, read_places
 
     reading = read_places(words)
     named = {key for _name, key in reading.picked}
@@ -359,7 +359,7 @@ def _names_home(span: str, words: str) -> bool:
 def _country(name: str) -> Filled | None:
     """The clock's ``city`` for a country named on its own ("india"), a refusal for a
     country whose zones differ ("spain"), or None for a name that is no country."""
-    from understanding.cities import country_clock
+    from understanding.gazetteer import country_clock
 
     country = country_clock(name)
     if country is None:
@@ -380,7 +380,7 @@ def _city(request: _Request, home: Any, countries: bool = False) -> Filled:
     """``{"city": ...}`` from the place_name slot, else the words, else the home city;
     ``countries``: a country on one clock is a place too (the clock's)."""
     from understanding.arguments.places import one_city
-    from understanding.cities import read_places, region_in, resolve_place
+    from understanding.gazetteer import read_places, region_in, resolve_place
 
     span, refusal = _one(request, "place_name", "city")
     if refusal is not None:
@@ -524,7 +524,7 @@ def _world_clock(request: _Request, home: Any, now: datetime) -> Filled:
 
 def _country_code(city: str) -> str | None:
     """The ISO code of the country of a ``city`` argument (a gazetteer key or a country)."""
-    from understanding.cities import country_clock, place
+    from understanding.gazetteer import country_clock, place
 
     found = place(city)
     if found is not None:

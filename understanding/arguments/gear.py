@@ -72,7 +72,7 @@ def gear_question(text: str) -> Concern | None:
 
 def _to_a_city(said: str) -> bool:
     """Gear taken to a city ("an umbrella to paris tomorrow") is for a trip."""
-    from understanding.cities import find_cities
+    from understanding.gazetteer import find_cities
 
     words = said.split()
     return any(pos > 0 and words[pos - 1] == "to" for pos, _city in find_cities(said))

@@ -1,6 +1,6 @@
 """Cities and days for the weather and the world clock.
 
-A query must name exactly one known place (typos allowed, see ``understanding.cities``):
+A query must name exactly one known place (typos allowed, see ``understanding.gazetteer``):
 "weather in Paris and Berlin" names two and is the cloud's. A country or region after the
 city confirms it ("Cairo, Egypt", "Sydney Australia", "Toronto, Ontario, Canada") or picks
 another city of the name ("Paris, Texas", "London, Ontario": the place's key, "paris,
@@ -17,8 +17,8 @@ import re
 from collections import Counter
 
 from understanding.arguments.forecast_days import SERVED_SPAN, forecast_day_in
-from understanding.cities import find_cities, read_places
 from understanding.forecast import unserved_day
+from understanding.gazetteer import find_cities, read_places
 
 _TOMORROW = re.compile(
     r"\b(?:tomorrow|tomorow|tommorow|tommorrow|tmrw|tmr|tmrow|2morrow|2moro|tomoz|"

@@ -3,7 +3,7 @@ the weekday of a date the query asks about ("what day is december thirteenth").
 
 ``city`` may also name a country on one clock ("india", "zimbabwe", "argentina": every
 zone the tz database lists for it keeps the same time all year,
-:func:`understanding.cities.country_clock`); a country whose zones differ ("spain", "the
+:func:`understanding.gazetteer.country_clock`); a country whose zones differ ("spain", "the
 united states") is refused, since its time is no one answer."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from datetime import UTC, date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from understanding.cities import city_argument, country_clock, place
+from understanding.gazetteer import city_argument, country_clock, place
 
 
 def input_schema() -> dict[str, Any]:

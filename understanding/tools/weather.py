@@ -24,7 +24,6 @@ from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
-from understanding.cities import city_argument, place
 from understanding.forecast import (
     FORECAST_DAYS,
     SPANS,
@@ -34,6 +33,7 @@ from understanding.forecast import (
     span_dates,
     synthetic_reading,
 )
+from understanding.gazetteer import city_argument, place
 
 if TYPE_CHECKING:
     from understanding.forecast import ForecastMemory
