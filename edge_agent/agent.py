@@ -29,12 +29,14 @@ from edge_agent.answers import failure_answer, offline_answer, smalltalk_answer,
 from edge_agent.router import RouteDecision, Router
 from edge_agent.settings import keep_history, load_settings
 from edge_agent.tools import builtin_tools, requires_approval
+from edgeloop.limits import MAX_QUERY_CHARS as LIMIT
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel import AgentLoop, ReasoningContext, Session, ToolSpec
 from react_kernel.executor import canonical_json
 from react_kernel.steps import from_struct, new_act_id, to_struct
 
 if TYPE_CHECKING:
+    from edge_agent.device_events import EventHub
     from sync.store import MemoryStore
 
 MODEL_NAME = "edge-router"
@@ -44,8 +46,8 @@ TOP_INTENTS = 3  # intents (with their scores) a routing THOUGHT records
 APPROVAL_TIMEOUT_S = 25.0
 #: Cloud refusals that another try may get past: the query is kept pending.
 TRANSIENT_CODES = frozenset({"UNAVAILABLE", "RESOURCE_EXHAUSTED", "DEADLINE_EXCEEDED"})
-#: Longer queries are refused on the device (memory keeps texts up to 100,000 characters).
-MAX_QUERY_CHARS = 32_000
+#: Longer queries are refused on the device, at the cloud's own limit (one constant).
+MAX_QUERY_CHARS = LIMIT
 
 
 class CloudRunner(Protocol):
@@ -237,6 +239,8 @@ class EdgeAgent:
             self.tools.register(spec)
         self.reasoner = RouterReasoner(router)
         self.approval_timeout_s = APPROVAL_TIMEOUT_S
+        #: Where approvals waiting and pending answers are announced (a runtime sets it).
+        self.events: EventHub | None = None
         # (session id, act id) -> decision, for device actions the cloud asked for.
         self._decisions: dict[tuple[str, str], _Decision] = {}
         self._decisions_lock = threading.Lock()
@@ -253,6 +257,26 @@ class EdgeAgent:
 
     def ask(self, query: str, session_id: str | None = None) -> Iterator[pb.ReactStep]:
         """Stream the steps of one query until its FINAL_ANSWER (or an approval request)."""
+        for step in self._ask(query, session_id):
+            self._announce(step)
+            yield step
+
+    def _announce(self, step: pb.ReactStep) -> None:
+        """Tell the device's surfaces that an action waits for a person."""
+        if self.events is None or step.step_type != pb.STEP_TYPE_APPROVAL_REQUEST:
+            return
+        from edge_agent.device_events import device_event
+
+        self.events.publish(
+            device_event(
+                pb.DEVICE_EVENT_KIND_APPROVAL_WAITING,
+                step.content,
+                session_id=step.session_id,
+                act_id=step.act_id,
+            )
+        )
+
+    def _ask(self, query: str, session_id: str | None) -> Iterator[pb.ReactStep]:
         text = " ".join(query.split())
         if not text:
             raise ValueError("the query is empty")
@@ -320,7 +344,10 @@ class EdgeAgent:
             session.approve(act_id, reason)
         else:
             session.deny(act_id, reason or "denied by the user")
-        return list(self._run(session))
+        steps = list(self._run(session))
+        for step in steps:
+            self._announce(step)
+        return steps
 
     def awaiting_cloud_approval(self, session_id: str, act_id: str) -> bool:
         """True while a cloud session's device action waits for this decision."""
@@ -540,7 +567,22 @@ class EdgeAgent:
                 )
                 self.memory.resolve_pending(pending["pending_id"], final.content)
             resolved.append((pending, steps))
+            self._announce_resolved(pending, final)
         return resolved
+
+    def _announce_resolved(self, pending: dict[str, Any], final: pb.ReactStep) -> None:
+        if self.events is None:
+            return
+        from edge_agent.device_events import device_event
+
+        self.events.publish(
+            device_event(
+                pb.DEVICE_EVENT_KIND_PENDING_RESOLVED,
+                f"Answered now: {pending['query']} -> {final.content}",
+                session_id=final.session_id,
+                pending_id=str(pending["pending_id"]),
+            )
+        )
 
     @staticmethod
     def _refusal_step(session_id: str, trace_id: str, error: Exception) -> pb.ReactStep:

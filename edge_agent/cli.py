@@ -165,12 +165,16 @@ def ask(
     """Answer one query on the device, or through the cloud."""
     if not query.strip():
         raise fail("the query is empty", 2)
-    from edge_agent.agent import MAX_QUERY_CHARS
+    from edgeloop.limits import MAX_QUERY_CHARS
 
     if len(query) > MAX_QUERY_CHARS:
         raise fail(f"the query is {len(query)} characters; the limit is {MAX_QUERY_CHARS}", 2)
     if "\x00" in query:
         raise fail("the query contains a NUL character", 2)
+    if not (model or tools or token or tls_root) and _ask_runtime(
+        query, cloud, memory, json_output, verbose
+    ):
+        return
     from edgeloop.v1 import agent_pb2 as pb
     from react_kernel.steps import step_to_json
 
@@ -201,6 +205,49 @@ def ask(
         steps = _approve_interactively(agent, waiting, interactive)
     if pending and cloud:  # the cloud failed (without --cloud the device is offline by choice)
         raise typer.Exit(EXIT_PENDING)
+
+
+def _ask_runtime(
+    query: str, cloud: str | None, memory: str | None, json_output: bool, verbose: bool
+) -> bool:
+    """Ask through a runtime running on this memory (with this cloud); False when none
+    runs (or it went away before answering): the caller asks cold."""
+    from edge_agent.paths import memory_path
+    from edge_agent.runtime_file import running_address
+
+    address = running_address(memory_path(memory), cloud)
+    if address is None:
+        return False
+    import grpc
+
+    from edge_agent.through_runtime import RuntimeGone, ask_through
+    from edgeloop.v1 import agent_pb2 as pb
+
+    interactive = sys.stdin.isatty() and not json_output
+
+    def show(step: pb.ReactStep) -> None:
+        if json_output:  # the kernel's format (its import is left out of a plain ask)
+            from react_kernel.steps import step_to_json
+
+            typer.echo(step_to_json(step))
+        elif verbose or step.step_type in (pb.STEP_TYPE_FINAL_ANSWER, pb.STEP_TYPE_ERROR):
+            typer.echo(_line(step) if verbose else step.content)
+
+    def confirm(step: pb.ReactStep) -> bool:
+        return interactive and typer.confirm(step.content, default=False, err=True)
+
+    try:
+        steps = ask_through(address, query, show, confirm)
+    except RuntimeGone:
+        return False
+    except grpc.RpcError as exc:
+        code = exc.code()  # type: ignore[attr-defined]
+        details = exc.details() or code.name  # type: ignore[attr-defined]
+        raise fail(details, 2 if code == grpc.StatusCode.INVALID_ARGUMENT else 1) from None
+    final = steps[-1] if steps else None
+    if cloud and final is not None and "pending_id" in final.metadata:
+        raise typer.Exit(EXIT_PENDING)
+    return True
 
 
 def _cloud_failure(error: Exception, cloud: str | None) -> Exception:
@@ -563,31 +610,96 @@ def serve(
         False, "--insecure", help="Serve beyond loopback (the service has no tokens)."
     ),
 ) -> None:
-    """Serve the edge agent over gRPC for clients in any language."""
+    """Serve the edge agent over gRPC for clients in any language (the runtime without
+    its page: timers ring here too; see `edge-agent run`)."""
+    _host_runtime(host, port, None, cloud, memory, model, tools, token, tls_root, insecure)
+
+
+@app.command("run")
+def run_command(
+    host: str = typer.Option("127.0.0.1", help="Address to bind."),
+    port: int = typer.Option(50052, help="gRPC port (0 picks a free one)."),
+    ui_port: int = typer.Option(
+        None, "--ui-port", help="Also serve the device page on this port (0 picks a free one)."
+    ),
+    cloud: str = typer.Option(None, "--cloud", help="Cloud reasoner HOST:PORT."),
+    memory: MemoryOption = None,
+    model: ModelOption = None,
+    tools: ToolsOption = None,
+    token: TokenOption = None,
+    tls_root: TlsRootOption = None,
+    insecure: bool = typer.Option(
+        False, "--insecure", help="Serve beyond loopback (the service has no tokens)."
+    ),
+    missed_after: float = typer.Option(
+        10.0, "--missed-after", hidden=True, help="Seconds late after which a timer was missed."
+    ),
+) -> None:
+    """The device runtime: keeps the model loaded, rings timers and alarms at their time
+    (once, even with several processes on one memory), announces events here, on the
+    page and on the WatchEvents RPC; `edge-agent ask` on the same memory goes through it."""
+    _host_runtime(
+        host, port, ui_port, cloud, memory, model, tools, token, tls_root, insecure, missed_after
+    )
+
+
+def _host_runtime(
+    host: str,
+    port: int,
+    ui_port: int | None,
+    cloud: str | None,
+    memory: str | None,
+    model: str | None,
+    tools: list[str] | None,
+    token: str | None,
+    tls_root: str | None,
+    insecure: bool,
+    missed_after: float = 10.0,
+) -> None:
+    """Serve the runtime until Ctrl-C; every failure to start is one line."""
     import asyncio
 
-    from edge_agent.service import serve as start
+    from edge_agent.paths import memory_path
+    from edge_agent.runtime import DeviceRuntime, PageOptions
+    from edge_agent.runtime import host as run_host
     from edgeloop.transport.binding import check_exposure
 
     try:  # refused before the model loads; the server logs the warning when it starts
         check_exposure(host, authenticated=False, insecure=insecure, what="the edge agent")
     except ValueError as exc:
         raise fail(str(exc)) from None
+    page = None
+    if ui_port is not None:
+        from edge_agent.ui import UiAccess
+
+        access = UiAccess.checked(host, None)
+        target = _cloud_target(cloud) if cloud else None
+        page = PageOptions(ui_port, access, target, token, tls_root)
     agent = _agent(cloud, memory, model, tools, token, tls_root)
+    runtime = DeviceRuntime(agent, missed_after_s=missed_after)
+
+    def say(line: str) -> None:
+        typer.echo(line)
 
     async def main() -> None:
         try:
-            server = await start(agent, host, port, insecure=insecure)
+            await run_host(
+                runtime,
+                memory_path(memory),
+                address=(host, port),
+                insecure=insecure,
+                page=page,
+                cloud=cloud,
+                say=say,
+            )
         except (OSError, ValueError) as exc:
             raise fail(str(exc)) from None
-        typer.echo(f"edge agent serving on {host}:{server.port}", err=True)
-        try:
-            await server.wait()
-        finally:
-            await server.stop(2)
 
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(main())
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(main())
+    finally:
+        agent.memory.close()
 
 
 @app.command("ui")

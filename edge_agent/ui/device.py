@@ -15,8 +15,10 @@ import asyncio
 import threading
 import time
 import uuid
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from edge_agent.ui.events import Broadcaster
@@ -32,11 +34,13 @@ from edgeloop.v1 import agent_pb2 as pb
 
 if TYPE_CHECKING:
     from edge_agent.agent import EdgeAgent
+    from edge_agent.runtime import DeviceRuntime
     from sync.store import MemoryStore
 
 T = TypeVar("T")
 
 MEMORY_ROWS = 50
+EVENTS_SHOWN = 10
 
 
 def _table(rows: list[dict[str, Any]], columns: tuple[str, ...], newest: str) -> dict[str, Any]:
@@ -138,8 +142,14 @@ class DeviceConsole:
         token: str | None = None,
         tls_root: str | None = None,
         broadcaster: Broadcaster | None = None,
+        runtime: DeviceRuntime | None = None,
     ) -> None:
         self.agent = agent
+        self.runtime = runtime
+        #: The device's latest events (timers rung, approvals, answers, syncs), newest first.
+        self.events: deque[pb.DeviceEvent] = deque(maxlen=EVENTS_SHOWN)
+        if runtime is not None:
+            runtime.hub.subscribe(self._on_event)
         self.cloud = cloud
         self.token = token
         self.tls_root = tls_root
@@ -149,6 +159,35 @@ class DeviceConsole:
         self._lock = threading.Lock()  # the agent and its memory: one call at a time
         self._tasks: set[asyncio.Task[Any]] = set()
         self._memory_mark: tuple[int, int] | None = None
+
+    # -- device events ---------------------------------------------------------------------
+
+    def _on_event(self, event: pb.DeviceEvent) -> None:
+        """A device event (any thread): shown in the timers panel, which rings the page."""
+        self.events.appendleft(event)
+        self.broadcaster.publish("ringing")
+
+    def ringing(self) -> list[dict[str, Any]]:
+        """The timers ringing now (not dismissed or snoozed), with their due time in words."""
+        if self.runtime is None:
+            return []
+        from edge_agent.tools.timers import home_zone
+
+        zone, _ = home_zone(self.agent.memory)
+        shown = []
+        for ring in self.runtime.ringer.ringing():
+            due = datetime.fromisoformat(str(ring["due_at"])).astimezone(zone)
+            shown.append({**ring, "due_clock": due.strftime("%H:%M")})
+        return shown
+
+    async def settle(self, timer_id: str, answer: str) -> str:
+        """Dismiss or snooze a ringing timer (ValueError: none such, or a bad answer)."""
+        if self.runtime is None:
+            raise ValueError("this page keeps no time")
+        ringer = self.runtime.ringer
+        text, _new = await asyncio.to_thread(ringer.settle, timer_id, answer)
+        self.broadcaster.publish("ringing", "memory")
+        return text
 
     # -- running the agent -----------------------------------------------------------------
 
