@@ -165,6 +165,8 @@ class EdgeAgentServicer(pb_grpc.EdgeAgentServiceServicer):
             raise AssertionError("unreachable")
         key, queue = runtime.hub.queue(asyncio.get_running_loop())
         try:
+            # Subscribed: a client that waits for the headers misses nothing after them.
+            await context.send_initial_metadata(())
             if request.include_ringing:
                 for event in await asyncio.to_thread(ringing_events, runtime):
                     yield pb.WatchEventsResponse(event=event)
