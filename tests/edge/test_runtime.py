@@ -7,6 +7,7 @@ timer's due time reports it as missed, once, after a restart.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -85,10 +86,8 @@ class Runtime:
         deadline = time.monotonic() + seconds
         got = []
         while time.monotonic() < deadline:
-            try:
+            with contextlib.suppress(queue.Empty):
                 got.append(self.lines.get(timeout=0.1))
-            except queue.Empty:
-                pass
         self.seen.extend(got)
         return got
 
