@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.prompt import Confirm, Prompt
 
 from edge_agent.agent import EdgeAgent
+from edge_agent.runtime import DeviceRuntime
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel.steps import STEP_KINDS, from_struct
 
@@ -44,10 +45,29 @@ def render(console: Console, step: pb.ReactStep) -> None:
     console.print(text, style=style, markup=False, highlight=False)
 
 
-def run_chat(agent: EdgeAgent, console: Console | None = None) -> None:
-    """The read-ask-render loop."""
+def run_chat(
+    agent: EdgeAgent, console: Console | None = None, *, runtime: DeviceRuntime | None = None
+) -> None:
+    """The read-ask-render loop; with a ``runtime``, timers ring in the chat meanwhile."""
     out = console or Console()
     out.print("[bold]edgeloop[/bold] edge agent. Ask anything; 'exit' to leave.")
+    if runtime is None:
+        _chat(agent, out)
+        return
+    from edge_agent.runtime import terminal_line
+
+    key = runtime.hub.subscribe(
+        lambda event: out.print(terminal_line(event), style="bold magenta", markup=False)
+    )
+    runtime.start()
+    try:
+        _chat(agent, out)
+    finally:
+        runtime.stop()
+        runtime.hub.unsubscribe(key)
+
+
+def _chat(agent: EdgeAgent, out: Console) -> None:
     while True:
         try:
             query = Prompt.ask("[bold blue]you[/]", console=out)

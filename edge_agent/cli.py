@@ -387,8 +387,10 @@ def chat(
 ) -> None:
     """An interactive session that renders each step as it happens."""
     from edge_agent.chat import run_chat
+    from edge_agent.runtime import DeviceRuntime
 
-    run_chat(_agent(cloud, memory, model, tools, token, tls_root))
+    runtime = DeviceRuntime(_agent(cloud, memory, model, tools, token, tls_root))
+    run_chat(runtime.agent, runtime=runtime)
 
 
 def _print_report(report: EvalReport) -> None:
@@ -731,8 +733,12 @@ def ui_command(
     if bool(tls_cert) != bool(tls_key):
         raise fail("--tls-cert and --tls-key go together", 2)
     target = _cloud_target(cloud) if cloud else None
+    from edge_agent.runtime import DeviceRuntime, terminal_line
+
     agent = _agent(cloud, memory, model, tools, token, tls_root)
-    console = DeviceConsole(agent, cloud=target, token=token, tls_root=tls_root)
+    runtime = DeviceRuntime(agent)  # timers ring on the page (and here)
+    runtime.hub.subscribe(lambda event: typer.echo(terminal_line(event), err=True))
+    console = DeviceConsole(agent, cloud=target, token=token, tls_root=tls_root, runtime=runtime)
 
     async def main() -> None:
         try:
@@ -748,9 +754,11 @@ def ui_command(
         except OSError as exc:
             raise fail(f"cannot serve the page on {host}:{port}: {exc}") from None
         typer.echo(f"edge agent page on {server.url}", err=True)
+        runtime.start()
         try:
             await server.wait()
         finally:
+            runtime.stop()
             await server.stop()
 
     with contextlib.suppress(KeyboardInterrupt):
