@@ -30,6 +30,7 @@ from edge_agent.router import RouteDecision, Router
 from edge_agent.settings import keep_history, load_settings
 from edge_agent.tools import builtin_tools, requires_approval
 from edgeloop.limits import MAX_QUERY_CHARS as LIMIT
+from edgeloop.limits import has_words
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel import AgentLoop, ReasoningContext, Session, ToolSpec
 from react_kernel.executor import canonical_json
@@ -284,6 +285,8 @@ class EdgeAgent:
             raise ValueError(f"the query is {len(text)} characters; the limit is {MAX_QUERY_CHARS}")
         if "\x00" in text:
             raise ValueError("the query contains a NUL character")
+        if not has_words(text):
+            raise ValueError("the query has no words")
         home = load_settings(self.memory)  # set here or synced from elsewhere
         self.router.home = home
         keep_history(self.memory, home)

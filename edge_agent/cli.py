@@ -171,6 +171,10 @@ def ask(
         raise fail(f"the query is {len(query)} characters; the limit is {MAX_QUERY_CHARS}", 2)
     if "\x00" in query:
         raise fail("the query contains a NUL character", 2)
+    from edgeloop.limits import has_words
+
+    if not has_words(query):
+        raise fail("the query has no words", 2)
     if not (model or tools or token or tls_root) and _ask_runtime(
         query, cloud, memory, json_output, verbose
     ):
@@ -543,15 +547,18 @@ def _device_store(memory: str | None) -> MemoryStore:
     from edge_agent.settings import keep_history, load_settings
     from sync.store import MemoryStore
 
+    path = memory_path(memory)
+    if memory and not path.parent.is_dir():  # a typo must not create a tree of folders
+        raise fail(f"cannot open memory {path}: the folder {path.parent} does not exist", 2)
     try:
-        store = MemoryStore.device(memory_path(memory))
+        store = MemoryStore.device(path)
     except Exception as exc:  # sqlite and the store's own errors: one line, not a trace
         raise fail(f"cannot open memory {memory_path(memory)}: {exc}") from None
     keep_history(store, load_settings(store))
     return store
 
 
-@config_app.command("set")
+@config_app.command("set", context_settings={"ignore_unknown_options": True})
 def config_set(
     key: str = typer.Argument(..., help="home_city, default_room, units or history_days."),
     value: str = typer.Argument(

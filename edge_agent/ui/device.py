@@ -208,9 +208,13 @@ class DeviceConsole:
 
         Raises ValueError for an empty query.
         """
+        from edgeloop.limits import has_words
+
         text = " ".join(query.split())
         if not text:
             raise ValueError("the query is empty")
+        if not has_words(text):
+            raise ValueError("the query has no words")
         session = self.book.open(LiveSession(uuid.uuid4().hex, text))
         self.broadcaster.publish("sessions")
         self._background(self._call(lambda: self._run_ask(session)))
