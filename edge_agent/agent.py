@@ -34,6 +34,7 @@ from edgeloop.limits import has_words
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel import AgentLoop, ReasoningContext, Session, ToolSpec
 from react_kernel.executor import canonical_json
+from react_kernel.observations import render_output
 from react_kernel.steps import from_struct, new_act_id, to_struct
 
 if TYPE_CHECKING:
@@ -636,7 +637,8 @@ class EdgeAgent:
         observation.status = outcome.status
         if outcome.status == pb.OBSERVATION_STATUS_OK:
             observation.observation.CopyFrom(to_struct(outcome.output))
-            observation.content = str(outcome.output)
+            # JSON as the kernel renders its own observations, never a Python repr.
+            observation.content = render_output(outcome.output)
         else:
             observation.content = f"error: {outcome.error}"
         observation.latency_ms = outcome.latency_ms

@@ -238,7 +238,8 @@ def tool_answer(
             asked = date.fromisoformat(str(output["asked_date"]))
             return (
                 f"{asked.strftime('%B')} {asked.day}, {asked.year} is a "
-                f"{str(output['asked_weekday']).capitalize()} (today in {city} is "
+                f"{str(output['asked_weekday']).capitalize()}{_days_away(asked, output)} "
+                f"(today in {city} is "
                 f"{str(output.get('weekday', '')).capitalize()} {output.get('date', '')})."
             )
         when = ""
@@ -246,6 +247,24 @@ def tool_answer(
             when = f" on {str(output['weekday']).capitalize()} {output['date']}"
         return f"It's {output['time']}{when} in {city} ({output['timezone']})."
     return generic_answer(tool, output)
+
+
+def _days_away(asked: date, output: dict[str, Any]) -> str:
+    """How far the asked date is from the place's today, in days (", 23 days from
+    today"): "how many days until christmas" is answered with the count, not only the
+    weekday."""
+    try:
+        today = date.fromisoformat(str(output.get("date", "")))
+    except ValueError:
+        return ""
+    days = (asked - today).days
+    if days == 0:
+        return ", today"
+    if days == 1:
+        return ", tomorrow"
+    if days > 0:
+        return f", {days} days from today"
+    return f", {-days} days ago" if days < -1 else ", yesterday"
 
 
 def _gear_answer(
