@@ -149,6 +149,28 @@ class RecordStore(StoreEngine):
                 [json.dumps(merged, sort_keys=True), timer_id],
             )
 
+    # ---- the last sync (local) -------------------------------------------------------
+
+    def note_synced(self, rounds: int, bytes_sent: int, bytes_received: int) -> None:
+        """Remember that a sync with the cloud just completed (any process, any client)."""
+        summary = {
+            "at": now_iso(),
+            "rounds": rounds,
+            "bytes_sent": bytes_sent,
+            "bytes_received": bytes_received,
+        }
+        with self._lock, self.db.atomic():
+            self.db.execute(
+                "INSERT INTO meta (key, value) VALUES ('last_sync', ?)"
+                " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                [json.dumps(summary)],
+            )
+
+    def last_sync(self) -> dict[str, Any] | None:
+        """The last completed sync (``at``, ``rounds``, ``bytes_sent``, ``bytes_received``)."""
+        rows = self._query("SELECT value FROM meta WHERE key = 'last_sync'")
+        return dict(json.loads(rows[0][0])) if rows else None
+
     # ---- device state --------------------------------------------------------------
 
     @staticmethod

@@ -35,7 +35,7 @@ from edge_agent.ui.live import LiveSession, SessionBook
 from edge_agent.ui.pages import make_environment
 
 STATIC_DIR = Path(__file__).parent / "static"
-DEVICE_PANELS = ("ringing", "sessions", "approvals", "sync", "memory")
+DEVICE_PANELS = ("sessions", "approvals", "sync", "memory", "ringing")
 MEMORY_POLL_S = 1.0
 MAX_FORM_BYTES = 64 * 1024
 _ENV = make_environment()

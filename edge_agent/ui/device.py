@@ -59,7 +59,7 @@ def read_memory(store: MemoryStore) -> dict[str, Any]:
     store's public, locked reads: safe beside a sync in another thread."""
     return {
         "notes": _table(store.notes(), ("text", "list", "created_at"), "created_at"),
-        "timers": _table(store.timers(), ("label", "seconds", "fires_at"), "fires_at"),
+        "timers": _table(timer_rows(store), ("label", "length", "goes off", "state"), "fires_at"),
         "device_state": _table(
             list(store.records("device_state").values()),
             ("device", "room", "state", "updated_at"),
@@ -72,6 +72,36 @@ def read_memory(store: MemoryStore) -> dict[str, Any]:
             "created_at",
         ),
     }
+
+
+def timer_rows(store: MemoryStore) -> list[dict[str, Any]]:
+    """The timers as a person reads them: the length in words, the local clock time it
+    goes off (the home city's zone) and whether it rang, never raw seconds."""
+    from edge_agent.answers import duration
+    from edge_agent.tools.timers import home_zone
+
+    zone, _ = home_zone(store)
+    now = datetime.now(zone)
+    rung = {ring["timer_id"]: ring for ring in store.rings()}
+    rows = []
+    for timer in store.timers():
+        fires = datetime.fromisoformat(str(timer["fires_at"])).astimezone(zone)
+        ring = rung.get(timer["timer_id"])
+        state = "waiting" if fires > now else "went off"
+        if ring is not None:
+            state = {"fired": "rang", "missed": "missed"}.get(str(ring["outcome"]), state)
+            state += f", {ring['settled']}" if ring["settled"] else ""
+        day = "" if fires.date() == now.date() else f"{fires:%a %d %b} "
+        rows.append(
+            {
+                "label": timer["label"] or "-",
+                "length": duration(int(timer["seconds"])),
+                "goes off": f"{day}{fires:%H:%M}",
+                "state": state,
+                "fires_at": timer["fires_at"],
+            }
+        )
+    return rows
 
 
 @dataclass(frozen=True)
@@ -159,6 +189,8 @@ class DeviceConsole:
         self._lock = threading.Lock()  # the agent and its memory: one call at a time
         self._tasks: set[asyncio.Task[Any]] = set()
         self._memory_mark: tuple[int, int] | None = None
+        if cloud:
+            self._update_sync_state()  # synced before this page started
 
     # -- device events ---------------------------------------------------------------------
 
@@ -381,6 +413,18 @@ class DeviceConsole:
         return changed
 
     def _update_sync_state(self) -> None:
+        last = self.agent.memory.last_sync()  # a sync by any process on this memory
+        if last is not None and self.cloud:
+            at = _epoch(str(last["at"]))
+            if self.sync.last_at is None or at > self.sync.last_at + 0.5:
+                self.sync.last_at = at
+                self.sync.rounds = int(last["rounds"])
+                self.sync.bytes_sent = int(last["bytes_sent"])
+                self.sync.bytes_received = int(last["bytes_received"])
+                self.sync.error = ""
+                self.sync.vector_after = self.agent.memory.state_vector()
+                self.sync.changed_since = False
+                return
         if self.sync.last_at is not None:
             self.sync.changed_since = self.agent.memory.state_vector() != self.sync.vector_after
 
