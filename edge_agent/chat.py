@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 from rich.console import Console
 from rich.prompt import Confirm, Prompt
+from rich.text import Text
 
 from edge_agent.agent import EdgeAgent
 from edge_agent.runtime import DeviceRuntime
@@ -31,18 +32,18 @@ STYLES = {kind: (STEP_KINDS[kind], style) for kind, style in _COLOURS.items()}
 
 
 def render(console: Console, step: pb.ReactStep) -> None:
-    """Print one step."""
+    """Print one step: its label and text as one piece of text, so that the terminal
+    wraps it between words (two prints wrapped the second as if it began the line)."""
     label, style = STYLES.get(step.step_type, ("step", ""))
     origin = "cloud" if step.origin == pb.ORIGIN_CLOUD else "edge"
     text = step.content
     if step.step_type == pb.STEP_TYPE_ACTION:
         text = f"{step.tool} {json.dumps(from_struct(step.arguments), ensure_ascii=False)}"
     if step.step_type == pb.STEP_TYPE_FINAL_ANSWER:
-        console.print(f"[bold]{label}[/bold] ", end="")
-        console.print(text, style=style, markup=False)
-        return
-    console.print(f"[{style}]{label} ({origin})[/] ", end="")
-    console.print(text, style=style, markup=False, highlight=False)
+        line = Text.assemble((f"{label} ", "bold"), (text, style))
+    else:
+        line = Text.assemble((f"{label} ({origin}) ", style), (text, style))
+    console.print(line, highlight=False)
 
 
 def run_chat(

@@ -144,6 +144,21 @@ def _approve_interactively(
     return agent.approve(step.session_id, step.act_id, approved, reason)
 
 
+def _shown(step: pb.ReactStep, verbose: bool, interactive: bool) -> str | None:
+    """What the terminal prints for a step (None: nothing): the answer (every step with
+    ``--verbose``). An approval request that the person is asked about is not printed
+    too: the prompt shows it, once."""
+    from edgeloop.v1 import agent_pb2 as pb
+
+    if step.step_type == pb.STEP_TYPE_APPROVAL_REQUEST and interactive:
+        return None
+    if verbose:
+        return _line(step)
+    if step.step_type in (pb.STEP_TYPE_FINAL_ANSWER, pb.STEP_TYPE_ERROR):
+        return step.content
+    return None
+
+
 def _line(step: pb.ReactStep) -> str:
     from react_kernel.steps import STEP_KINDS
 
@@ -192,8 +207,8 @@ def ask(
             for step in steps:  # printed as each one is produced
                 if json_output:
                     typer.echo(step_to_json(step))
-                elif verbose or step.step_type in (pb.STEP_TYPE_FINAL_ANSWER, pb.STEP_TYPE_ERROR):
-                    typer.echo(_line(step) if verbose else step.content)
+                elif (text := _shown(step, verbose, interactive)) is not None:
+                    typer.echo(text)
                 if step.step_type == pb.STEP_TYPE_FINAL_ANSWER and "pending_id" in step.metadata:
                     pending = True
                 if step.step_type != pb.STEP_TYPE_APPROVAL_REQUEST:
@@ -225,7 +240,6 @@ def _ask_runtime(
     import grpc
 
     from edge_agent.through_runtime import RuntimeGone, ask_through
-    from edgeloop.v1 import agent_pb2 as pb
 
     interactive = sys.stdin.isatty() and not json_output
 
@@ -234,8 +248,8 @@ def _ask_runtime(
             from react_kernel.steps import step_to_json
 
             typer.echo(step_to_json(step))
-        elif verbose or step.step_type in (pb.STEP_TYPE_FINAL_ANSWER, pb.STEP_TYPE_ERROR):
-            typer.echo(_line(step) if verbose else step.content)
+        elif (text := _shown(step, verbose, interactive)) is not None:
+            typer.echo(text)
 
     def confirm(step: pb.ReactStep) -> bool:
         return interactive and typer.confirm(step.content, default=False, err=True)
