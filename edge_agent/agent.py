@@ -17,10 +17,11 @@ Example:
 from __future__ import annotations
 
 import json
+import math
 import threading
 import uuid
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -48,6 +49,8 @@ TOP_INTENTS = 3  # intents (with their scores) a routing THOUGHT records
 APPROVAL_TIMEOUT_S = 25.0
 #: Cloud refusals that another try may get past: the query is kept pending.
 TRANSIENT_CODES = frozenset({"UNAVAILABLE", "RESOURCE_EXHAUSTED", "DEADLINE_EXCEEDED"})
+#: A side effect in a pending query answered later than this is confirmed first.
+LATE_CONFIRM_S = 180.0
 #: Longer queries are refused on the device, at the cloud's own limit (one constant).
 MAX_QUERY_CHARS = LIMIT
 
@@ -425,6 +428,11 @@ class EdgeAgent:
                 retry_after = error.retry_after_s
             finally:
                 self._forget_decisions(session_id)
+        acted = any(s.step_type == pb.STEP_TYPE_ACTION for s in steps)
+        if final is None and fallback is None and not acted:
+            # (Once the cloud had the device act, the query stays pending: its retry
+            # keeps those actions' idempotency keys, a device run would not.)
+            fallback = self._device_only(query)
         if final is None and fallback is not None:
             # The cloud was only asked for a fresher forecast: the device answers itself.
             self.memory.save_steps(session_id, steps)
@@ -458,6 +466,23 @@ class EdgeAgent:
                 success=final.metadata.get("offline") != "true",
                 state="completed",
             )
+
+    def _device_only(self, query: str) -> RouteDecision | None:
+        """With no cloud to plan it, a compound query whose every request has a device
+        tool ("turn on the lights and set a 5 minute timer") runs here, each request as
+        the router reads it on its own; None when any part needs the cloud."""
+        if not self.router.one_request:
+            return None
+        self.router.one_request = False
+        try:
+            decision = self.router.decide(query)
+        finally:
+            self.router.one_request = True
+        if decision.route != "edge" or len(decision.calls) < 2:
+            return None
+        if any(self.tools.get(call.tool) is None for call in decision.calls):
+            return None
+        return decision
 
     def _keep_forecast(self, step: pb.ReactStep) -> None:
         """Keep the week a cloud forecast observation carries in the forecast cache."""
@@ -523,10 +548,12 @@ class EdgeAgent:
             stamp = _Stamper(session_id, trace_id)
             steps: list[pb.ReactStep] = []
 
+            late_s = max(0.0, (self._now() - _stored_time(pending["created_at"])).total_seconds())
+
             def run_tool(
-                action: pb.ReactStep, sid: str = session_id, key: str = scope
+                action: pb.ReactStep, sid: str = session_id, key: str = scope, late: float = late_s
             ) -> pb.ReactStep:
-                return self.run_device_tool(action, sid, idempotency_scope=key)
+                return self.run_device_tool(action, sid, idempotency_scope=key, asked_s_ago=late)
 
             try:
                 for step in self.cloud.run(
@@ -540,8 +567,9 @@ class EdgeAgent:
                     step.metadata["pending_id"] = pending["pending_id"]
                     steps.append(step)
                     if step.step_type == pb.STEP_TYPE_APPROVAL_REQUEST:
-                        approved = approve(step) if approve is not None else False
-                        self.approve(step.session_id, step.act_id, approved)
+                        self._announce(step)  # WatchEvents and its Approve may answer it
+                        if approve is not None:
+                            self.approve(step.session_id, step.act_id, approve(step))
             except CloudUnavailableError:
                 break
             except CloudRequestError as error:
@@ -603,7 +631,12 @@ class EdgeAgent:
         return step
 
     def run_device_tool(
-        self, action: pb.ReactStep, session_id: str = "", *, idempotency_scope: str = ""
+        self,
+        action: pb.ReactStep,
+        session_id: str = "",
+        *,
+        idempotency_scope: str = "",
+        asked_s_ago: float = 0.0,
     ) -> pb.ReactStep:
         """Run a device ACTION the cloud asked for, through the kernel's checked executor.
 
@@ -627,7 +660,16 @@ class EdgeAgent:
             observation.content = f"unknown device tool {action.tool!r}"
             return observation
         args = from_struct(action.arguments)
-        if _approval_policy(spec, args):
+        if asked_s_ago and spec.name == "set_timer" and args.get("seconds"):
+            # A countdown runs from when it was asked, not from when the cloud answered.
+            remaining = float(args["seconds"]) - asked_s_ago
+            if remaining <= 0:
+                return self._timer_already_due(observation, args, asked_s_ago)
+            args["seconds"] = math.ceil(remaining)
+        late = spec.side_effects and asked_s_ago > LATE_CONFIRM_S
+        if late or _approval_policy(spec, args):
+            if late:
+                action.metadata["asked_s_ago"] = str(round(asked_s_ago))
             refusal = self._await_approval(action, spec, args, observation)
             if refusal is not None:
                 return refusal
@@ -644,6 +686,34 @@ class EdgeAgent:
         observation.latency_ms = outcome.latency_ms
         return observation
 
+    def _timer_already_due(
+        self, observation: pb.ReactStep, args: dict[str, Any], asked_s_ago: float
+    ) -> pb.ReactStep:
+        """A countdown asked for while offline that has run out by the time the cloud
+        answered: it is not set again, and the answer says when it was due."""
+        from edge_agent.answers import duration
+        from edge_agent.tools.timers import home_zone
+
+        zone, zone_name = home_zone(self.memory)
+        seconds = int(args["seconds"])
+        due = self._now() - timedelta(seconds=asked_s_ago - seconds)
+        output = {
+            "timer_id": "not set",  # the tool's schema: none was stored
+            "fires_at": due.astimezone(zone).isoformat(timespec="seconds"),
+            "already_due": True,
+            "seconds": seconds,
+            "due_at": due.astimezone(zone).isoformat(timespec="seconds"),
+            "timezone": zone_name,
+            "label": str(args.get("label") or ""),
+        }
+        observation.status = pb.OBSERVATION_STATUS_OK
+        observation.observation.CopyFrom(to_struct(output))
+        observation.content = (
+            f"The {duration(seconds)} timer asked for {duration(round(asked_s_ago))} ago was"
+            f" due at {due.astimezone(zone):%H:%M}: not set again."
+        )
+        return observation
+
     def _await_approval(
         self,
         action: pb.ReactStep,
@@ -658,12 +728,18 @@ class EdgeAgent:
             if decision is None:
                 self._decisions[key] = _Decision()
         if decision is None:  # first call: ask the person
+            late = action.metadata.get("asked_s_ago")
+            why = ""
+            if late:
+                from edge_agent.answers import duration
+
+                why = f" (asked {duration(int(late))} ago, while offline)"
             request = pb.ReactStep(
                 step_type=pb.STEP_TYPE_APPROVAL_REQUEST,
                 session_id=observation.session_id,
                 act_id=action.act_id,
                 tool=spec.name,
-                content=f"Approve {spec.name} with {canonical_json(args)}?",
+                content=f"Approve {spec.name} with {canonical_json(args)}{why}?",
                 requires_approval=True,
                 executor=pb.ORIGIN_EDGE,
                 origin=pb.ORIGIN_EDGE,
@@ -687,6 +763,12 @@ class EdgeAgent:
     def session_steps(self, session_id: str) -> list[pb.ReactStep]:
         """The stored steps of a session, in order."""
         return self.memory.steps(session_id)
+
+
+def _stored_time(value: str) -> datetime:
+    """A time the memory store wrote (ISO-8601 UTC with a ``Z``)."""
+    moment = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 class _Stamper:

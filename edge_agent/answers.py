@@ -192,6 +192,16 @@ def tool_answer(
         if state.startswith("set to"):
             return f"Done: the {room}{device} is {state}."
         return f"Done: the {room}{device} is {state}."
+    if tool == "set_timer" and output.get("already_due"):
+        # Asked while offline, answered after it would have run out (docs/edge.md).
+        due = re.search(r"T(\d{2}:\d{2})", str(output.get("due_at", "")))
+        label = f" {output['label']}" if output.get("label") else ""
+        span = duration(int(output.get("seconds") or 0))
+        at = f" at {due.group(1)}" if due else ""
+        return (
+            f"Your {span}{label} timer would have gone off{at}, while the device was offline:"
+            " that time has passed, so I didn't set a new one."
+        )
     if tool == "set_timer":
         fires = str(output.get("fires_at", ""))
         match = re.match(r"^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})", fires)
