@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from edge_agent.answers import failure_answer, offline_answer, smalltalk_answer, tool_answer
+from edge_agent.followups import AskBack, Context, rewrite
 from edge_agent.router import RouteDecision, Router
 from edge_agent.settings import keep_history, load_settings
 from edge_agent.tools import builtin_tools, requires_approval
@@ -246,6 +247,8 @@ class EdgeAgent:
         self.approval_timeout_s = APPROVAL_TIMEOUT_S
         #: Where approvals waiting and pending answers are announced (a runtime sets it).
         self.events: EventHub | None = None
+        #: The conversation's last list, device, city and timer, for follow-ups.
+        self.context = Context()
         # (session id, act id) -> decision, for device actions the cloud asked for.
         self._decisions: dict[tuple[str, str], _Decision] = {}
         self._decisions_lock = threading.Lock()
@@ -291,6 +294,11 @@ class EdgeAgent:
             raise ValueError("the query contains a NUL character")
         if not has_words(text):
             raise ValueError("the query has no words")
+        followed = rewrite(text, self.context)
+        if isinstance(followed, AskBack):
+            yield from self._ask_back(text, followed.question, session_id)
+            return
+        text = followed or text
         home = load_settings(self.memory)  # set here or synced from elsewhere
         self.router.home = home
         keep_history(self.memory, home)
@@ -312,6 +320,52 @@ class EdgeAgent:
             yield from self._run(session)
         else:
             yield from self._cloud(text, decision, session_id or uuid.uuid4().hex)
+
+    def _ask_back(
+        self, query: str, question: str, session_id: str | None
+    ) -> Iterator[pb.ReactStep]:
+        """A reference nothing resolves ("turn it off" with no device in the
+        conversation): the answer is a question, and nothing runs."""
+        sid = session_id or uuid.uuid4().hex
+        stamp = _Stamper(sid, uuid.uuid4().hex)
+        steps = []
+        for step in (
+            pb.ReactStep(
+                step_type=pb.STEP_TYPE_THOUGHT,
+                content="A reference to something earlier that the conversation does not hold.",
+                model=MODEL_NAME,
+            ),
+            pb.ReactStep(
+                step_type=pb.STEP_TYPE_FINAL_ANSWER,
+                content=question,
+                model=MODEL_NAME,
+                stop_reason=pb.STOP_REASON_FINAL_ANSWER,
+            ),
+        ):
+            stamp(step, local=True)
+            steps.append(step)
+            yield step
+        steps[-1].metadata["asked_back"] = "true"
+        with self.memory.batch():
+            self.memory.save_steps(sid, steps)
+            self.memory.record_session(
+                sid, query=query, final_answer=question, success=True, state="completed"
+            )
+
+    def _remember(self, steps: list[pb.ReactStep]) -> None:
+        """The entities of the tool calls that ran on the device, for follow-ups."""
+        actions = {s.act_id: s for s in steps if s.step_type == pb.STEP_TYPE_ACTION}
+        for step in steps:
+            action = actions.get(step.act_id)
+            if (
+                step.step_type == pb.STEP_TYPE_OBSERVATION
+                and step.status == pb.OBSERVATION_STATUS_OK
+                and action is not None
+                and self.tools.get(action.tool) is not None
+            ):
+                self.context.remember(
+                    action.tool, from_struct(action.arguments), from_struct(step.observation)
+                )
 
     def _stale_forecast(self, decision: RouteDecision) -> RouteDecision | None:
         """For a weather decision with no fresh forecast in the cache, the decision to ask
@@ -365,6 +419,7 @@ class EdgeAgent:
         # The kernel persists the session and its steps as it goes; the summary and the
         # receipt follow in one transaction (each commit costs a few ms on a device).
         yield from session.run()
+        self._remember(list(session.steps))
         final = session.final_answer
         with self.memory.batch():
             if session.finished and final is not None:
@@ -454,6 +509,7 @@ class EdgeAgent:
             answer.metadata["offline"] = "true"
             final = emit(answer)
             yield final
+        self._remember(steps)
         receipt = getattr(self.cloud, "last_receipt", None)  # CloudLink keeps the last one
         with self.memory.batch():
             self.memory.save_steps(session_id, steps)
