@@ -295,14 +295,16 @@ class EdgeAgent:
         if not has_words(text):
             raise ValueError("the query has no words")
         followed = rewrite(text, self.context)
-        if isinstance(followed, AskBack):
-            yield from self._ask_back(text, followed.question, session_id)
-            return
-        text = followed or text
+        text = followed if isinstance(followed, str) else text
         home = load_settings(self.memory)  # set here or synced from elsewhere
         self.router.home = home
         keep_history(self.memory, home)
         decision = self.router.decide(text)
+        if isinstance(followed, AskBack) and (decision.route != "edge" or not decision.tool):
+            # "it" with nothing to refer to, and no reading of its own ("turn it up" is
+            # the volume): a question beats a guess, and beats the cloud's guess too.
+            yield from self._ask_back(text, followed.question, session_id)
+            return
         if self.cloud is not None and (stale := self._stale_forecast(decision)) is not None:
             # No fresh forecast kept here: the cloud's provider answers (and the device
             # keeps the week); unreachable, the device answers from what it has.
