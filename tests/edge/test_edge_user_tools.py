@@ -429,9 +429,7 @@ def test_the_readme_booking_example_runs_from_a_clone(
 
 
 @pytest.mark.parametrize("reference", ["examples.booking_tools:TOOLS", "FILE:TOOLS"])
-def test_the_example_tools_load_outside_the_repository_root(
-    tmp_path: Path, reference: str
-) -> None:
+def test_the_example_tools_load_outside_the_repository_root(tmp_path: Path, reference: str) -> None:
     import subprocess
     import sys
 
