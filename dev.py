@@ -6,7 +6,8 @@
     python3.11 dev.py setup | gen | gen-check | lint | bench | proto-baseline
 
 Each command first makes sure that ``.venv`` exists and holds the project (editable, with
-its dev extra); it reinstalls only when pyproject.toml changed.
+its dev extra); it reinstalls only when pyproject.toml changed. Only `setup` and `test`
+run npm (the Node packages of the cross-language tests); the demo needs no npm.
 """
 
 from __future__ import annotations
@@ -51,6 +52,11 @@ def setup() -> None:
         run(PYTHON, "-m", "pip", "install", "--quiet", "--upgrade", "pip")
         run(PYTHON, "-m", "pip", "install", "--quiet", "-e", ".[dev]")
         STAMP.write_text(wanted)
+
+
+def node_packages() -> None:
+    """The Node packages of the cross-language tests (tests/node): only `setup` and
+    `test` install them; the demo and the benches need no npm."""
     if shutil.which("npm") and not (NODE_DIR / "node_modules").exists():
         run("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error", cwd=NODE_DIR)
 
@@ -85,6 +91,7 @@ def lint() -> None:
 
 
 def test(extra: list[str]) -> None:
+    node_packages()
     gen_check()
     buf_checks()
     lint()
@@ -120,7 +127,7 @@ def bench() -> None:
 
 
 COMMANDS = {
-    "setup": lambda extra: None,
+    "setup": lambda extra: node_packages(),
     "gen": lambda extra: gen(),
     "gen-check": lambda extra: gen_check(),
     "lint": lambda extra: (buf_checks(), lint()),

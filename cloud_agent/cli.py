@@ -122,6 +122,15 @@ def serve(
             bound = await cloud.start()
         except (OSError, ValueError) as exc:
             raise fail(str(exc)) from None
+        page = None
+        if ui_port is not None:  # before "serving on": a busy page port fails first
+            from cloud_agent.ui import serve_page
+
+            try:
+                page = await serve_page(cloud, ui_port, token=ui_token)
+            except OSError as exc:
+                await cloud.stop(0)
+                raise fail(f"cannot serve the page on port {ui_port}: {exc}") from None
         scheme = "tls" if settings.tls_cert else "plaintext"
         typer.echo(
             f"cloud-agent serving on {settings.host}:{bound} ({scheme}, backends: "
@@ -132,15 +141,7 @@ def serve(
             typer.echo(
                 f"metrics on http://{settings.metrics_host}:{cloud.metrics_port}/metrics", err=True
             )
-        page = None
-        if ui_port is not None:
-            from cloud_agent.ui import serve_page
-
-            try:
-                page = await serve_page(cloud, ui_port, token=ui_token)
-            except OSError as exc:
-                await cloud.stop(0)
-                raise fail(f"cannot serve the page on port {ui_port}: {exc}") from None
+        if page is not None:
             typer.echo(f"cloud page on {page.url}", err=True)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()

@@ -34,6 +34,8 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from edgeloop.limits import MAX_QUERY_CHARS
+
 KNOWN_BACKENDS = ("planner", "openai")
 #: How the planner finds the requests of a compound query (docs/cloud.md).
 PLANNER_SPLITS = ("rules", "model")
@@ -83,7 +85,7 @@ class CloudConfig:
     metrics_port: int | None = None
     rate_per_s: float = 0.0
     rate_burst: int = 20
-    max_query_chars: int = 4000
+    max_query_chars: int = MAX_QUERY_CHARS
     max_steps: int = 24
     session_timeout_s: float = 120.0
     device_tool_timeout_s: float = 30.0

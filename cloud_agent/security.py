@@ -16,10 +16,11 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 from cloud_agent.errors import InvalidRequestError, RateLimitedError
+from edgeloop.limits import MAX_QUERY_CHARS
 from edgeloop.transport.auth import LOCAL_USER, PrincipalLike
 from edgeloop.transport.guards import peer_host
 
-DEFAULT_MAX_QUERY_CHARS = 4000
+DEFAULT_MAX_QUERY_CHARS = MAX_QUERY_CHARS  # the device's limit too
 #: Buckets kept; the least recently used goes first (a full bucket loses nothing).
 MAX_BUCKETS = 100_000
 

@@ -17,17 +17,22 @@ Example:
 from __future__ import annotations
 
 import json
+import math
 import threading
 import uuid
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
+from edge_agent.followups import AskBack, Context, rewrite
+from edgeloop.limits import MAX_QUERY_CHARS as LIMIT
+from edgeloop.limits import has_words
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel import AgentLoop, ReasoningContext, Session, ToolSpec
 from react_kernel.executor import canonical_json
+from react_kernel.observations import render_output
 from react_kernel.steps import from_struct, new_act_id, to_struct
 from understanding.answers import failure_answer, offline_answer, smalltalk_answer, tool_answer
 from understanding.router import RouteDecision, Router
@@ -35,6 +40,7 @@ from understanding.settings import keep_history, load_settings
 from understanding.tools import builtin_tools, requires_approval
 
 if TYPE_CHECKING:
+    from edge_agent.device_events import EventHub
     from sync.store import MemoryStore
 
 MODEL_NAME = "edge-router"
@@ -44,8 +50,10 @@ TOP_INTENTS = 3  # intents (with their scores) a routing THOUGHT records
 APPROVAL_TIMEOUT_S = 25.0
 #: Cloud refusals that another try may get past: the query is kept pending.
 TRANSIENT_CODES = frozenset({"UNAVAILABLE", "RESOURCE_EXHAUSTED", "DEADLINE_EXCEEDED"})
-#: Longer queries are refused on the device (memory keeps texts up to 100,000 characters).
-MAX_QUERY_CHARS = 32_000
+#: A side effect in a pending query answered later than this is confirmed first.
+LATE_CONFIRM_S = 180.0
+#: Longer queries are refused on the device, at the cloud's own limit (one constant).
+MAX_QUERY_CHARS = LIMIT
 
 
 class CloudRunner(Protocol):
@@ -237,6 +245,10 @@ class EdgeAgent:
             self.tools.register(spec)
         self.reasoner = RouterReasoner(router)
         self.approval_timeout_s = APPROVAL_TIMEOUT_S
+        #: Where approvals waiting and pending answers are announced (a runtime sets it).
+        self.events: EventHub | None = None
+        #: The conversation's last list, device, city and timer, for follow-ups.
+        self.context = Context()
         # (session id, act id) -> decision, for device actions the cloud asked for.
         self._decisions: dict[tuple[str, str], _Decision] = {}
         self._decisions_lock = threading.Lock()
@@ -253,6 +265,26 @@ class EdgeAgent:
 
     def ask(self, query: str, session_id: str | None = None) -> Iterator[pb.ReactStep]:
         """Stream the steps of one query until its FINAL_ANSWER (or an approval request)."""
+        for step in self._ask(query, session_id):
+            self._announce(step)
+            yield step
+
+    def _announce(self, step: pb.ReactStep) -> None:
+        """Tell the device's surfaces that an action waits for a person."""
+        if self.events is None or step.step_type != pb.STEP_TYPE_APPROVAL_REQUEST:
+            return
+        from edge_agent.device_events import device_event
+
+        self.events.publish(
+            device_event(
+                pb.DEVICE_EVENT_KIND_APPROVAL_WAITING,
+                step.content,
+                session_id=step.session_id,
+                act_id=step.act_id,
+            )
+        )
+
+    def _ask(self, query: str, session_id: str | None) -> Iterator[pb.ReactStep]:
         text = " ".join(query.split())
         if not text:
             raise ValueError("the query is empty")
@@ -260,10 +292,19 @@ class EdgeAgent:
             raise ValueError(f"the query is {len(text)} characters; the limit is {MAX_QUERY_CHARS}")
         if "\x00" in text:
             raise ValueError("the query contains a NUL character")
+        if not has_words(text):
+            raise ValueError("the query has no words")
+        followed = rewrite(text, self.context)
+        text = followed if isinstance(followed, str) else text
         home = load_settings(self.memory)  # set here or synced from elsewhere
         self.router.home = home
         keep_history(self.memory, home)
         decision = self.router.decide(text)
+        if isinstance(followed, AskBack) and (decision.route != "edge" or not decision.tool):
+            # "it" with nothing to refer to, and no reading of its own ("turn it up" is
+            # the volume): a question beats a guess, and beats the cloud's guess too.
+            yield from self._ask_back(text, followed.question, session_id)
+            return
         if self.cloud is not None and (stale := self._stale_forecast(decision)) is not None:
             # No fresh forecast kept here: the cloud's provider answers (and the device
             # keeps the week); unreachable, the device answers from what it has.
@@ -281,6 +322,52 @@ class EdgeAgent:
             yield from self._run(session)
         else:
             yield from self._cloud(text, decision, session_id or uuid.uuid4().hex)
+
+    def _ask_back(
+        self, query: str, question: str, session_id: str | None
+    ) -> Iterator[pb.ReactStep]:
+        """A reference nothing resolves ("turn it off" with no device in the
+        conversation): the answer is a question, and nothing runs."""
+        sid = session_id or uuid.uuid4().hex
+        stamp = _Stamper(sid, uuid.uuid4().hex)
+        steps = []
+        for step in (
+            pb.ReactStep(
+                step_type=pb.STEP_TYPE_THOUGHT,
+                content="A reference to something earlier that the conversation does not hold.",
+                model=MODEL_NAME,
+            ),
+            pb.ReactStep(
+                step_type=pb.STEP_TYPE_FINAL_ANSWER,
+                content=question,
+                model=MODEL_NAME,
+                stop_reason=pb.STOP_REASON_FINAL_ANSWER,
+            ),
+        ):
+            stamp(step, local=True)
+            steps.append(step)
+            yield step
+        steps[-1].metadata["asked_back"] = "true"
+        with self.memory.batch():
+            self.memory.save_steps(sid, steps)
+            self.memory.record_session(
+                sid, query=query, final_answer=question, success=True, state="completed"
+            )
+
+    def _remember(self, steps: list[pb.ReactStep]) -> None:
+        """The entities of the tool calls that ran on the device, for follow-ups."""
+        actions = {s.act_id: s for s in steps if s.step_type == pb.STEP_TYPE_ACTION}
+        for step in steps:
+            action = actions.get(step.act_id)
+            if (
+                step.step_type == pb.STEP_TYPE_OBSERVATION
+                and step.status == pb.OBSERVATION_STATUS_OK
+                and action is not None
+                and self.tools.get(action.tool) is not None
+            ):
+                self.context.remember(
+                    action.tool, from_struct(action.arguments), from_struct(step.observation)
+                )
 
     def _stale_forecast(self, decision: RouteDecision) -> RouteDecision | None:
         """For a weather decision with no fresh forecast in the cache, the decision to ask
@@ -320,7 +407,10 @@ class EdgeAgent:
             session.approve(act_id, reason)
         else:
             session.deny(act_id, reason or "denied by the user")
-        return list(self._run(session))
+        steps = list(self._run(session))
+        for step in steps:
+            self._announce(step)
+        return steps
 
     def awaiting_cloud_approval(self, session_id: str, act_id: str) -> bool:
         """True while a cloud session's device action waits for this decision."""
@@ -331,6 +421,7 @@ class EdgeAgent:
         # The kernel persists the session and its steps as it goes; the summary and the
         # receipt follow in one transaction (each commit costs a few ms on a device).
         yield from session.run()
+        self._remember(list(session.steps))
         final = session.final_answer
         with self.memory.batch():
             if session.finished and final is not None:
@@ -394,6 +485,11 @@ class EdgeAgent:
                 retry_after = error.retry_after_s
             finally:
                 self._forget_decisions(session_id)
+        acted = any(s.step_type == pb.STEP_TYPE_ACTION for s in steps)
+        if final is None and fallback is None and not acted:
+            # (Once the cloud had the device act, the query stays pending: its retry
+            # keeps those actions' idempotency keys, a device run would not.)
+            fallback = self._device_only(query)
         if final is None and fallback is not None:
             # The cloud was only asked for a fresher forecast: the device answers itself.
             self.memory.save_steps(session_id, steps)
@@ -415,6 +511,7 @@ class EdgeAgent:
             answer.metadata["offline"] = "true"
             final = emit(answer)
             yield final
+        self._remember(steps)
         receipt = getattr(self.cloud, "last_receipt", None)  # CloudLink keeps the last one
         with self.memory.batch():
             self.memory.save_steps(session_id, steps)
@@ -427,6 +524,23 @@ class EdgeAgent:
                 success=final.metadata.get("offline") != "true",
                 state="completed",
             )
+
+    def _device_only(self, query: str) -> RouteDecision | None:
+        """With no cloud to plan it, a compound query whose every request has a device
+        tool ("turn on the lights and set a 5 minute timer") runs here, each request as
+        the router reads it on its own; None when any part needs the cloud."""
+        if not self.router.one_request:
+            return None
+        self.router.one_request = False
+        try:
+            decision = self.router.decide(query)
+        finally:
+            self.router.one_request = True
+        if decision.route != "edge" or len(decision.calls) < 2:
+            return None
+        if any(self.tools.get(call.tool) is None for call in decision.calls):
+            return None
+        return decision
 
     def _keep_forecast(self, step: pb.ReactStep) -> None:
         """Keep the week a cloud forecast observation carries in the forecast cache."""
@@ -492,10 +606,12 @@ class EdgeAgent:
             stamp = _Stamper(session_id, trace_id)
             steps: list[pb.ReactStep] = []
 
+            late_s = max(0.0, (self._now() - _stored_time(pending["created_at"])).total_seconds())
+
             def run_tool(
-                action: pb.ReactStep, sid: str = session_id, key: str = scope
+                action: pb.ReactStep, sid: str = session_id, key: str = scope, late: float = late_s
             ) -> pb.ReactStep:
-                return self.run_device_tool(action, sid, idempotency_scope=key)
+                return self.run_device_tool(action, sid, idempotency_scope=key, asked_s_ago=late)
 
             try:
                 for step in self.cloud.run(
@@ -509,8 +625,9 @@ class EdgeAgent:
                     step.metadata["pending_id"] = pending["pending_id"]
                     steps.append(step)
                     if step.step_type == pb.STEP_TYPE_APPROVAL_REQUEST:
-                        approved = approve(step) if approve is not None else False
-                        self.approve(step.session_id, step.act_id, approved)
+                        self._announce(step)  # WatchEvents and its Approve may answer it
+                        if approve is not None:
+                            self.approve(step.session_id, step.act_id, approve(step))
             except CloudUnavailableError:
                 break
             except CloudRequestError as error:
@@ -540,7 +657,22 @@ class EdgeAgent:
                 )
                 self.memory.resolve_pending(pending["pending_id"], final.content)
             resolved.append((pending, steps))
+            self._announce_resolved(pending, final)
         return resolved
+
+    def _announce_resolved(self, pending: dict[str, Any], final: pb.ReactStep) -> None:
+        if self.events is None:
+            return
+        from edge_agent.device_events import device_event
+
+        self.events.publish(
+            device_event(
+                pb.DEVICE_EVENT_KIND_PENDING_RESOLVED,
+                f"Answered now: {pending['query']} -> {final.content}",
+                session_id=final.session_id,
+                pending_id=str(pending["pending_id"]),
+            )
+        )
 
     @staticmethod
     def _refusal_step(session_id: str, trace_id: str, error: Exception) -> pb.ReactStep:
@@ -557,7 +689,12 @@ class EdgeAgent:
         return step
 
     def run_device_tool(
-        self, action: pb.ReactStep, session_id: str = "", *, idempotency_scope: str = ""
+        self,
+        action: pb.ReactStep,
+        session_id: str = "",
+        *,
+        idempotency_scope: str = "",
+        asked_s_ago: float = 0.0,
     ) -> pb.ReactStep:
         """Run a device ACTION the cloud asked for, through the kernel's checked executor.
 
@@ -581,7 +718,16 @@ class EdgeAgent:
             observation.content = f"unknown device tool {action.tool!r}"
             return observation
         args = from_struct(action.arguments)
-        if _approval_policy(spec, args):
+        if asked_s_ago and spec.name == "set_timer" and args.get("seconds"):
+            # A countdown runs from when it was asked, not from when the cloud answered.
+            remaining = float(args["seconds"]) - asked_s_ago
+            if remaining <= 0:
+                return self._timer_already_due(observation, args, asked_s_ago)
+            args["seconds"] = math.ceil(remaining)
+        late = spec.side_effects and asked_s_ago > LATE_CONFIRM_S
+        if late or _approval_policy(spec, args):
+            if late:
+                action.metadata["asked_s_ago"] = str(round(asked_s_ago))
             refusal = self._await_approval(action, spec, args, observation)
             if refusal is not None:
                 return refusal
@@ -591,10 +737,39 @@ class EdgeAgent:
         observation.status = outcome.status
         if outcome.status == pb.OBSERVATION_STATUS_OK:
             observation.observation.CopyFrom(to_struct(outcome.output))
-            observation.content = str(outcome.output)
+            # JSON as the kernel renders its own observations, never a Python repr.
+            observation.content = render_output(outcome.output)
         else:
             observation.content = f"error: {outcome.error}"
         observation.latency_ms = outcome.latency_ms
+        return observation
+
+    def _timer_already_due(
+        self, observation: pb.ReactStep, args: dict[str, Any], asked_s_ago: float
+    ) -> pb.ReactStep:
+        """A countdown asked for while offline that has run out by the time the cloud
+        answered: it is not set again, and the answer says when it was due."""
+        from understanding.answers import duration
+        from understanding.tools.timers import home_zone
+
+        zone, zone_name = home_zone(self.memory)
+        seconds = int(args["seconds"])
+        due = self._now() - timedelta(seconds=asked_s_ago - seconds)
+        output = {
+            "timer_id": "not set",  # the tool's schema: none was stored
+            "fires_at": due.astimezone(zone).isoformat(timespec="seconds"),
+            "already_due": True,
+            "seconds": seconds,
+            "due_at": due.astimezone(zone).isoformat(timespec="seconds"),
+            "timezone": zone_name,
+            "label": str(args.get("label") or ""),
+        }
+        observation.status = pb.OBSERVATION_STATUS_OK
+        observation.observation.CopyFrom(to_struct(output))
+        observation.content = (
+            f"The {duration(seconds)} timer asked for {duration(round(asked_s_ago))} ago was"
+            f" due at {due.astimezone(zone):%H:%M}: not set again."
+        )
         return observation
 
     def _await_approval(
@@ -611,12 +786,18 @@ class EdgeAgent:
             if decision is None:
                 self._decisions[key] = _Decision()
         if decision is None:  # first call: ask the person
+            late = action.metadata.get("asked_s_ago")
+            why = ""
+            if late:
+                from understanding.answers import duration
+
+                why = f" (asked {duration(int(late))} ago, while offline)"
             request = pb.ReactStep(
                 step_type=pb.STEP_TYPE_APPROVAL_REQUEST,
                 session_id=observation.session_id,
                 act_id=action.act_id,
                 tool=spec.name,
-                content=f"Approve {spec.name} with {canonical_json(args)}?",
+                content=f"Approve {spec.name} with {canonical_json(args)}{why}?",
                 requires_approval=True,
                 executor=pb.ORIGIN_EDGE,
                 origin=pb.ORIGIN_EDGE,
@@ -640,6 +821,12 @@ class EdgeAgent:
     def session_steps(self, session_id: str) -> list[pb.ReactStep]:
         """The stored steps of a session, in order."""
         return self.memory.steps(session_id)
+
+
+def _stored_time(value: str) -> datetime:
+    """A time the memory store wrote (ISO-8601 UTC with a ``Z``)."""
+    moment = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 class _Stamper:

@@ -12,8 +12,10 @@ from collections.abc import Iterable
 
 from rich.console import Console
 from rich.prompt import Confirm, Prompt
+from rich.text import Text
 
 from edge_agent.agent import EdgeAgent
+from edge_agent.runtime import DeviceRuntime
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel.steps import STEP_KINDS, from_struct
 
@@ -30,24 +32,43 @@ STYLES = {kind: (STEP_KINDS[kind], style) for kind, style in _COLOURS.items()}
 
 
 def render(console: Console, step: pb.ReactStep) -> None:
-    """Print one step."""
+    """Print one step: its label and text as one piece of text, so that the terminal
+    wraps it between words (two prints wrapped the second as if it began the line)."""
     label, style = STYLES.get(step.step_type, ("step", ""))
     origin = "cloud" if step.origin == pb.ORIGIN_CLOUD else "edge"
     text = step.content
     if step.step_type == pb.STEP_TYPE_ACTION:
         text = f"{step.tool} {json.dumps(from_struct(step.arguments), ensure_ascii=False)}"
     if step.step_type == pb.STEP_TYPE_FINAL_ANSWER:
-        console.print(f"[bold]{label}[/bold] ", end="")
-        console.print(text, style=style, markup=False)
-        return
-    console.print(f"[{style}]{label} ({origin})[/] ", end="")
-    console.print(text, style=style, markup=False, highlight=False)
+        line = Text.assemble((f"{label} ", "bold"), (text, style))
+    else:
+        line = Text.assemble((f"{label} ({origin}) ", style), (text, style))
+    console.print(line, highlight=False)
 
 
-def run_chat(agent: EdgeAgent, console: Console | None = None) -> None:
-    """The read-ask-render loop."""
+def run_chat(
+    agent: EdgeAgent, console: Console | None = None, *, runtime: DeviceRuntime | None = None
+) -> None:
+    """The read-ask-render loop; with a ``runtime``, timers ring in the chat meanwhile."""
     out = console or Console()
     out.print("[bold]edgeloop[/bold] edge agent. Ask anything; 'exit' to leave.")
+    if runtime is None:
+        _chat(agent, out)
+        return
+    from edge_agent.runtime import terminal_line
+
+    key = runtime.hub.subscribe(
+        lambda event: out.print(terminal_line(event), style="bold magenta", markup=False)
+    )
+    runtime.start()
+    try:
+        _chat(agent, out)
+    finally:
+        runtime.stop()
+        runtime.hub.unsubscribe(key)
+
+
+def _chat(agent: EdgeAgent, out: Console) -> None:
     while True:
         try:
             query = Prompt.ask("[bold blue]you[/]", console=out)

@@ -144,6 +144,21 @@ def _approve_interactively(
     return agent.approve(step.session_id, step.act_id, approved, reason)
 
 
+def _shown(step: pb.ReactStep, verbose: bool, interactive: bool) -> str | None:
+    """What the terminal prints for a step (None: nothing): the answer (every step with
+    ``--verbose``). An approval request that the person is asked about is not printed
+    too: the prompt shows it, once."""
+    from edgeloop.v1 import agent_pb2 as pb
+
+    if step.step_type == pb.STEP_TYPE_APPROVAL_REQUEST and interactive:
+        return None
+    if verbose:
+        return _line(step)
+    if step.step_type in (pb.STEP_TYPE_FINAL_ANSWER, pb.STEP_TYPE_ERROR):
+        return step.content
+    return None
+
+
 def _line(step: pb.ReactStep) -> str:
     from react_kernel.steps import STEP_KINDS
 
@@ -165,12 +180,20 @@ def ask(
     """Answer one query on the device, or through the cloud."""
     if not query.strip():
         raise fail("the query is empty", 2)
-    from edge_agent.agent import MAX_QUERY_CHARS
+    from edgeloop.limits import MAX_QUERY_CHARS
 
     if len(query) > MAX_QUERY_CHARS:
         raise fail(f"the query is {len(query)} characters; the limit is {MAX_QUERY_CHARS}", 2)
     if "\x00" in query:
         raise fail("the query contains a NUL character", 2)
+    from edgeloop.limits import has_words
+
+    if not has_words(query):
+        raise fail("the query has no words", 2)
+    if not (model or tools or token or tls_root) and _ask_runtime(
+        query, cloud, memory, json_output, verbose
+    ):
+        return
     from edgeloop.v1 import agent_pb2 as pb
     from react_kernel.steps import step_to_json
 
@@ -184,8 +207,8 @@ def ask(
             for step in steps:  # printed as each one is produced
                 if json_output:
                     typer.echo(step_to_json(step))
-                elif verbose or step.step_type in (pb.STEP_TYPE_FINAL_ANSWER, pb.STEP_TYPE_ERROR):
-                    typer.echo(_line(step) if verbose else step.content)
+                elif (text := _shown(step, verbose, interactive)) is not None:
+                    typer.echo(text)
                 if step.step_type == pb.STEP_TYPE_FINAL_ANSWER and "pending_id" in step.metadata:
                     pending = True
                 if step.step_type != pb.STEP_TYPE_APPROVAL_REQUEST:
@@ -201,6 +224,48 @@ def ask(
         steps = _approve_interactively(agent, waiting, interactive)
     if pending and cloud:  # the cloud failed (without --cloud the device is offline by choice)
         raise typer.Exit(EXIT_PENDING)
+
+
+def _ask_runtime(
+    query: str, cloud: str | None, memory: str | None, json_output: bool, verbose: bool
+) -> bool:
+    """Ask through a runtime running on this memory (with this cloud); False when none
+    runs (or it went away before answering): the caller asks cold."""
+    from edge_agent.paths import memory_path
+    from edge_agent.runtime_file import running_address
+
+    address = running_address(memory_path(memory), cloud)
+    if address is None:
+        return False
+    import grpc
+
+    from edge_agent.through_runtime import RuntimeGone, ask_through
+
+    interactive = sys.stdin.isatty() and not json_output
+
+    def show(step: pb.ReactStep) -> None:
+        if json_output:  # the kernel's format (its import is left out of a plain ask)
+            from react_kernel.steps import step_to_json
+
+            typer.echo(step_to_json(step))
+        elif (text := _shown(step, verbose, interactive)) is not None:
+            typer.echo(text)
+
+    def confirm(step: pb.ReactStep) -> bool:
+        return interactive and typer.confirm(step.content, default=False, err=True)
+
+    try:
+        steps = ask_through(address, query, show, confirm)
+    except RuntimeGone:
+        return False
+    except grpc.RpcError as exc:
+        code = exc.code()  # type: ignore[attr-defined]
+        details = exc.details() or code.name  # type: ignore[attr-defined]
+        raise fail(details, 2 if code == grpc.StatusCode.INVALID_ARGUMENT else 1) from None
+    final = steps[-1] if steps else None
+    if cloud and final is not None and "pending_id" in final.metadata:
+        raise typer.Exit(EXIT_PENDING)
+    return True
 
 
 def _cloud_failure(error: Exception, cloud: str | None) -> Exception:
@@ -340,8 +405,10 @@ def chat(
 ) -> None:
     """An interactive session that renders each step as it happens."""
     from edge_agent.chat import run_chat
+    from edge_agent.runtime import DeviceRuntime
 
-    run_chat(_agent(cloud, memory, model, tools, token, tls_root))
+    runtime = DeviceRuntime(_agent(cloud, memory, model, tools, token, tls_root))
+    run_chat(runtime.agent, runtime=runtime)
 
 
 def _print_report(report: EvalReport) -> None:
@@ -494,15 +561,18 @@ def _device_store(memory: str | None) -> MemoryStore:
     from sync.store import MemoryStore
     from understanding.settings import keep_history, load_settings
 
+    path = memory_path(memory)
+    if memory and not path.parent.is_dir():  # a typo must not create a tree of folders
+        raise fail(f"cannot open memory {path}: the folder {path.parent} does not exist", 2)
     try:
-        store = MemoryStore.device(memory_path(memory))
+        store = MemoryStore.device(path)
     except Exception as exc:  # sqlite and the store's own errors: one line, not a trace
         raise fail(f"cannot open memory {memory_path(memory)}: {exc}") from None
     keep_history(store, load_settings(store))
     return store
 
 
-@config_app.command("set")
+@config_app.command("set", context_settings={"ignore_unknown_options": True})
 def config_set(
     key: str = typer.Argument(..., help="home_city, default_room, units or history_days."),
     value: str = typer.Argument(
@@ -563,31 +633,96 @@ def serve(
         False, "--insecure", help="Serve beyond loopback (the service has no tokens)."
     ),
 ) -> None:
-    """Serve the edge agent over gRPC for clients in any language."""
+    """Serve the edge agent over gRPC for clients in any language (the runtime without
+    its page: timers ring here too; see `edge-agent run`)."""
+    _host_runtime(host, port, None, cloud, memory, model, tools, token, tls_root, insecure)
+
+
+@app.command("run")
+def run_command(
+    host: str = typer.Option("127.0.0.1", help="Address to bind."),
+    port: int = typer.Option(50052, help="gRPC port (0 picks a free one)."),
+    ui_port: int = typer.Option(
+        None, "--ui-port", help="Also serve the device page on this port (0 picks a free one)."
+    ),
+    cloud: str = typer.Option(None, "--cloud", help="Cloud reasoner HOST:PORT."),
+    memory: MemoryOption = None,
+    model: ModelOption = None,
+    tools: ToolsOption = None,
+    token: TokenOption = None,
+    tls_root: TlsRootOption = None,
+    insecure: bool = typer.Option(
+        False, "--insecure", help="Serve beyond loopback (the service has no tokens)."
+    ),
+    missed_after: float = typer.Option(
+        10.0, "--missed-after", hidden=True, help="Seconds late after which a timer was missed."
+    ),
+) -> None:
+    """The device runtime: keeps the model loaded, rings timers and alarms at their time
+    (once, even with several processes on one memory), announces events here, on the
+    page and on the WatchEvents RPC; `edge-agent ask` on the same memory goes through it."""
+    _host_runtime(
+        host, port, ui_port, cloud, memory, model, tools, token, tls_root, insecure, missed_after
+    )
+
+
+def _host_runtime(
+    host: str,
+    port: int,
+    ui_port: int | None,
+    cloud: str | None,
+    memory: str | None,
+    model: str | None,
+    tools: list[str] | None,
+    token: str | None,
+    tls_root: str | None,
+    insecure: bool,
+    missed_after: float = 10.0,
+) -> None:
+    """Serve the runtime until Ctrl-C; every failure to start is one line."""
     import asyncio
 
-    from edge_agent.service import serve as start
+    from edge_agent.paths import memory_path
+    from edge_agent.runtime import DeviceRuntime, PageOptions
+    from edge_agent.runtime import host as run_host
     from edgeloop.transport.binding import check_exposure
 
     try:  # refused before the model loads; the server logs the warning when it starts
         check_exposure(host, authenticated=False, insecure=insecure, what="the edge agent")
     except ValueError as exc:
         raise fail(str(exc)) from None
+    page = None
+    if ui_port is not None:
+        from edge_agent.ui import UiAccess
+
+        access = UiAccess.checked(host, None)
+        target = _cloud_target(cloud) if cloud else None
+        page = PageOptions(ui_port, access, target, token, tls_root)
     agent = _agent(cloud, memory, model, tools, token, tls_root)
+    runtime = DeviceRuntime(agent, missed_after_s=missed_after)
+
+    def say(line: str) -> None:
+        typer.echo(line)
 
     async def main() -> None:
         try:
-            server = await start(agent, host, port, insecure=insecure)
+            await run_host(
+                runtime,
+                memory_path(memory),
+                address=(host, port),
+                insecure=insecure,
+                page=page,
+                cloud=cloud,
+                say=say,
+            )
         except (OSError, ValueError) as exc:
             raise fail(str(exc)) from None
-        typer.echo(f"edge agent serving on {host}:{server.port}", err=True)
-        try:
-            await server.wait()
-        finally:
-            await server.stop(2)
 
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(main())
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(main())
+    finally:
+        agent.memory.close()
 
 
 @app.command("ui")
@@ -619,8 +754,12 @@ def ui_command(
     if bool(tls_cert) != bool(tls_key):
         raise fail("--tls-cert and --tls-key go together", 2)
     target = _cloud_target(cloud) if cloud else None
+    from edge_agent.runtime import DeviceRuntime, terminal_line
+
     agent = _agent(cloud, memory, model, tools, token, tls_root)
-    console = DeviceConsole(agent, cloud=target, token=token, tls_root=tls_root)
+    runtime = DeviceRuntime(agent)  # timers ring on the page (and here)
+    runtime.hub.subscribe(lambda event: typer.echo(terminal_line(event), err=True))
+    console = DeviceConsole(agent, cloud=target, token=token, tls_root=tls_root, runtime=runtime)
 
     async def main() -> None:
         try:
@@ -630,9 +769,11 @@ def ui_command(
         except OSError as exc:
             raise fail(f"cannot serve the page on {host}:{port}: {exc}") from None
         typer.echo(f"edge agent page on {server.url}", err=True)
+        runtime.start()
         try:
             await server.wait()
         finally:
+            runtime.stop()
             await server.stop()
 
     with contextlib.suppress(KeyboardInterrupt):

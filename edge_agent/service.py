@@ -12,7 +12,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import grpc
 
@@ -26,8 +26,12 @@ from edgeloop.v1 import agent_pb2 as pb
 from edgeloop.v1 import agent_pb2_grpc as pb_grpc
 from react_kernel import ResumeError, SessionError, State
 
+if TYPE_CHECKING:
+    from edge_agent.runtime import DeviceRuntime
+
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+Tracker = Callable[[str, Iterator[pb.ReactStep]], Iterator[pb.ReactStep]]
 SERVICE_NAME = service_full_name("EdgeAgentService")
 
 # The kernel's errors (and the plain ones the agent raises on bad input), checked before
@@ -54,10 +58,19 @@ def session_state(name: str | None) -> pb.SessionState:
 
 
 class EdgeAgentServicer(pb_grpc.EdgeAgentServiceServicer):
-    """Ask, Approve and GetSession, delegated to one :class:`EdgeAgent`."""
+    """Ask, Approve and GetSession, delegated to one :class:`EdgeAgent`; WatchEvents and
+    SettleTimer from its :class:`~edge_agent.runtime.DeviceRuntime`."""
 
-    def __init__(self, agent: EdgeAgent) -> None:
+    def __init__(
+        self,
+        agent: EdgeAgent,
+        runtime: DeviceRuntime | None = None,
+        track: Tracker | None = None,
+    ) -> None:
         self.agent = agent
+        self.runtime = runtime
+        # The page's console, when one shares the agent: it shows (and serialises) asks.
+        self.track = track
         # The agent's memory and loop are used from one worker at a time.
         self._lock = asyncio.Lock()
 
@@ -77,6 +90,8 @@ class EdgeAgentServicer(pb_grpc.EdgeAgentServiceServicer):
             steps: Iterator[pb.ReactStep] = self.agent.ask(
                 request.query, session_id=request.session_id or None
             )
+            if self.track is not None:
+                steps = self.track(request.query, steps)
             while True:
                 try:
                     step = await asyncio.to_thread(next, steps, _DONE)
@@ -138,6 +153,81 @@ class EdgeAgentServicer(pb_grpc.EdgeAgentServiceServicer):
                 response.receipt.CopyFrom(receipt)
         return response
 
+    async def WatchEvents(  # gRPC method name
+        self, request: pb.WatchEventsRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> AsyncIterator[pb.WatchEventsResponse]:
+        """Stream the device's events until the client goes away."""
+        runtime = self.runtime
+        if runtime is None:
+            await context.abort(
+                grpc.StatusCode.UNIMPLEMENTED, "this server keeps no time: run `edge-agent run`"
+            )
+            raise AssertionError("unreachable")
+        key, queue = runtime.hub.queue(asyncio.get_running_loop())
+        try:
+            # Subscribed: a client that waits for the headers misses nothing after them.
+            await context.send_initial_metadata(())
+            if request.include_ringing:
+                for event in await asyncio.to_thread(ringing_events, runtime):
+                    yield pb.WatchEventsResponse(event=event)
+            while True:
+                yield pb.WatchEventsResponse(event=await queue.get())
+        finally:
+            runtime.hub.unsubscribe(key)
+
+    async def SettleTimer(  # gRPC method name
+        self, request: pb.SettleTimerRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> pb.SettleTimerResponse:
+        """Dismiss or snooze a timer that rang."""
+        if self.runtime is None:
+            await context.abort(
+                grpc.StatusCode.UNIMPLEMENTED, "this server keeps no time: run `edge-agent run`"
+            )
+            raise AssertionError("unreachable")
+        answers = {pb.TIMER_ANSWER_DISMISS: "dismiss", pb.TIMER_ANSWER_SNOOZE: "snooze"}
+        if request.answer not in answers:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "answer: dismiss or snooze")
+        try:
+            text, new_id = await asyncio.to_thread(
+                self.runtime.ringer.settle,
+                request.timer_id,
+                answers[request.answer],
+                request.snooze_seconds,
+            )
+        except ValueError as error:
+            code = grpc.StatusCode.NOT_FOUND
+            if "ringing" not in str(error) and "no timer" not in str(error):
+                code = grpc.StatusCode.INVALID_ARGUMENT
+            await context.abort(code, str(error))
+            raise AssertionError("unreachable") from error
+        return pb.SettleTimerResponse(text=text, snoozed_timer_id=new_id)
+
+
+def ringing_events(runtime: DeviceRuntime) -> list[pb.DeviceEvent]:
+    """An event for each timer that rang and still rings (oldest first)."""
+    from datetime import datetime
+
+    from edge_agent.device_events import device_event
+
+    events = []
+    for ring in reversed(runtime.ringer.ringing()):
+        kind = (
+            pb.DEVICE_EVENT_KIND_TIMER_FIRED
+            if ring["outcome"] == "fired"
+            else pb.DEVICE_EVENT_KIND_TIMER_MISSED
+        )
+        what = f"the {ring['label']} timer" if ring["label"] else "a timer"
+        event = device_event(
+            kind,
+            f"Still ringing: {what}.",
+            at=datetime.fromisoformat(str(ring["rang_at"])),
+            timer_id=str(ring["timer_id"]),
+            label=str(ring["label"]),
+        )
+        event.due_at.FromDatetime(datetime.fromisoformat(str(ring["due_at"])))
+        events.append(event)
+    return events
+
 
 async def _in_thread(func: Callable[..., T], *args: Any) -> T:
     return await asyncio.to_thread(func, *args)
@@ -164,7 +254,13 @@ class EdgeServer:
 
 
 async def serve(
-    agent: EdgeAgent, host: str = "127.0.0.1", port: int = 50052, *, insecure: bool = False
+    agent: EdgeAgent,
+    host: str = "127.0.0.1",
+    port: int = 50052,
+    *,
+    insecure: bool = False,
+    runtime: DeviceRuntime | None = None,
+    track: Tracker | None = None,
 ) -> EdgeServer:
     """Start the edge agent service (with health and reflection); return its handle.
 
@@ -180,7 +276,7 @@ async def serve(
         log.warning("%s", warning)
     ensure_port_free(host, port)
     server = grpc.aio.server(options=SERVER_OPTIONS, interceptors=[CallGuard()])
-    pb_grpc.add_EdgeAgentServiceServicer_to_server(EdgeAgentServicer(agent), server)
+    pb_grpc.add_EdgeAgentServiceServicer_to_server(EdgeAgentServicer(agent, runtime, track), server)
     add_common_services(server, [SERVICE_NAME])
     try:
         bound = server.add_insecure_port(f"{host}:{port}")

@@ -165,7 +165,9 @@ def sync_with(
         responses.cancel()
     if state.result is None:
         raise ProtocolError("the server ended the exchange before it was complete")
-    return state.result
+    result = state.result
+    store.note_synced(result.rounds, result.bytes_sent, result.bytes_received)
+    return result
 
 
 async def sync_with_async(
@@ -201,4 +203,6 @@ async def sync_with_async(
     finally:
         call.cancel()
     assert state.result is not None
-    return state.result
+    result = state.result
+    store.note_synced(result.rounds, result.bytes_sent, result.bytes_received)
+    return result

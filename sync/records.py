@@ -3,6 +3,7 @@ pending cloud queries, each a small API over the engine's generic records."""
 
 from __future__ import annotations
 
+import json
 import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -79,6 +80,96 @@ class RecordStore(StoreEngine):
         rows = self._query(sql + " ORDER BY fires_at, id", params)
         keys = ("timer_id", "seconds", "label", "fires_at", "created_at")
         return [dict(zip(keys, r, strict=True)) for r in rows]
+
+    # ---- rings (local: which timers this replica rang) -------------------------------
+
+    def due_timers(self, now: str) -> list[dict[str, Any]]:
+        """Timers due at ``now`` (ISO-8601 UTC) that no process has rung here yet."""
+        rows = self._query(
+            "SELECT id, seconds, label, fires_at, created_at FROM timers WHERE fires_at <= ?"
+            " AND id NOT IN (SELECT timer_id FROM timer_rings) ORDER BY fires_at, id",
+            [now],
+        )
+        keys = ("timer_id", "seconds", "label", "fires_at", "created_at")
+        return [dict(zip(keys, r, strict=True)) for r in rows]
+
+    def claim_ring(self, timer: dict[str, Any], outcome: str) -> bool:
+        """Claim a due timer for this process (``outcome``: fired, missed or expired); True
+        if this call won the claim. One INSERT under SQLite's write lock: of every process
+        sharing the file, exactly one wins, once."""
+        with self._lock, self.db.atomic():
+            cursor = self.db.execute(
+                "INSERT OR IGNORE INTO timer_rings (timer_id, label, due_at, outcome, rang_at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                [
+                    timer["timer_id"],
+                    timer.get("label") or "",
+                    timer["fires_at"],
+                    outcome,
+                    now_iso(),
+                ],
+            )
+            return bool(cursor.rowcount == 1)
+
+    def rings(self, *, unsettled_only: bool = False) -> list[dict[str, Any]]:
+        """The timers rung here, latest first; with ``unsettled_only`` those neither
+        dismissed nor snoozed (still ringing)."""
+        sql = "SELECT timer_id, label, due_at, outcome, rang_at, settled, details FROM timer_rings"
+        if unsettled_only:
+            sql += " WHERE settled = '' AND outcome IN ('fired', 'missed')"
+        rows = self._query(sql + " ORDER BY rang_at DESC, timer_id")
+        keys = ("timer_id", "label", "due_at", "outcome", "rang_at", "settled", "details")
+        return [dict(zip(keys, r, strict=True)) for r in rows]
+
+    def settle_ring(
+        self, timer_id: str, settled: str, details: dict[str, Any] | None = None
+    ) -> bool:
+        """Mark a rung timer dismissed or snoozed (``settled``), with ``details`` merged;
+        False if it did not ring here or was settled already."""
+        with self._lock, self.db.atomic():
+            cursor = self.db.execute(
+                "UPDATE timer_rings SET settled = ? WHERE timer_id = ? AND settled = ''",
+                [check_text(settled, "settled"), timer_id],
+            )
+            if details:
+                self.note_ring(timer_id, details)
+            return bool(cursor.rowcount == 1)
+
+    def note_ring(self, timer_id: str, details: dict[str, Any]) -> None:
+        """Merge ``details`` (e.g. what a scheduled command did) into a ring's record."""
+        with self._lock, self.db.atomic():
+            row = self.db.execute(
+                "SELECT details FROM timer_rings WHERE timer_id = ?", [timer_id]
+            ).fetchone()
+            if row is None:
+                return
+            merged = {**json.loads(row[0] or "{}"), **json_safe(details, "details")}
+            self.db.execute(
+                "UPDATE timer_rings SET details = ? WHERE timer_id = ?",
+                [json.dumps(merged, sort_keys=True), timer_id],
+            )
+
+    # ---- the last sync (local) -------------------------------------------------------
+
+    def note_synced(self, rounds: int, bytes_sent: int, bytes_received: int) -> None:
+        """Remember that a sync with the cloud just completed (any process, any client)."""
+        summary = {
+            "at": now_iso(),
+            "rounds": rounds,
+            "bytes_sent": bytes_sent,
+            "bytes_received": bytes_received,
+        }
+        with self._lock, self.db.atomic():
+            self.db.execute(
+                "INSERT INTO meta (key, value) VALUES ('last_sync', ?)"
+                " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                [json.dumps(summary)],
+            )
+
+    def last_sync(self) -> dict[str, Any] | None:
+        """The last completed sync (``at``, ``rounds``, ``bytes_sent``, ``bytes_received``)."""
+        rows = self._query("SELECT value FROM meta WHERE key = 'last_sync'")
+        return dict(json.loads(rows[0][0])) if rows else None
 
     # ---- device state --------------------------------------------------------------
 

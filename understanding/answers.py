@@ -192,6 +192,16 @@ def tool_answer(
         if state.startswith("set to"):
             return f"Done: the {room}{device} is {state}."
         return f"Done: the {room}{device} is {state}."
+    if tool == "set_timer" and output.get("already_due"):
+        # Asked while offline, answered after it would have run out (docs/edge.md).
+        due = re.search(r"T(\d{2}:\d{2})", str(output.get("due_at", "")))
+        label = f" {output['label']}" if output.get("label") else ""
+        span = duration(int(output.get("seconds") or 0))
+        at = f" at {due.group(1)}" if due else ""
+        return (
+            f"Your {span}{label} timer would have gone off{at}, while the device was offline:"
+            " that time has passed, so I didn't set a new one."
+        )
     if tool == "set_timer":
         fires = str(output.get("fires_at", ""))
         match = re.match(r"^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})", fires)
@@ -238,7 +248,8 @@ def tool_answer(
             asked = date.fromisoformat(str(output["asked_date"]))
             return (
                 f"{asked.strftime('%B')} {asked.day}, {asked.year} is a "
-                f"{str(output['asked_weekday']).capitalize()} (today in {city} is "
+                f"{str(output['asked_weekday']).capitalize()}{_days_away(asked, output)} "
+                f"(today in {city} is "
                 f"{str(output.get('weekday', '')).capitalize()} {output.get('date', '')})."
             )
         when = ""
@@ -246,6 +257,24 @@ def tool_answer(
             when = f" on {str(output['weekday']).capitalize()} {output['date']}"
         return f"It's {output['time']}{when} in {city} ({output['timezone']})."
     return generic_answer(tool, output)
+
+
+def _days_away(asked: date, output: dict[str, Any]) -> str:
+    """How far the asked date is from the place's today, in days (", 23 days from
+    today"): "how many days until christmas" is answered with the count, not only the
+    weekday."""
+    try:
+        today = date.fromisoformat(str(output.get("date", "")))
+    except ValueError:
+        return ""
+    days = (asked - today).days
+    if days == 0:
+        return ", today"
+    if days == 1:
+        return ", tomorrow"
+    if days > 0:
+        return f", {days} days from today"
+    return f", {-days} days ago" if days < -1 else ", yesterday"
 
 
 def _gear_answer(

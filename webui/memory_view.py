@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -20,13 +21,22 @@ def _table(rows: list[dict[str, Any]], columns: tuple[str, ...], newest: str) ->
     }
 
 
-def read_memory(store: MemoryStore) -> dict[str, Any]:
+def read_memory(
+    store: MemoryStore,
+    timer_rows: Callable[[MemoryStore], list[dict[str, Any]]] | None = None,
+) -> dict[str, Any]:
     """What a memory store holds, per kind (notes and lists, timers, device states, facts
     and settings, pending queries): the count, the columns and the newest rows. Only the
-    store's public, locked reads: safe beside a sync in another thread."""
+    store's public, locked reads: safe beside a sync in another thread. ``timer_rows`` reads
+    the timers as a person does (``understanding.tools.timers.timer_rows``: lengths in
+    words, local clock times, whether each rang); without it, the stored fields."""
     return {
         "notes": _table(store.notes(), ("text", "list", "created_at"), "created_at"),
-        "timers": _table(store.timers(), ("label", "seconds", "fires_at"), "fires_at"),
+        "timers": (
+            _table(timer_rows(store), ("label", "length", "goes off", "state"), "fires_at")
+            if timer_rows is not None
+            else _table(store.timers(), ("label", "seconds", "fires_at"), "fires_at")
+        ),
         "device_state": _table(
             list(store.records("device_state").values()),
             ("device", "room", "state", "updated_at"),

@@ -43,7 +43,11 @@ def describe_call(call: PlannedCall) -> str:
     if call.tool == it.TIMER and a.get("at"):
         return f"ask the device to set an alarm for {a.get('at')}"
     if call.tool == it.TIMER:
-        return f"ask the device to set a timer for {a.get('seconds')} s"
+        from understanding.answers import duration
+
+        seconds = a.get("seconds")
+        span = duration(int(seconds)) if isinstance(seconds, int | float) else str(seconds)
+        return f"ask the device to set a timer for {span}"
     if call.tool == it.ADD_NOTE and a.get("list"):
         return f"ask the device to add '{a.get('text')}' to the {a['list']} list"
     if call.tool == it.ADD_NOTE:
@@ -96,10 +100,10 @@ def render(action: pb.ReactStep, observation: pb.ReactStep | None) -> str:
     if tool == it.DEVICE:
         room = f" ({args['room']})" if args.get("room") else ""
         return f"{args.get('device')}{room}: {v.get('state', 'done')}"
-    if tool == it.TIMER and args.get("at"):
-        return f"alarm set for {v.get('fires_at', '?')} ({v.get('timezone', 'local time')})"
-    if tool == it.TIMER:
-        return f"timer set for {args.get('seconds')} s (fires at {v.get('fires_at', '?')})"
+    if tool == it.TIMER:  # the device's own sentence: local clock time, words for spans
+        from understanding.answers import tool_answer
+
+        return tool_answer(tool, args, v)
     if tool == it.ADD_NOTE and args.get("list"):
         return f"added '{args.get('text')}' to the {v.get('list') or args['list']} list"
     if tool == it.ADD_NOTE:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from cloud_agent.handler import Event
 from edgeloop.transport.auth import Principal
+from understanding.tools.timers import timer_rows
 from webui.events import Broadcaster
 from webui.live import FAILED, FINISHED, LiveSession, SessionBook
 from webui.memory_view import read_memory
@@ -96,7 +97,7 @@ def _read_user_memory(stores: Any, user: str) -> dict[str, Any] | None:
     with stores.lease(user) as store:
         if not hasattr(store, "notes"):
             return None
-        return read_memory(store)
+        return read_memory(store, timer_rows)
 
 
 class CloudConsole:

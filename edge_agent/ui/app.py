@@ -7,6 +7,7 @@
     POST /receipts/{session}/verify   recompute the digest; the verdict as HTML
     POST /sync                     sync memory with the cloud now
     POST /pending/resolve          ask the cloud the pending queries again, then sync
+    POST /timers/settle  timer_id, answer=dismiss|snooze   a ringing timer
     GET  /static/...               the stylesheet and the vendored htmx files
 
 htmx (vendored, no build step) posts the forms and swaps each panel's HTML from the
@@ -31,7 +32,7 @@ from webui.pages import make_environment
 from webui.routes import event_response, form_fields, static_mount, verify_route, verify_url
 from webui.server import UiServer
 
-DEVICE_PANELS = ("sessions", "approvals", "sync", "memory")
+DEVICE_PANELS = ("sessions", "approvals", "sync", "memory", "ringing")
 MEMORY_POLL_S = 1.0
 _ENV = make_environment("edge_agent.ui")
 
@@ -46,6 +47,10 @@ async def _render_device_panel(console: DeviceConsole, name: str) -> str:
         context["sync"] = console.sync
     elif name == "memory":
         context["memory"] = await console.memory_view()
+    elif name == "ringing":
+        context["ringing"] = await asyncio.to_thread(console.ringing)
+        context["events"] = list(console.events)
+        context["keeps_time"] = console.runtime is not None
     else:
         raise KeyError(name)
     return _ENV.get_template(f"_{name}.html").render(**context)
@@ -100,6 +105,14 @@ def device_app(console: DeviceConsole) -> Starlette:
             return PlainTextResponse(state.error, status_code=502)
         return PlainTextResponse("synced")
 
+    async def settle(request: Request) -> Response:
+        try:
+            form = await form_fields(request)
+            text = await console.settle(form.get("timer_id", ""), form.get("answer", ""))
+        except ValueError as exc:
+            return PlainTextResponse(str(exc), status_code=404 if "no" in str(exc) else 400)
+        return PlainTextResponse(text)
+
     async def resolve(request: Request) -> Response:
         count = await console.resolve_pending()
         return PlainTextResponse(f"{count} resolved")
@@ -124,6 +137,7 @@ def device_app(console: DeviceConsole) -> Starlette:
             verify_route(console),
             Route("/sync", sync_now, methods=["POST"]),
             Route("/pending/resolve", resolve, methods=["POST"]),
+            Route("/timers/settle", settle, methods=["POST"]),
             static_mount(),
         ],
         lifespan=lifespan,

@@ -15,11 +15,14 @@ import asyncio
 import threading
 import time
 import uuid
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from edgeloop.v1 import agent_pb2 as pb
+from understanding.tools.timers import timer_rows
 from webui.events import Broadcaster
 from webui.live import (
     AWAITING_APPROVAL,
@@ -34,8 +37,11 @@ from webui.routes import Verification
 
 if TYPE_CHECKING:
     from edge_agent.agent import EdgeAgent
+    from edge_agent.runtime import DeviceRuntime
 
 T = TypeVar("T")
+
+EVENTS_SHOWN = 10
 
 
 @dataclass
@@ -91,8 +97,14 @@ class DeviceConsole:
         token: str | None = None,
         tls_root: str | None = None,
         broadcaster: Broadcaster | None = None,
+        runtime: DeviceRuntime | None = None,
     ) -> None:
         self.agent = agent
+        self.runtime = runtime
+        #: The device's latest events (timers rung, approvals, answers, syncs), newest first.
+        self.events: deque[pb.DeviceEvent] = deque(maxlen=EVENTS_SHOWN)
+        if runtime is not None:
+            runtime.hub.subscribe(self._on_event)
         self.cloud = cloud
         self.token = token
         self.tls_root = tls_root
@@ -102,6 +114,37 @@ class DeviceConsole:
         self._lock = threading.Lock()  # the agent and its memory: one call at a time
         self._tasks: set[asyncio.Task[Any]] = set()
         self._memory_mark: tuple[int, int] | None = None
+        if cloud:
+            self._update_sync_state()  # synced before this page started
+
+    # -- device events ---------------------------------------------------------------------
+
+    def _on_event(self, event: pb.DeviceEvent) -> None:
+        """A device event (any thread): shown in the timers panel, which rings the page."""
+        self.events.appendleft(event)
+        self.broadcaster.publish("ringing")
+
+    def ringing(self) -> list[dict[str, Any]]:
+        """The timers ringing now (not dismissed or snoozed), with their due time in words."""
+        if self.runtime is None:
+            return []
+        from understanding.tools.timers import home_zone
+
+        zone, _ = home_zone(self.agent.memory)
+        shown = []
+        for ring in self.runtime.ringer.ringing():
+            due = datetime.fromisoformat(str(ring["due_at"])).astimezone(zone)
+            shown.append({**ring, "due_clock": due.strftime("%H:%M")})
+        return shown
+
+    async def settle(self, timer_id: str, answer: str) -> str:
+        """Dismiss or snooze a ringing timer (ValueError: none such, or a bad answer)."""
+        if self.runtime is None:
+            raise ValueError("this page keeps no time")
+        ringer = self.runtime.ringer
+        text, _new = await asyncio.to_thread(ringer.settle, timer_id, answer)
+        self.broadcaster.publish("ringing", "memory")
+        return text
 
     # -- running the agent -----------------------------------------------------------------
 
@@ -122,9 +165,13 @@ class DeviceConsole:
 
         Raises ValueError for an empty query.
         """
+        from edgeloop.limits import has_words
+
         text = " ".join(query.split())
         if not text:
             raise ValueError("the query is empty")
+        if not has_words(text):
+            raise ValueError("the query has no words")
         session = self.book.open(LiveSession(uuid.uuid4().hex, text))
         self.broadcaster.publish("sessions")
         self._background(self._call(lambda: self._run_ask(session)))
@@ -232,7 +279,7 @@ class DeviceConsole:
 
     async def memory_view(self) -> dict[str, Any]:
         """What memory holds, per kind: the count and the newest rows."""
-        return await self._call(lambda: read_memory(self.agent.memory))
+        return await self._call(lambda: read_memory(self.agent.memory, timer_rows))
 
     async def adopt_stored(self, limit: int = 10) -> bool:
         """Show the newest sessions in memory that this page did not run (``edge-agent
@@ -291,6 +338,18 @@ class DeviceConsole:
         return changed
 
     def _update_sync_state(self) -> None:
+        last = self.agent.memory.last_sync()  # a sync by any process on this memory
+        if last is not None and self.cloud:
+            at = _epoch(str(last["at"]))
+            if self.sync.last_at is None or at > self.sync.last_at + 0.5:
+                self.sync.last_at = at
+                self.sync.rounds = int(last["rounds"])
+                self.sync.bytes_sent = int(last["bytes_sent"])
+                self.sync.bytes_received = int(last["bytes_received"])
+                self.sync.error = ""
+                self.sync.vector_after = self.agent.memory.state_vector()
+                self.sync.changed_since = False
+                return
         if self.sync.last_at is not None:
             self.sync.changed_since = self.agent.memory.state_vector() != self.sync.vector_after
 

@@ -58,6 +58,23 @@ class StopReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     STOP_REASON_CANCELED: _ClassVar[StopReason]
     STOP_REASON_ERROR: _ClassVar[StopReason]
     STOP_REASON_REFUSED: _ClassVar[StopReason]
+
+class DeviceEventKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    DEVICE_EVENT_KIND_UNSPECIFIED: _ClassVar[DeviceEventKind]
+    DEVICE_EVENT_KIND_TIMER_FIRED: _ClassVar[DeviceEventKind]
+    DEVICE_EVENT_KIND_TIMER_MISSED: _ClassVar[DeviceEventKind]
+    DEVICE_EVENT_KIND_APPROVAL_WAITING: _ClassVar[DeviceEventKind]
+    DEVICE_EVENT_KIND_PENDING_RESOLVED: _ClassVar[DeviceEventKind]
+    DEVICE_EVENT_KIND_SYNC_DONE: _ClassVar[DeviceEventKind]
+    DEVICE_EVENT_KIND_TIMER_DISMISSED: _ClassVar[DeviceEventKind]
+    DEVICE_EVENT_KIND_TIMER_SNOOZED: _ClassVar[DeviceEventKind]
+
+class TimerAnswer(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    TIMER_ANSWER_UNSPECIFIED: _ClassVar[TimerAnswer]
+    TIMER_ANSWER_DISMISS: _ClassVar[TimerAnswer]
+    TIMER_ANSWER_SNOOZE: _ClassVar[TimerAnswer]
 STEP_TYPE_UNSPECIFIED: StepType
 STEP_TYPE_THOUGHT: StepType
 STEP_TYPE_ACTION: StepType
@@ -91,6 +108,17 @@ STOP_REASON_DENIED: StopReason
 STOP_REASON_CANCELED: StopReason
 STOP_REASON_ERROR: StopReason
 STOP_REASON_REFUSED: StopReason
+DEVICE_EVENT_KIND_UNSPECIFIED: DeviceEventKind
+DEVICE_EVENT_KIND_TIMER_FIRED: DeviceEventKind
+DEVICE_EVENT_KIND_TIMER_MISSED: DeviceEventKind
+DEVICE_EVENT_KIND_APPROVAL_WAITING: DeviceEventKind
+DEVICE_EVENT_KIND_PENDING_RESOLVED: DeviceEventKind
+DEVICE_EVENT_KIND_SYNC_DONE: DeviceEventKind
+DEVICE_EVENT_KIND_TIMER_DISMISSED: DeviceEventKind
+DEVICE_EVENT_KIND_TIMER_SNOOZED: DeviceEventKind
+TIMER_ANSWER_UNSPECIFIED: TimerAnswer
+TIMER_ANSWER_DISMISS: TimerAnswer
+TIMER_ANSWER_SNOOZE: TimerAnswer
 
 class ReactStep(_message.Message):
     __slots__ = ("session_id", "turn_id", "step_type", "content", "metadata", "act_id", "tool", "arguments", "status", "origin", "created_at", "latency_ms", "trace_id", "step_index", "requires_approval", "stop_reason", "receipt_id", "executor", "observation", "model", "token_usage", "idempotency_key")
@@ -384,3 +412,64 @@ class GetSessionResponse(_message.Message):
     steps: _containers.RepeatedCompositeFieldContainer[ReactStep]
     receipt: DecisionReceipt
     def __init__(self, session_id: _Optional[str] = ..., state: _Optional[_Union[SessionState, str]] = ..., steps: _Optional[_Iterable[_Union[ReactStep, _Mapping]]] = ..., receipt: _Optional[_Union[DecisionReceipt, _Mapping]] = ...) -> None: ...
+
+class WatchEventsRequest(_message.Message):
+    __slots__ = ("include_ringing",)
+    INCLUDE_RINGING_FIELD_NUMBER: _ClassVar[int]
+    include_ringing: bool
+    def __init__(self, include_ringing: _Optional[bool] = ...) -> None: ...
+
+class DeviceEvent(_message.Message):
+    __slots__ = ("kind", "text", "at", "timer_id", "label", "due_at", "session_id", "act_id", "pending_id", "details")
+    class DetailsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    AT_FIELD_NUMBER: _ClassVar[int]
+    TIMER_ID_FIELD_NUMBER: _ClassVar[int]
+    LABEL_FIELD_NUMBER: _ClassVar[int]
+    DUE_AT_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    ACT_ID_FIELD_NUMBER: _ClassVar[int]
+    PENDING_ID_FIELD_NUMBER: _ClassVar[int]
+    DETAILS_FIELD_NUMBER: _ClassVar[int]
+    kind: DeviceEventKind
+    text: str
+    at: _timestamp_pb2.Timestamp
+    timer_id: str
+    label: str
+    due_at: _timestamp_pb2.Timestamp
+    session_id: str
+    act_id: str
+    pending_id: str
+    details: _containers.ScalarMap[str, str]
+    def __init__(self, kind: _Optional[_Union[DeviceEventKind, str]] = ..., text: _Optional[str] = ..., at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., timer_id: _Optional[str] = ..., label: _Optional[str] = ..., due_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., session_id: _Optional[str] = ..., act_id: _Optional[str] = ..., pending_id: _Optional[str] = ..., details: _Optional[_Mapping[str, str]] = ...) -> None: ...
+
+class WatchEventsResponse(_message.Message):
+    __slots__ = ("event",)
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    event: DeviceEvent
+    def __init__(self, event: _Optional[_Union[DeviceEvent, _Mapping]] = ...) -> None: ...
+
+class SettleTimerRequest(_message.Message):
+    __slots__ = ("timer_id", "answer", "snooze_seconds")
+    TIMER_ID_FIELD_NUMBER: _ClassVar[int]
+    ANSWER_FIELD_NUMBER: _ClassVar[int]
+    SNOOZE_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    timer_id: str
+    answer: TimerAnswer
+    snooze_seconds: int
+    def __init__(self, timer_id: _Optional[str] = ..., answer: _Optional[_Union[TimerAnswer, str]] = ..., snooze_seconds: _Optional[int] = ...) -> None: ...
+
+class SettleTimerResponse(_message.Message):
+    __slots__ = ("text", "snoozed_timer_id")
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    SNOOZED_TIMER_ID_FIELD_NUMBER: _ClassVar[int]
+    text: str
+    snoozed_timer_id: str
+    def __init__(self, text: _Optional[str] = ..., snoozed_timer_id: _Optional[str] = ...) -> None: ...

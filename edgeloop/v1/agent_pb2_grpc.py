@@ -290,6 +290,16 @@ class EdgeAgentServiceStub:
                 request_serializer=edgeloop_dot_v1_dot_agent__pb2.GetSessionRequest.SerializeToString,
                 response_deserializer=edgeloop_dot_v1_dot_agent__pb2.GetSessionResponse.FromString,
                 _registered_method=True)
+        self.WatchEvents = channel.unary_stream(
+                '/edgeloop.v1.EdgeAgentService/WatchEvents',
+                request_serializer=edgeloop_dot_v1_dot_agent__pb2.WatchEventsRequest.SerializeToString,
+                response_deserializer=edgeloop_dot_v1_dot_agent__pb2.WatchEventsResponse.FromString,
+                _registered_method=True)
+        self.SettleTimer = channel.unary_unary(
+                '/edgeloop.v1.EdgeAgentService/SettleTimer',
+                request_serializer=edgeloop_dot_v1_dot_agent__pb2.SettleTimerRequest.SerializeToString,
+                response_deserializer=edgeloop_dot_v1_dot_agent__pb2.SettleTimerResponse.FromString,
+                _registered_method=True)
 
 
 class EdgeAgentServiceServicer:
@@ -317,6 +327,22 @@ class EdgeAgentServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def WatchEvents(self, request, context):
+        """Streams what happens on the device while the stream is open: timers and alarms that
+        ring (or were missed while nothing ran), approvals waiting, pending queries resolved,
+        syncs done. A device UI in any language rings from it.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SettleTimer(self, request, context):
+        """Dismisses a timer that rang, or snoozes it (rings again after snooze_seconds).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_EdgeAgentServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -334,6 +360,16 @@ def add_EdgeAgentServiceServicer_to_server(servicer, server):
                     servicer.GetSession,
                     request_deserializer=edgeloop_dot_v1_dot_agent__pb2.GetSessionRequest.FromString,
                     response_serializer=edgeloop_dot_v1_dot_agent__pb2.GetSessionResponse.SerializeToString,
+            ),
+            'WatchEvents': grpc.unary_stream_rpc_method_handler(
+                    servicer.WatchEvents,
+                    request_deserializer=edgeloop_dot_v1_dot_agent__pb2.WatchEventsRequest.FromString,
+                    response_serializer=edgeloop_dot_v1_dot_agent__pb2.WatchEventsResponse.SerializeToString,
+            ),
+            'SettleTimer': grpc.unary_unary_rpc_method_handler(
+                    servicer.SettleTimer,
+                    request_deserializer=edgeloop_dot_v1_dot_agent__pb2.SettleTimerRequest.FromString,
+                    response_serializer=edgeloop_dot_v1_dot_agent__pb2.SettleTimerResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -418,6 +454,60 @@ class EdgeAgentService:
             '/edgeloop.v1.EdgeAgentService/GetSession',
             edgeloop_dot_v1_dot_agent__pb2.GetSessionRequest.SerializeToString,
             edgeloop_dot_v1_dot_agent__pb2.GetSessionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WatchEvents(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/edgeloop.v1.EdgeAgentService/WatchEvents',
+            edgeloop_dot_v1_dot_agent__pb2.WatchEventsRequest.SerializeToString,
+            edgeloop_dot_v1_dot_agent__pb2.WatchEventsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SettleTimer(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/edgeloop.v1.EdgeAgentService/SettleTimer',
+            edgeloop_dot_v1_dot_agent__pb2.SettleTimerRequest.SerializeToString,
+            edgeloop_dot_v1_dot_agent__pb2.SettleTimerResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -19,6 +19,8 @@ Tables (every synced table is a materialised view of the CRDT document, see
     update_clocks         the Yjs clock ranges each update_log entry brought (v6)
     tombstones            records whose winning entry is a tombstone, with its clock and
                           node (v5): what a write must know without loading the document
+    timer_rings           one row per timer this replica rang or reported missed (v8,
+                          local, not synced): the claim that makes a timer ring once
 """
 
 from __future__ import annotations
@@ -237,6 +239,18 @@ def _v7_own_items(db: sqlite_utils.Database) -> None:
         db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('own_items', 'complete')")
 
 
+def _v8_timer_rings(db: sqlite_utils.Database) -> None:
+    """A row per timer that rang here (or came due while nothing ran: ``missed``). Its
+    primary key is the claim: the process whose INSERT adds the row rings the timer, so a
+    timer rings once across restarts and across processes sharing the file. Local to the
+    replica (each device rings its own)."""
+    db.execute(
+        "CREATE TABLE timer_rings (timer_id TEXT PRIMARY KEY, label TEXT NOT NULL,"
+        " due_at TEXT NOT NULL, outcome TEXT NOT NULL, rang_at TEXT NOT NULL,"
+        " settled TEXT NOT NULL DEFAULT '', details TEXT NOT NULL DEFAULT '{}')"
+    )
+
+
 MIGRATIONS: list[Migration] = [
     _v1_initial,
     _v2_fts_vocab,
@@ -245,6 +259,7 @@ MIGRATIONS: list[Migration] = [
     _v5_tombstones,
     _v6_update_clocks,
     _v7_own_items,
+    _v8_timer_rings,
 ]
 """Migration ``i`` takes the schema from version ``i`` to ``i + 1``."""
 

@@ -116,3 +116,38 @@ def test_pending_says_when_nothing_waits(tmp_path: Path) -> None:
     result = runner.invoke(app, ["pending", "--memory", str(tmp_path / "edge.db")])
     assert result.exit_code == 0, result.output
     assert result.output.strip() == "no queries pending"
+
+
+def test_a_query_of_marks_alone_is_refused_not_kept_pending(tmp_path: Path) -> None:
+    memory = tmp_path / "edge.db"
+    result = runner.invoke(app, ["ask", "?!", "--memory", str(memory)])
+    assert result.exit_code == 2
+    assert "error: the query has no words" in result.output
+    assert not memory.exists()  # nothing opened, nothing kept
+
+
+def test_the_device_takes_queries_up_to_the_clouds_limit_and_no_longer() -> None:
+    from cloud_agent.config import CloudConfig
+    from cloud_agent.security import DEFAULT_MAX_QUERY_CHARS
+    from edge_agent.agent import MAX_QUERY_CHARS
+
+    assert MAX_QUERY_CHARS == DEFAULT_MAX_QUERY_CHARS == CloudConfig().max_query_chars
+    result = runner.invoke(app, ["ask", "x" * (MAX_QUERY_CHARS + 1)])
+    assert result.exit_code == 2
+    assert f"the limit is {MAX_QUERY_CHARS}" in result.output
+
+
+def test_memory_in_a_missing_folder_is_refused(tmp_path: Path) -> None:
+    missing = tmp_path / "no" / "such" / "dir" / "edge.db"
+    result = runner.invoke(app, ["timers", "--memory", str(missing)])
+    assert result.exit_code == 2
+    assert f"the folder {missing.parent} does not exist" in result.output
+    assert not (tmp_path / "no").exists()
+
+
+def test_a_negative_history_days_names_the_setting(tmp_path: Path) -> None:
+    memory = str(tmp_path / "edge.db")
+    result = runner.invoke(app, ["config", "set", "history_days", "-5", "--memory", memory])
+    assert result.exit_code == 2
+    assert "No such option" not in result.output
+    assert "history_days is a whole number of days" in result.output

@@ -426,3 +426,18 @@ def test_the_readme_booking_example_runs_from_a_clone(
     assert action["tool"] == "restaurant_reservation"
     assert action["arguments"] == {"people": 4, "city": "rome"}
     assert steps[-1]["content"] == "Booked a table for 4 in Rome."
+
+
+@pytest.mark.parametrize("reference", ["examples.booking_tools:TOOLS", "FILE:TOOLS"])
+def test_the_example_tools_load_outside_the_repository_root(tmp_path: Path, reference: str) -> None:
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    reference = reference.replace("FILE", str(root / "examples" / "booking_tools.py"))
+    done = subprocess.run(
+        [sys.executable, "-m", "edge_agent", "ask", "hi", "--tools", reference,
+         "--memory", str(tmp_path / "edge.db")],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr

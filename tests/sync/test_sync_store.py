@@ -296,7 +296,7 @@ def test_a_version_2_store_moves_its_texts_into_recall(tmp_path: Path) -> None:
     rows = conn.execute("SELECT rid, text FROM recall ORDER BY rid").fetchall()
     conn.executescript(
         "DROP TABLE recall_vocab; DROP TABLE recall_fts; DROP TABLE tombstones;"
-        "DROP TABLE update_clocks; DROP TABLE own_items;"
+        "DROP TABLE update_clocks; DROP TABLE own_items; DROP TABLE timer_rings;"
         "DELETE FROM meta WHERE key = 'own_items';"
         "ALTER TABLE recall DROP COLUMN text;"
         "CREATE VIRTUAL TABLE recall_fts USING fts5(text,"

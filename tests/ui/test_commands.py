@@ -66,3 +66,23 @@ def test_cloud_agent_serve_ui_port_serves_the_cloud_page(
     args += ["--memory-dir", str(tmp_path / "cloud")]
     _, html = _serve_and_fetch(args, "cloud page on", env)
     assert 'id="backends"' in html and "planner" in html and 'id="charts"' in html
+
+
+def test_cloud_agent_serve_on_a_busy_ui_port_fails_without_saying_serving(
+    env: dict[str, str],
+) -> None:
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        code = "import sys; from cloud_agent.cli import main; sys.argv = sys.argv[1:]; main()"
+        done = subprocess.run(
+            [sys.executable, "-c", code, "cloud_agent", "serve", "--port", "0",
+             "--ui-port", str(port)],
+            capture_output=True, text=True, env=env, timeout=120, check=False,
+        )  # fmt: skip
+    assert done.returncode != 0
+    assert f"cannot serve the page on port {port}" in done.stderr
+    assert "serving on" not in done.stderr

@@ -172,3 +172,32 @@ def validate(observation: dict[str, Any]) -> str | None:
     if not observation.get("timer_id") or not observation.get("fires_at"):
         return "timer was not stored"
     return None
+
+
+def timer_rows(store: Any) -> list[dict[str, Any]]:
+    """The timers as a person reads them: the length in words, the local clock time it
+    goes off (the home city's zone) and whether it rang, never raw seconds."""
+    from understanding.answers import duration
+
+    zone, _ = home_zone(store)
+    now = datetime.now(zone)
+    rung = {ring["timer_id"]: ring for ring in store.rings()}
+    rows = []
+    for timer in store.timers():
+        fires = datetime.fromisoformat(str(timer["fires_at"])).astimezone(zone)
+        ring = rung.get(timer["timer_id"])
+        state = "waiting" if fires > now else "went off"
+        if ring is not None:
+            state = {"fired": "rang", "missed": "missed"}.get(str(ring["outcome"]), state)
+            state += f", {ring['settled']}" if ring["settled"] else ""
+        day = "" if fires.date() == now.date() else f"{fires:%a %d %b} "
+        rows.append(
+            {
+                "label": timer["label"] or "-",
+                "length": duration(int(timer["seconds"])),
+                "goes off": f"{day}{fires:%H:%M}",
+                "state": state,
+                "fires_at": timer["fires_at"],
+            }
+        )
+    return rows

@@ -42,6 +42,8 @@ function with no arguments that returns either.
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import sys
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -170,7 +172,7 @@ def load_tools(reference: str) -> list[ToolSpec]:
     if not sep or not module_name or not attr:
         raise UserToolError(f"--tools takes MODULE:ATTR, not {reference!r}")
     try:
-        module = importlib.import_module(module_name)
+        module = _import(module_name)
     except Exception as exc:  # any import-time failure of the user's module: one line
         raise UserToolError(f"cannot import {module_name!r}: {exc}") from None
     value: Any = module
@@ -179,6 +181,34 @@ def load_tools(reference: str) -> list[ToolSpec]:
             raise UserToolError(f"{module_name!r} has no attribute {attr!r}")
         value = getattr(value, part)
     return _as_specs(value, reference)
+
+
+def _import(module_name: str) -> Any:
+    """The module of a ``--tools`` reference: a file (``path/to/tools.py``), a module on
+    the path (the working directory's included), or one of the project's own folders
+    (``examples.booking_tools`` of a clone, from whatever folder the command runs in)."""
+    if module_name.endswith(".py"):
+        from pathlib import Path
+
+        path = Path(module_name).expanduser()
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        if spec is None or spec.loader is None or not path.is_file():
+            raise ModuleNotFoundError(f"no file {module_name}")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[path.stem] = module
+        spec.loader.exec_module(module)
+        return module
+    try:
+        return importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        from pathlib import Path
+
+        root = Path(__file__).resolve().parents[2]  # the checkout holding edge_agent/
+        top = module_name.split(".")[0]
+        if exc.name != top or not ((root / top).is_dir() or (root / f"{top}.py").is_file()):
+            raise
+        sys.path.append(str(root))
+        return importlib.import_module(module_name)
 
 
 def entry_point_tools() -> list[ToolSpec]:

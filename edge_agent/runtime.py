@@ -1,0 +1,147 @@
+"""The device runtime: one long-running process that keeps time and keeps the model loaded.
+
+``edge-agent run`` hosts the :class:`~edge_agent.service.EdgeAgentServicer` (gRPC: Ask,
+Approve, WatchEvents, SettleTimer), optionally the device page, and a
+:class:`~edge_agent.ringer.TimerRinger`; it prints each device event on its terminal. It
+leaves a *runtime file* beside the memory (``edge.db.runtime``: its pid and gRPC address),
+so that ``edge-agent ask`` on the same memory asks through it (no process start, no model
+load) instead of starting cold. ``serve``, ``ui`` and ``chat`` start a ringer too: timers
+ring whichever of them runs, once (the claim is in the memory file).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from edge_agent.device_events import EventHub
+from edge_agent.ringer import MISSED_AFTER_S, TimerRinger
+from edge_agent.runtime_file import announce, withdraw
+from edgeloop.v1 import agent_pb2 as pb
+
+if TYPE_CHECKING:
+    from edge_agent.agent import EdgeAgent
+
+
+def action_runner(agent: EdgeAgent) -> Callable[[str, dict[str, Any], str], dict[str, Any]]:
+    """Runs a timer's scheduled command through the device's checked tool executor (keyed
+    on the timer, so a command runs once even if two processes raced past the claim)."""
+
+    def run(tool: str, arguments: dict[str, Any], timer_id: str) -> dict[str, Any]:
+        spec = agent.tools.get(tool)
+        if spec is None:
+            raise ValueError(f"unknown device tool {tool!r}")
+        outcome = agent.loop.executor.call(spec, arguments, session_id=f"timer-{timer_id}")
+        if outcome.status != pb.OBSERVATION_STATUS_OK:
+            raise ValueError(outcome.error or "the tool failed")
+        return dict(outcome.output)
+
+    return run
+
+
+@dataclass
+class DeviceRuntime:
+    """The agent with its event hub and timer ringer (what every long-running process has)."""
+
+    agent: EdgeAgent
+    hub: EventHub = field(default_factory=EventHub)
+    missed_after_s: float = MISSED_AFTER_S
+    ringer: TimerRinger = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.agent.events = self.hub
+        self.ringer = TimerRinger(
+            self.agent.memory,
+            self.hub,
+            run_action=action_runner(self.agent),
+            missed_after_s=self.missed_after_s,
+        )
+
+    def start(self) -> None:
+        """Start ringing timers."""
+        self.ringer.start()
+
+    def stop(self) -> None:
+        """Stop ringing timers."""
+        self.ringer.stop()
+
+
+@dataclass
+class PageOptions:
+    """The device page a runtime hosts beside the gRPC service."""
+
+    port: int
+    access: Any  # edge_agent.ui.UiAccess
+    cloud: str | None = None
+    token: str | None = None
+    tls_root: str | None = None
+
+
+def terminal_line(event: pb.DeviceEvent) -> str:
+    """How the terminal announces an event ("timer fired: Time's up: ...")."""
+    from edge_agent.device_events import KIND_NAMES
+
+    return f"{KIND_NAMES.get(event.kind, 'event')}: {event.text}"
+
+
+async def host(
+    runtime: DeviceRuntime,
+    memory: Path,
+    *,
+    address: tuple[str, int],
+    insecure: bool = False,
+    page: PageOptions | None = None,
+    cloud: str | None = None,
+    say: Callable[[str], None] = print,
+) -> None:
+    """Serve the runtime (gRPC, the page if asked) until cancelled; ring timers meanwhile
+    and announce every event with ``say``. Raises OSError/ValueError when it cannot bind."""
+    from edge_agent.service import serve
+
+    console = None
+    if page is not None:
+        from edge_agent.ui import DeviceConsole
+
+        console = DeviceConsole(
+            runtime.agent,
+            cloud=page.cloud,
+            token=page.token,
+            tls_root=page.tls_root,
+            runtime=runtime,
+        )
+    server = await serve(
+        runtime.agent,
+        address[0],
+        address[1],
+        insecure=insecure,
+        runtime=runtime,
+        track=console.track if console is not None else None,
+    )
+    ui = None
+    try:
+        if console is not None and page is not None:
+            from edge_agent.ui import UiServer, device_app
+
+            ui = UiServer(
+                device_app(console), page.access, page.port, before_stop=console.broadcaster.close
+            )
+            await ui.start()
+        key = runtime.hub.subscribe(lambda event: say(terminal_line(event)))
+        grpc_address = f"{address[0]}:{server.port}"
+        announce(memory, grpc_address, cloud)
+        runtime.start()
+        say(f"edge agent runtime serving on {grpc_address}")
+        if ui is not None:
+            say(f"edge agent page on {ui.url}")
+        try:
+            await server.wait()
+        finally:
+            runtime.hub.unsubscribe(key)
+            withdraw(memory)
+    finally:
+        runtime.stop()
+        if ui is not None:
+            await ui.stop()
+        await server.stop(2)
