@@ -47,7 +47,17 @@ from react_kernel.steps import from_struct, to_struct
 
 log = logging.getLogger(__name__)
 
-DEVICE_TOOLS = ("device_control", "set_timer", "add_note", "search_notes", "remove_note")
+DEVICE_TOOLS = (
+    "device_control",
+    "set_timer",
+    "add_note",
+    "search_notes",
+    "remove_note",
+    "device_status",
+    "list_timers",
+    "cancel_timer",
+    "clear_list",
+)
 # The project's client options (message size, keepalive; docs/operations.md), plus
 # quick reconnects after an outage: the edge retries on its own schedule.
 CHANNEL_OPTIONS: list[tuple[str, int]] = [

@@ -2,9 +2,11 @@
 
 Every tool here runs on the device, answers one query with one call, and declares its
 input and observation JSON Schemas plus a business-rule validator. Tools that change the
-world (device_control, set_timer, add_note) are marked ``side_effects`` and carry an
+world (device_control, set_timer, add_note, remove_note, cancel_timer, clear_list) are
+marked ``side_effects`` and carry an
 idempotency key, so a retried ACTION never sets two timers or writes a note twice.
-Unlocking a door needs a human's approval (``requires_approval``).
+Unlocking a door, cancelling every timer and clearing a list need a human's approval
+(``requires_approval``).
 
 >>> registry = builtin_tools(memory)            # doctest: +SKIP
 >>> registry.get("calculator").func({"expression": "2 + 2"})  # doctest: +SKIP
@@ -19,7 +21,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, cast
 
-from edge_agent.tools import calculator, clock, devices, notes, timers, units, weather
+from edge_agent.tools import calculator, clock, devices, notes, status, timers, units, weather
 from edge_agent.tools.memory import ToolMemory
 
 if TYPE_CHECKING:
@@ -46,9 +48,13 @@ TOOL_NAMES: tuple[str, ...] = (
     "search_notes",
     "world_clock",
     "remove_note",
+    "device_status",
+    "list_timers",
+    "cancel_timer",
+    "clear_list",
 )
 SIDE_EFFECT_TOOLS: frozenset[str] = frozenset(
-    {"device_control", "set_timer", "add_note", "remove_note"}
+    {"device_control", "set_timer", "add_note", "remove_note", "cancel_timer", "clear_list"}
 )
 
 
@@ -64,12 +70,19 @@ def input_schemas() -> dict[str, dict[str, Any]]:
         "search_notes": notes.SEARCH_INPUT_SCHEMA,
         "remove_note": notes.REMOVE_INPUT_SCHEMA,
         "world_clock": clock.input_schema(),
+        "device_status": status.INPUT_SCHEMA,
+        "list_timers": timers.LIST_INPUT_SCHEMA,
+        "cancel_timer": timers.CANCEL_INPUT_SCHEMA,
+        "clear_list": notes.CLEAR_INPUT_SCHEMA,
     }
 
 
 def requires_approval(tool: str, args: dict[str, Any]) -> bool:
-    """True when this call needs a human's yes first (unlocking a door)."""
-    return tool == "device_control" and devices.is_sensitive(args)
+    """True when this call needs a human's yes first: unlocking a door (now or later),
+    cancelling every timer, clearing a list."""
+    if tool == "cancel_timer":
+        return bool(args.get("all"))
+    return tool == "clear_list" or (tool == "device_control" and devices.is_sensitive(args))
 
 
 def idempotency_key(tool: str) -> Callable[[str, dict[str, Any]], str]:
@@ -152,9 +165,10 @@ def builtin_specs(
             "Switch, set, lock or open a home device (light, ac, heater, fan, tv, speaker, "
             "door_lock, thermostat, blinds, plug, vacuum, coffee_machine; volume_up, "
             "volume_down, mute, unmute for the tv and speaker; brightness_up, brightness_down "
-            "for the light), optionally in a room.",
+            "for the light), optionally in a room or every room ('room': 'all', leaving "
+            "out 'except'), at a clock time ('at') or for a while ('for' seconds, then back).",
             devices.OUTPUT_SCHEMA,
-            devices.make_run(memory),
+            devices.make_run(memory, now),
             devices.validate,
             0.95,
         ),
@@ -191,6 +205,40 @@ def builtin_specs(
             notes.make_remove(memory),
             notes.validate_remove,
             0.9,
+        ),
+        spec(
+            "device_status",
+            "Read what a home device is doing (on/off, its value, muted) from the state the "
+            "device keeps, in a room or every room; changes nothing.",
+            status.OUTPUT_SCHEMA,
+            status.make_run(memory),
+            status.validate,
+            0.95,
+        ),
+        spec(
+            "list_timers",
+            "List the timers, alarms and scheduled device commands still to come, in local time.",
+            timers.LIST_OUTPUT_SCHEMA,
+            timers.make_list(memory),
+            timers.validate_list,
+            0.95,
+        ),
+        spec(
+            "cancel_timer",
+            "Cancel timers or alarms: by 'label', by the time they go off ('at'), the next "
+            "one ('next': true) or all of them ('all': true, approved first).",
+            timers.CANCEL_OUTPUT_SCHEMA,
+            timers.make_cancel(memory),
+            timers.validate_cancel,
+            0.95,
+        ),
+        spec(
+            "clear_list",
+            "Remove every item of a named list (approved first); the list stays, empty.",
+            notes.CLEAR_OUTPUT_SCHEMA,
+            notes.make_clear(cast("notes.ListMemory", memory)),
+            notes.validate_clear,
+            0.95,
         ),
         spec(
             "world_clock",
