@@ -80,6 +80,9 @@ TlsRootOption = Annotated[
 #: Exit code of `ask` when the query was kept pending (the cloud was unreachable or busy):
 #: EX_TEMPFAIL, "try again later" (`edge-agent pending --cloud` resolves it).
 EXIT_PENDING = 75
+#: Exit code of `ask` when the device asked a question back (a required argument is
+#: missing): the question is printed, and `ask --session ID "ANSWER"` answers it.
+EXIT_ASKED = 3
 
 
 def _router(model: str | None = None, tools: list[str] | None = None) -> Router:
@@ -161,8 +164,12 @@ def ask(
     tools: ToolsOption = None,
     token: TokenOption = None,
     tls_root: TlsRootOption = None,
+    session: str = typer.Option(
+        None, "--session", help="Continue this session: answer the question it asked back."
+    ),
 ) -> None:
-    """Answer one query on the device, or through the cloud."""
+    """Answer one query on the device, or through the cloud. When the device asks back
+    (exit 3), answer with --session ID "ANSWER"."""
     if not query.strip():
         raise fail("the query is empty", 2)
     from edge_agent.agent import MAX_QUERY_CHARS
@@ -176,16 +183,22 @@ def ask(
 
     agent = _agent(cloud, memory, model, tools, token, tls_root)
     interactive = sys.stdin.isatty() and not json_output
-    steps: Iterable[pb.ReactStep] = agent.ask(query)
+    if session and agent.open_question(session) is None:
+        raise fail(f"session {session} is not waiting for an answer", 2)
+    steps: Iterable[pb.ReactStep] = agent.ask(query, session_id=session or None)
     pending = False
+    asked: pb.ReactStep | None = None
+    shown = (pb.STEP_TYPE_FINAL_ANSWER, pb.STEP_TYPE_ERROR, pb.STEP_TYPE_CLARIFICATION)
     while True:
         waiting: pb.ReactStep | None = None
         try:
             for step in steps:  # printed as each one is produced
                 if json_output:
                     typer.echo(step_to_json(step))
-                elif verbose or step.step_type in (pb.STEP_TYPE_FINAL_ANSWER, pb.STEP_TYPE_ERROR):
+                elif verbose or step.step_type in shown:
                     typer.echo(_line(step) if verbose else step.content)
+                if step.step_type == pb.STEP_TYPE_CLARIFICATION:
+                    asked = step
                 if step.step_type == pb.STEP_TYPE_FINAL_ANSWER and "pending_id" in step.metadata:
                     pending = True
                 if step.step_type != pb.STEP_TYPE_APPROVAL_REQUEST:
@@ -201,6 +214,10 @@ def ask(
         steps = _approve_interactively(agent, waiting, interactive)
     if pending and cloud:  # the cloud failed (without --cloud the device is offline by choice)
         raise typer.Exit(EXIT_PENDING)
+    if asked is not None:
+        if not json_output:
+            typer.echo(f'(answer: edge-agent ask --session {asked.session_id} "...")', err=True)
+        raise typer.Exit(EXIT_ASKED)
 
 
 def _cloud_failure(error: Exception, cloud: str | None) -> Exception:
