@@ -510,7 +510,8 @@ class EdgeAgent:
                     query,
                     session_id=session_id,
                     trace_id=trace_id,
-                    history=[*earlier, *steps],
+                    # An answering turn ends its history with the question it answers.
+                    history=earlier or list(steps),
                     # Side effects are keyed on this session id: a pending query keeps it.
                     run_device_tool=lambda action: self.run_device_tool(action, session_id),
                     turn_id=turn_id,
