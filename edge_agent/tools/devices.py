@@ -347,10 +347,13 @@ def known_rooms(memory: ToolMemory, device: str) -> list[str | None]:
 
 def target_rooms(memory: ToolMemory, args: dict[str, Any]) -> list[str | None]:
     """The rooms a command covers: its room; with ``room: "all"``, every room the device
-    knows of that kind (the house-wide device when it knows none) but the ``except`` ones.
+    knows of that kind (the house-wide one too; only it when the device knows no room);
+    with ``except``, every named room but those (the house-wide device may light the
+    excepted rooms too, so it is left as it is).
 
     Raises:
-        ValueError: every known room is excepted, or ``except`` without ``all``.
+        ValueError: ``except`` without ``all``, no named room known to leave one out of,
+            or every known room excepted.
     """
     room = args.get("room")
     left_out = {room_key(r) for r in args.get("except") or []}
@@ -358,13 +361,16 @@ def target_rooms(memory: ToolMemory, args: dict[str, Any]) -> list[str | None]:
         if left_out:
             raise ValueError("'except' leaves rooms out of room 'all' only")
         return [room_key(room) if room else None]
+    device = str(args["device"]).replace("_", " ")
     known = known_rooms(memory, str(args["device"]))
-    if not known:
-        return [None]
+    if not left_out:
+        return known or [None]
     named = [r for r in known if r is not None]
-    chosen: list[str | None] = [r for r in (named or known) if r not in left_out]
+    if not named:
+        raise ValueError(f"I don't know which rooms have a {device} yet, so none can be left out")
+    chosen: list[str | None] = [r for r in named if r not in left_out]
     if not chosen:
-        raise ValueError(f"every {args['device']} the device knows is excepted")
+        raise ValueError(f"every {device} I know of is excepted")
     return chosen
 
 

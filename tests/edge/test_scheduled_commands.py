@@ -96,7 +96,14 @@ def test_all_lights_but_the_hall(memory: MemoryStore) -> None:
 def test_all_with_no_known_room_is_the_house_wide_device(memory: MemoryStore) -> None:
     out = call(memory, "device_control", {"device": "fan", "action": "on", "room": "all"})
     assert out["rooms"] == [{"room": None, "state": "on"}]
+    with pytest.raises(ValueError, match="which rooms have a tv"):
+        call(memory, "device_control", {"device": "tv", "action": "off", "room": "all",
+                                        "except": ["den"]})  # fmt: skip
     call(memory, "device_control", {"device": "tv", "action": "on", "room": "den"})
+    call(memory, "device_control", {"device": "tv", "action": "on"})  # the house-wide one
+    out = call(memory, "device_control", {"device": "tv", "action": "off", "room": "all"})
+    assert [r["room"] for r in out["rooms"]] == [None, "den"]  # every one of them
+    call(memory, "device_control", {"device": "tv", "action": "on", "room": "all"})
     with pytest.raises(ValueError, match="excepted"):
         call(memory, "device_control", {"device": "tv", "action": "off", "room": "all",
                                         "except": ["den"]})  # fmt: skip
@@ -120,6 +127,9 @@ def test_all_covers_every_known_room_but_the_excepted(known: set[str], left: set
                 target_rooms(memory, args)
         else:
             assert set(target_rooms(memory, args)) == known - left
+        memory.set_device_state("light", None, {"power": "on"})  # a house-wide light too
+        everything = {**args, "except": []}
+        assert set(target_rooms(memory, everything)) == {None, *known}
 
 
 def test_a_command_at_a_time_is_a_timer_that_runs_it(tmp_path: Path) -> None:
