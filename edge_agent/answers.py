@@ -332,11 +332,16 @@ def device_plan_answer(output: dict[str, Any]) -> str:
         if output.get("room") == "all":
             where = "every room's "
         return f"Scheduled: the {where}{device} at {_local_clock(output.get('fires_at'))}."
-    rooms = [str(r["room"]) if r.get("room") else "house" for r in output.get("rooms", [])]
-    left = [str(r) for r in output.get("except") or []]
-    but = f" (not the {', '.join(left)})" if left else ""
+    rooms = [f"the {r['room']}" if r.get("room") else "the house" for r in output["rooms"]]
+    left = [f"the {r}" for r in output.get("except") or []]
+    but = f" (not {_and(left)})" if left else ""
     state = str(output.get("state", ""))
-    return f"Done: {device} {state} in {', '.join(rooms)}{but}."
+    return f"Done: {device} {state} in {_and(rooms)}{but}."
+
+
+def _and(items: list[str]) -> str:
+    """ "a", "a and b", "a, b and c"."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def _status_answer(args: dict[str, Any], output: dict[str, Any]) -> str:

@@ -187,3 +187,24 @@ def test_the_cloud_asks_back_through_the_device(memory: MemoryStore, router: Rou
         assert (second.session_id, second.turn_id, second.query) == (sid, 1, "Turin")
     finally:
         server.stop(0)
+
+
+def test_chat_answers_the_question_with_the_next_line(
+    memory: MemoryStore, router: Router, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+
+    from rich.console import Console
+
+    from edge_agent.chat import run_chat
+
+    agent = EdgeAgent(memory, router)
+    lines = iter(["set a timer", "20 minutes", "exit"])
+    monkeypatch.setattr("rich.console.Console.input", lambda self, *a, **k: next(lines))
+    out = io.StringIO()
+    run_chat(agent, Console(file=out, width=200, color_system=None))
+    text = out.getvalue()
+    assert "question For how long?" in text
+    assert "Timer set for 20 minutes" in text
+    (timer,) = memory.timers()
+    assert timer["seconds"] == 1200

@@ -87,7 +87,7 @@ def test_all_lights_but_the_hall(memory: MemoryStore) -> None:
     assert power(memory, "light", "hall") == "on"
     assert power(memory, "light", "kitchen") == power(memory, "light", "bedroom") == "off"
     answer = tool_answer("device_control", {}, out)
-    assert answer == "Done: light off in bedroom, kitchen (not the hall)."
+    assert answer == "Done: light off in the bedroom and the kitchen (not the hall)."
     # "except" alone means every room but those.
     call(memory, "device_control", {"device": "light", "action": "on", "except": ["kitchen"]})
     assert power(memory, "light", "hall") == "on" and power(memory, "light", "kitchen") == "off"
