@@ -423,8 +423,8 @@ def timers_command(
     memory: MemoryOption = None,
     json_output: bool = typer.Option(False, "--json", help="One JSON object a timer."),
 ) -> None:
-    """List the timers and alarms that have not gone off (in the home city's local time),
-    or cancel one with --cancel ID."""
+    """List the timers, alarms and scheduled device commands that have not gone off (in
+    the home city's local time), or cancel one with --cancel ID."""
     from edge_agent.tools.timers import cancel_timer, list_timers
 
     store = _device_store(memory)
@@ -444,6 +444,8 @@ def timers_command(
             typer.echo(json.dumps(timer))
         else:
             label = f"  {timer['label']}" if timer["label"] else ""
+            if timer.get("action"):  # a scheduled device command, not a ring
+                label += " (device command)"
             typer.echo(f"{timer['timer_id'][:8]}  {timer['fires_at']}{label}")
     if not found and not json_output:
         typer.echo("no timers")
