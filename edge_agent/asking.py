@@ -38,7 +38,7 @@ _NUMBER_WORDS = (
     "forty|fifty|sixty|ninety|hundred|half|quarter|couple|few"
 )
 _TIME_WORDS = re.compile(
-    rf"\d|\b({_NUMBER_WORDS}|second|seconds|sec|secs|minute|minutes|min|mins|hour|hours|hr|"
+    rf"\d|\b({_NUMBER_WORDS}|time|long|second|seconds|sec|secs|minute|minutes|min|mins|hour|hours|hr|"
     r"hrs|day|days|week|weeks|fortnight|month|months|year|years|noon|midnight|morning|afternoon|evening|night|tonight|tomorrow|today|"
     r"am|pm|o'?clock|sunrise|sunset|monday|tuesday|wednesday|thursday|friday|saturday|"
     r"sunday|weekend|later|until|till|before|after|every)\b",
