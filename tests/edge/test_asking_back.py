@@ -208,3 +208,50 @@ def test_chat_answers_the_question_with_the_next_line(
     assert "Timer set for 20 minutes" in text
     (timer,) = memory.timers()
     assert timer["seconds"] == 1200
+
+
+@pytest.mark.node
+def test_a_node_client_answers_the_question(memory: MemoryStore, router: Router) -> None:
+    """Any gRPC client can answer: tests/node/ask_back_client.mjs loads agent.proto at run
+    time, reads the CLARIFICATION (the argument's name and JSON Schema) and answers it."""
+    import json
+    import shutil
+    import subprocess
+
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed: the cross-language test needs Node.js")
+    node_dir = Path(__file__).resolve().parents[1] / "node"
+    assert (node_dir / "node_modules" / "@grpc" / "proto-loader").exists(), (
+        "tests/node/node_modules missing: run `python3.11 dev.py setup`"
+    )
+    agent = EdgeAgent(memory, router)
+
+    async def scenario() -> list[dict[str, Any]]:
+        server = await serve(agent, "127.0.0.1", 0)
+        try:
+            result = await asyncio.to_thread(
+                subprocess.run,
+                [
+                    "node",
+                    str(node_dir / "ask_back_client.mjs"),
+                    f"127.0.0.1:{server.port}",
+                    "set a timer",
+                    "10 minutes",
+                ],
+                capture_output=True,
+                text=True,
+                timeout=60,
+                check=False,
+            )
+        finally:
+            await server.stop(0)
+        assert result.returncode == 0, result.stderr
+        return [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
+
+    steps = asyncio.run(scenario())
+    question = next(s for s in steps if s["stepType"] == "STEP_TYPE_CLARIFICATION")
+    assert question["missingArgument"] == "seconds"
+    assert question["argumentSchema"]["type"] == "integer"
+    assert steps[-1]["stepType"] == "STEP_TYPE_FINAL_ANSWER"
+    assert steps[-1]["answersActId"] == question["actId"] and steps[-1]["turnId"] == 1
+    assert [t["seconds"] for t in memory.timers()] == [600]
