@@ -255,3 +255,37 @@ def test_a_version_7_store_gains_timer_actions(tmp_path: Path) -> None:
         (timer,) = memory.timers()
         assert timer["label"] == "kept" and timer["action"] is None
         assert call(memory, "list_timers", {})["count"] == 1
+
+
+OPS = st.lists(
+    st.tuples(st.booleans(), st.sampled_from(["on", "off", "mute", None]), st.booleans()),
+    min_size=1,
+    max_size=5,
+)
+
+
+@settings(max_examples=15, deadline=None)
+@given(left=OPS, right=OPS, order=st.booleans())
+def test_timer_actions_merge_the_same_whatever_the_order(
+    left: list[tuple[bool, str | None, bool]],
+    right: list[tuple[bool, str | None, bool]],
+    order: bool,
+) -> None:
+    """Two replicas add timers (some carrying an action) and cancel some while apart;
+    exchanging updates in either order leaves both with the same timers and actions."""
+    with MemoryStore(":memory:") as a, MemoryStore(":memory:") as b:
+        for store, ops in ((a, left), (b, right)):
+            for speaker, action, cancel in ops:
+                device = "speaker" if speaker else "tv"
+                act = None if action is None else {
+                    "tool": "device_control", "arguments": {"device": device, "action": action}
+                }  # fmt: skip
+                timer = store.add_timer(60, device, action=act)
+                if cancel:
+                    store.forget("timers", timer["timer_id"])
+        first, second = (a, b) if order else (b, a)
+        second.apply_update(first.diff(second.state_vector()))
+        first.apply_update(second.diff(first.state_vector()))
+        assert a.timers() == b.timers()
+        kept = sum(not cancel for _s, _a, cancel in left + right)
+        assert len(a.timers()) == kept
