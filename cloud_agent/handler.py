@@ -75,6 +75,21 @@ class TraceIdFilter(logging.Filter):
         return True
 
 
+def answered_query(request: pb.ReasonRequest, query: str) -> str:
+    """The request a turn completes when it answers a CLARIFICATION (the last step of its
+    ``history``, asked by either side): that question's request with the answer joined
+    in ("set a timer" + "5 minutes"); otherwise the query as sent."""
+    if not request.history:
+        return query
+    last = request.history[-1]
+    asked = last.metadata.get("query", "")
+    if last.step_type != pb.STEP_TYPE_CLARIFICATION or not asked:
+        return query
+    from understanding.asking import fold
+
+    return fold(asked, last.metadata.get("joiner", ""), query)
+
+
 @dataclass(frozen=True)
 class Event:
     """One thing to send to the client: a step, a device ACTION, or the receipt."""
@@ -249,7 +264,7 @@ class RequestHandler:
         started.
         """
         trace_id_var.set(trace_id)
-        query = self.admit(principal, request, peer)
+        query = answered_query(request, self.admit(principal, request, peer))
         device_tools = known_device_tools(request) if next_observation else frozenset()
         session = self.loop_for(device_tools, request.max_steps).start(
             query, session_id=request.session_id, trace_id=trace_id

@@ -27,6 +27,7 @@ class _NoMemory:
 
     add_note = search = add_timer = set_device_state = get_device_state = _refuse
     add_fact = get_record = notes = delete_note = _refuse
+    timers = forget = device_states = _refuse
 
 
 def cloud_registry(device_tools: Iterable[str] = ()) -> Any:

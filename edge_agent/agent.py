@@ -54,6 +54,12 @@ TRANSIENT_CODES = frozenset({"UNAVAILABLE", "RESOURCE_EXHAUSTED", "DEADLINE_EXCE
 LATE_CONFIRM_S = 180.0
 #: Longer queries are refused on the device, at the cloud's own limit (one constant).
 MAX_QUERY_CHARS = LIMIT
+#: Steps that end a turn: the answer, or a question back to the person.
+_ENDS_TURN = frozenset({pb.STEP_TYPE_FINAL_ANSWER, pb.STEP_TYPE_CLARIFICATION})
+#: The decision recorded for a turn that answers the cloud's question.
+_CLOUD_ANSWER = RouteDecision("cloud", None, None, 1.0, "the answer to the cloud's question")
+#: The prefix of a question asked again.
+_AGAIN = "Sorry, I didn't get that. "
 
 
 class CloudRunner(Protocol):
@@ -67,6 +73,7 @@ class CloudRunner(Protocol):
         trace_id: str,
         history: Any = (),
         run_device_tool: Callable[[pb.ReactStep], pb.ReactStep],
+        turn_id: int = 0,
     ) -> Iterator[pb.ReactStep]: ...
 
 
@@ -294,16 +301,20 @@ class EdgeAgent:
             raise ValueError("the query contains a NUL character")
         if not has_words(text):
             raise ValueError("the query has no words")
-        followed = rewrite(text, self.context)
-        text = followed if isinstance(followed, str) else text
         home = load_settings(self.memory)  # set here or synced from elsewhere
         self.router.home = home
         keep_history(self.memory, home)
+        question = self.open_question(session_id) if session_id else None
+        if question is not None and session_id is not None:
+            yield from self._answer(text, question, session_id)  # the answer, as said
+            return
+        followed = rewrite(text, self.context)
+        text = followed if isinstance(followed, str) else text
         decision = self.router.decide(text)
         if isinstance(followed, AskBack) and (decision.route != "edge" or not decision.tool):
             # "it" with nothing to refer to, and no reading of its own ("turn it up" is
             # the volume): a question beats a guess, and beats the cloud's guess too.
-            yield from self._ask_back(text, followed.question, session_id)
+            yield from self._ask_reference(text, followed.question, session_id)
             return
         if self.cloud is not None and (stale := self._stale_forecast(decision)) is not None:
             # No fresh forecast kept here: the cloud's provider answers (and the device
@@ -320,10 +331,12 @@ class EdgeAgent:
             session = self.loop.start(text, session_id=session_id)
             self.reasoner.prime(session.session_id, decision)
             yield from self._run(session)
+        elif decision.route == "ask":
+            yield from self._ask_back(text, decision, session_id or uuid.uuid4().hex)
         else:
             yield from self._cloud(text, decision, session_id or uuid.uuid4().hex)
 
-    def _ask_back(
+    def _ask_reference(
         self, query: str, question: str, session_id: str | None
     ) -> Iterator[pb.ReactStep]:
         """A reference nothing resolves ("turn it off" with no device in the
@@ -368,6 +381,120 @@ class EdgeAgent:
                 self.context.remember(
                     action.tool, from_struct(action.arguments), from_struct(step.observation)
                 )
+
+    # -- asking back -----------------------------------------------------------------------
+
+    def open_question(self, session_id: str) -> pb.ReactStep | None:
+        """The CLARIFICATION a session waits on (its last step), or None."""
+        steps = self.memory.steps(session_id)
+        if steps and steps[-1].step_type == pb.STEP_TYPE_CLARIFICATION:
+            return steps[-1]
+        return None
+
+    def _ask_back(
+        self,
+        query: str,
+        decision: RouteDecision,
+        session_id: str,
+        turn_id: int = 0,
+        answers: str = "",
+    ) -> Iterator[pb.ReactStep]:
+        """THOUGHT + CLARIFICATION: the question for the missing argument ends the turn;
+        the session waits (``input_required``) for the next turn to answer it."""
+        from understanding.asking import argument_schema, question_for
+
+        stamp = _Stamper(session_id, uuid.uuid4().hex)
+        thought = decision_thought(decision)
+        question = pb.ReactStep(
+            step_type=pb.STEP_TYPE_CLARIFICATION,
+            content=decision.question,
+            tool=decision.tool or "",
+            act_id=new_act_id(),
+            missing_argument=decision.missing,
+            model=MODEL_NAME,
+        )
+        question.arguments.CopyFrom(to_struct(decision.arguments or {}))
+        spec = self.tools.get(decision.tool or "")
+        if spec is not None:
+            schema = argument_schema(spec.input_schema, decision.missing)
+            question.argument_schema.CopyFrom(to_struct(schema))
+        question.metadata["query"] = query  # the request the answer completes
+        joiner = question_for(decision.tool or "", query)
+        question.metadata["joiner"] = joiner.joiner if joiner else ""
+        steps = [thought, question]
+        for step in steps:
+            stamp(step, local=True)
+            step.turn_id = turn_id
+            step.answers_act_id = answers
+        with self.memory.batch():
+            self.memory.save_steps(session_id, steps)
+            self.memory.record_session(session_id, query=query, state="input_required")
+        yield from steps
+
+    def _answer(
+        self, answer: str, question: pb.ReactStep, session_id: str
+    ) -> Iterator[pb.ReactStep]:
+        """The next turn of a session that asked back: the answer completes the request
+        (or withdraws it); an answer that does not give the argument asks again."""
+        from understanding.asking import fold, is_withdrawal
+
+        turn = question.turn_id + 1
+        asked = question.metadata.get("query", "")
+        if question.origin == pb.ORIGIN_CLOUD:
+            yield from self._cloud(answer, _CLOUD_ANSWER, session_id, turn_id=turn)
+            return
+        if is_withdrawal(answer):
+            yield from self._final(session_id, turn, question, "Okay, I'll leave it.", asked)
+            return
+        completed = fold(asked, question.metadata.get("joiner", ""), answer)
+        decision = self.router.decide(completed)
+        arguments = decision.arguments or {}
+        if (
+            decision.route == "edge"
+            and decision.tool == question.tool
+            and question.missing_argument in arguments
+        ):
+            session = self.loop.start(completed, session_id=session_id)
+            session.turn_id = turn
+            self.reasoner.prime(session_id, decision)
+            steps = []
+            for step in self._run(session):
+                step.answers_act_id = question.act_id
+                steps.append(step)
+                yield step
+            self.memory.save_steps(session_id, steps)  # again, with answers_act_id
+            return
+        again = RouteDecision(
+            "ask",
+            question.tool,
+            from_struct(question.arguments),
+            decision.confidence,
+            f"the answer {answer!r} does not give {question.missing_argument!r}",
+            question.tool,
+            missing=question.missing_argument,
+            question=f"Sorry, I didn't get that. {question.content.removeprefix(_AGAIN)}",
+        )
+        yield from self._ask_back(asked, again, session_id, turn, question.act_id)
+
+    def _final(
+        self, session_id: str, turn: int, question: pb.ReactStep, text: str, query: str
+    ) -> Iterator[pb.ReactStep]:
+        """A turn that ends with one FINAL_ANSWER (a withdrawn request)."""
+        final = pb.ReactStep(
+            step_type=pb.STEP_TYPE_FINAL_ANSWER,
+            content=text,
+            model=MODEL_NAME,
+            stop_reason=pb.STOP_REASON_FINAL_ANSWER,
+            answers_act_id=question.act_id,
+        )
+        _Stamper(session_id, question.trace_id)(final, local=True)
+        final.turn_id = turn
+        with self.memory.batch():
+            self.memory.save_steps(session_id, [final])
+            self.memory.record_session(
+                session_id, query=query, final_answer=text, success=True, state="completed"
+            )
+        yield final
 
     def _stale_forecast(self, decision: RouteDecision) -> RouteDecision | None:
         """For a weather decision with no fresh forecast in the cache, the decision to ask
@@ -447,13 +574,19 @@ class EdgeAgent:
         decision: RouteDecision,
         session_id: str,
         fallback: RouteDecision | None = None,
+        *,
+        turn_id: int = 0,
     ) -> Iterator[pb.ReactStep]:
         trace_id = uuid.uuid4().hex
         stamp = _Stamper(session_id, trace_id)
         steps: list[pb.ReactStep] = []
+        # A turn after the first (it answers the cloud's question) sends the session so far.
+        earlier = self.memory.steps(session_id) if turn_id else []
 
         def emit(step: pb.ReactStep, *, local: bool = True) -> pb.ReactStep:
             stamp(step, local=local)
+            if local:
+                step.turn_id = turn_id
             steps.append(step)
             return step
 
@@ -468,13 +601,15 @@ class EdgeAgent:
                     query,
                     session_id=session_id,
                     trace_id=trace_id,
-                    history=list(steps),
+                    # An answering turn ends its history with the question it answers.
+                    history=earlier or list(steps),
                     # Side effects are keyed on this session id: a pending query keeps it.
                     run_device_tool=lambda action: self.run_device_tool(action, session_id),
+                    turn_id=turn_id,
                 ):
                     yield emit(step, local=False)
                     self._keep_forecast(step)
-                    if step.step_type == pb.STEP_TYPE_FINAL_ANSWER:
+                    if step.step_type in _ENDS_TURN:
                         final = step
             except CloudUnavailableError:
                 final = None
@@ -512,9 +647,19 @@ class EdgeAgent:
             final = emit(answer)
             yield final
         self._remember(steps)
+        self._record_cloud_turn(session_id, query, steps, final)
+
+    def _record_cloud_turn(
+        self, session_id: str, query: str, steps: list[pb.ReactStep], final: pb.ReactStep
+    ) -> None:
+        """Keep a cloud turn's steps, the cloud's receipt and the session's summary (it
+        waits, ``input_required``, when the cloud asked back)."""
         receipt = getattr(self.cloud, "last_receipt", None)  # CloudLink keeps the last one
         with self.memory.batch():
             self.memory.save_steps(session_id, steps)
+            if final.step_type == pb.STEP_TYPE_CLARIFICATION:
+                self.memory.record_session(session_id, query=query, state="input_required")
+                return
             if receipt is not None and receipt.receipt_id == final.receipt_id:
                 self.memory.save_receipt(receipt)  # the cloud's receipt, kept on the device
             self.memory.record_session(

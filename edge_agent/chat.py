@@ -1,7 +1,8 @@
 """`edge-agent chat`: a terminal conversation that shows each step as it happens.
 
 Thoughts are dim, actions and observations show the tool and its data, the answer is
-bold; an approval request asks the person at the keyboard. Empty input is ignored;
+bold; an approval request asks the person at the keyboard, and a question asked back
+(a CLARIFICATION) is answered by the next line typed. Empty input is ignored;
 ``exit``, ``quit`` or Ctrl-D ends the chat.
 """
 
@@ -26,6 +27,7 @@ _COLOURS = {
     pb.STEP_TYPE_FINAL_ANSWER: "bold",
     pb.STEP_TYPE_ERROR: "red",
     pb.STEP_TYPE_APPROVAL_REQUEST: "yellow",
+    pb.STEP_TYPE_CLARIFICATION: "bold yellow",
 }
 #: Each step type's label and style.
 STYLES = {kind: (STEP_KINDS[kind], style) for kind, style in _COLOURS.items()}
@@ -39,7 +41,7 @@ def render(console: Console, step: pb.ReactStep) -> None:
     text = step.content
     if step.step_type == pb.STEP_TYPE_ACTION:
         text = f"{step.tool} {json.dumps(from_struct(step.arguments), ensure_ascii=False)}"
-    if step.step_type == pb.STEP_TYPE_FINAL_ANSWER:
+    if step.step_type in (pb.STEP_TYPE_FINAL_ANSWER, pb.STEP_TYPE_CLARIFICATION):
         line = Text.assemble((f"{label} ", "bold"), (text, style))
     else:
         line = Text.assemble((f"{label} ({origin}) ", style), (text, style))
@@ -49,7 +51,8 @@ def render(console: Console, step: pb.ReactStep) -> None:
 def run_chat(
     agent: EdgeAgent, console: Console | None = None, *, runtime: DeviceRuntime | None = None
 ) -> None:
-    """The read-ask-render loop; with a ``runtime``, timers ring in the chat meanwhile."""
+    """The read-ask-render loop; with a ``runtime``, timers ring in the chat meanwhile.
+    When the device asks back, the next line answers it (the same session's next turn)."""
     out = console or Console()
     out.print("[bold]edgeloop[/bold] edge agent. Ask anything; 'exit' to leave.")
     if runtime is None:
@@ -69,6 +72,7 @@ def run_chat(
 
 
 def _chat(agent: EdgeAgent, out: Console) -> None:
+    waiting_on: str | None = None  # the session whose question the next line answers
     while True:
         try:
             query = Prompt.ask("[bold blue]you[/]", console=out)
@@ -79,11 +83,14 @@ def _chat(agent: EdgeAgent, out: Console) -> None:
             return
         if not query.strip():
             continue
-        steps: Iterable[pb.ReactStep] = agent.ask(query)
+        steps: Iterable[pb.ReactStep] = agent.ask(query, session_id=waiting_on)
+        waiting_on = None
         while True:
             waiting: pb.ReactStep | None = None
             for step in steps:  # rendered as each one is produced
                 render(out, step)
+                if step.step_type == pb.STEP_TYPE_CLARIFICATION:
+                    waiting_on = step.session_id
                 if step.step_type != pb.STEP_TYPE_APPROVAL_REQUEST:
                     continue
                 if step.metadata.get("via") == "cloud":  # the cloud's session waits for it

@@ -80,6 +80,9 @@ TlsRootOption = Annotated[
 #: Exit code of `ask` when the query was kept pending (the cloud was unreachable or busy):
 #: EX_TEMPFAIL, "try again later" (`edge-agent pending --cloud` resolves it).
 EXIT_PENDING = 75
+#: Exit code of `ask` when the device asked a question back (a required argument is
+#: missing): the question is printed, and `ask --session ID "ANSWER"` answers it.
+EXIT_ASKED = 3
 
 
 def _router(model: str | None = None, tools: list[str] | None = None) -> Router:
@@ -154,7 +157,11 @@ def _shown(step: pb.ReactStep, verbose: bool, interactive: bool) -> str | None:
         return None
     if verbose:
         return _line(step)
-    if step.step_type in (pb.STEP_TYPE_FINAL_ANSWER, pb.STEP_TYPE_ERROR):
+    if step.step_type in (
+        pb.STEP_TYPE_FINAL_ANSWER,
+        pb.STEP_TYPE_ERROR,
+        pb.STEP_TYPE_CLARIFICATION,
+    ):
         return step.content
     return None
 
@@ -176,8 +183,12 @@ def ask(
     tools: ToolsOption = None,
     token: TokenOption = None,
     tls_root: TlsRootOption = None,
+    session: str = typer.Option(
+        None, "--session", help="Continue this session: answer the question it asked back."
+    ),
 ) -> None:
-    """Answer one query on the device, or through the cloud."""
+    """Answer one query on the device, or through the cloud. When the device asks back
+    (exit 3), answer with --session ID "ANSWER"."""
     if not query.strip():
         raise fail("the query is empty", 2)
     from edgeloop.limits import MAX_QUERY_CHARS
@@ -190,7 +201,7 @@ def ask(
 
     if not has_words(query):
         raise fail("the query has no words", 2)
-    if not (model or tools or token or tls_root) and _ask_runtime(
+    if not (model or tools or token or tls_root or session) and _ask_runtime(
         query, cloud, memory, json_output, verbose
     ):
         return
@@ -199,8 +210,11 @@ def ask(
 
     agent = _agent(cloud, memory, model, tools, token, tls_root)
     interactive = sys.stdin.isatty() and not json_output
-    steps: Iterable[pb.ReactStep] = agent.ask(query)
+    if session and agent.open_question(session) is None:
+        raise fail(f"session {session} is not waiting for an answer", 2)
+    steps: Iterable[pb.ReactStep] = agent.ask(query, session_id=session or None)
     pending = False
+    asked: pb.ReactStep | None = None
     while True:
         waiting: pb.ReactStep | None = None
         try:
@@ -209,6 +223,8 @@ def ask(
                     typer.echo(step_to_json(step))
                 elif (text := _shown(step, verbose, interactive)) is not None:
                     typer.echo(text)
+                if step.step_type == pb.STEP_TYPE_CLARIFICATION:
+                    asked = step
                 if step.step_type == pb.STEP_TYPE_FINAL_ANSWER and "pending_id" in step.metadata:
                     pending = True
                 if step.step_type != pb.STEP_TYPE_APPROVAL_REQUEST:
@@ -224,6 +240,10 @@ def ask(
         steps = _approve_interactively(agent, waiting, interactive)
     if pending and cloud:  # the cloud failed (without --cloud the device is offline by choice)
         raise typer.Exit(EXIT_PENDING)
+    if asked is not None:
+        if not json_output:
+            typer.echo(f'(answer: edge-agent ask --session {asked.session_id} "...")', err=True)
+        raise typer.Exit(EXIT_ASKED)
 
 
 def _ask_runtime(
@@ -262,7 +282,13 @@ def _ask_runtime(
         code = exc.code()  # type: ignore[attr-defined]
         details = exc.details() or code.name  # type: ignore[attr-defined]
         raise fail(details, 2 if code == grpc.StatusCode.INVALID_ARGUMENT else 1) from None
+    from edgeloop.v1 import agent_pb2 as pb
+
     final = steps[-1] if steps else None
+    if final is not None and final.step_type == pb.STEP_TYPE_CLARIFICATION:
+        if not json_output:
+            typer.echo(f'(answer: edge-agent ask --session {final.session_id} "...")', err=True)
+        raise typer.Exit(EXIT_ASKED)
     if cloud and final is not None and "pending_id" in final.metadata:
         raise typer.Exit(EXIT_PENDING)
     return True
@@ -473,8 +499,8 @@ def timers_command(
     memory: MemoryOption = None,
     json_output: bool = typer.Option(False, "--json", help="One JSON object a timer."),
 ) -> None:
-    """List the timers and alarms that have not gone off (in the home city's local time),
-    or cancel one with --cancel ID."""
+    """List the timers, alarms and scheduled device commands that have not gone off (in
+    the home city's local time), or cancel one with --cancel ID."""
     from understanding.tools.timers import cancel_timer, list_timers
 
     store = _device_store(memory)
@@ -494,6 +520,8 @@ def timers_command(
             typer.echo(json.dumps(timer))
         else:
             label = f"  {timer['label']}" if timer["label"] else ""
+            if timer.get("action"):  # a scheduled device command, not a ring
+                label += " (device command)"
             typer.echo(f"{timer['timer_id'][:8]}  {timer['fires_at']}{label}")
     if not found and not json_output:
         typer.echo("no timers")

@@ -206,7 +206,7 @@ def run_eval(router: Router, cases: list[EvalCase], home: Settings | None = None
         right_args = True
         if case.route == "cloud":
             cloud_total += 1
-            cloud_ok += decision.route == "cloud"
+            cloud_ok += decision.route in ("cloud", "ask")  # nothing ran: sent on, or asked
         else:
             edge_total += 1
             tool_ok += right_tool

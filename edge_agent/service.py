@@ -51,6 +51,8 @@ def session_state(name: str | None) -> pb.SessionState:
         return pb.SESSION_STATE_UNSPECIFIED
     if name == "completed":
         return pb.SESSION_STATE_COMPLETED
+    if name == "input_required":  # a question asked back waits for its answer
+        return pb.SESSION_STATE_INPUT_REQUIRED
     try:
         return State(name).to_proto()
     except ValueError:
@@ -83,7 +85,8 @@ class EdgeAgentServicer(pb_grpc.EdgeAgentServiceServicer):
     async def Ask(  # gRPC method name
         self, request: pb.AskRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> AsyncIterator[pb.AskResponse]:
-        """Stream the steps of one query."""
+        """Stream the steps of one query; with the session_id of a session that asked
+        back (its last step a CLARIFICATION), the query answers that question."""
         if not request.query.strip():
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the query is empty")
         async with self._lock:

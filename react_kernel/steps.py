@@ -28,6 +28,7 @@ OBSERVATION = pb.STEP_TYPE_OBSERVATION
 FINAL_ANSWER = pb.STEP_TYPE_FINAL_ANSWER
 ERROR = pb.STEP_TYPE_ERROR
 APPROVAL_REQUEST = pb.STEP_TYPE_APPROVAL_REQUEST
+CLARIFICATION = pb.STEP_TYPE_CLARIFICATION
 
 STEP_KINDS: dict[int, str] = {
     THOUGHT: "thought",
@@ -36,6 +37,7 @@ STEP_KINDS: dict[int, str] = {
     FINAL_ANSWER: "answer",
     ERROR: "error",
     APPROVAL_REQUEST: "approval",
+    CLARIFICATION: "question",
 }
 """Each step type's short name, as the terminal and the pages show it (others: "step")."""
 

@@ -15,6 +15,23 @@ from sync.ids import check_text, json_safe, new_record_id, record_time
 from sync.views import iso, now_iso
 
 
+def _action_json(action: dict[str, Any]) -> str:
+    """A scheduled command as the timer keeps it: canonical JSON of ``tool`` + ``arguments``."""
+    tool, arguments = action.get("tool"), action.get("arguments", {})
+    if not isinstance(tool, str) or not tool.strip() or not isinstance(arguments, dict):
+        raise InvalidRecordError("a timer's action needs a tool name and an arguments object")
+    safe = json_safe({"tool": tool, "arguments": arguments}, "action")
+    return json.dumps(safe, sort_keys=True, separators=(",", ":"))
+
+
+def _action_of(text: str | None) -> dict[str, Any] | None:
+    """The scheduled command a timer row carries, or None for a plain timer."""
+    if not text:
+        return None
+    data = json.loads(text)
+    return data if isinstance(data, dict) else None
+
+
 class RecordStore(StoreEngine):
     """:class:`~sync.engine.StoreEngine` with the methods of the device's own record kinds."""
 
@@ -53,9 +70,15 @@ class RecordStore(StoreEngine):
 
     # ---- timers --------------------------------------------------------------------
 
-    def add_timer(self, seconds: int, label: str = "") -> dict[str, Any]:
+    def add_timer(
+        self, seconds: int, label: str = "", *, action: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         """Start a timer; return ``timer_id``, ``fires_at`` (ISO-8601 UTC), ``seconds``,
-        ``label``."""
+        ``label`` and ``action``.
+
+        ``action`` (``{"tool": ..., "arguments": {...}}``) makes it a scheduled command:
+        a device tool call that runs when the timer is due instead of a ring.
+        """
         if isinstance(seconds, bool) or not isinstance(seconds, int) or seconds <= 0:
             raise InvalidRecordError(f"seconds must be an integer > 0, not {seconds!r}")
         if seconds > 366 * 86_400:
@@ -67,19 +90,21 @@ class RecordStore(StoreEngine):
             "fires_at": iso(now + timedelta(seconds=seconds)),
             "created_at": iso(now),
         }
+        if action is not None:
+            timer["action"] = _action_json(action)
         timer_id = self.put_record("timers", uuid.uuid4().hex, timer)
-        return {"timer_id": timer_id, **timer}
+        return {"timer_id": timer_id, **timer, "action": action}
 
     def timers(self, *, active_only: bool = False) -> list[dict[str, Any]]:
         """Timers by firing time; with ``active_only`` those that have not fired yet."""
-        sql = "SELECT id, seconds, label, fires_at, created_at FROM timers"
+        sql = "SELECT id, seconds, label, fires_at, created_at, action FROM timers"
         params: list[Any] = []
         if active_only:
             sql += " WHERE fires_at > ?"
             params.append(now_iso())
         rows = self._query(sql + " ORDER BY fires_at, id", params)
         keys = ("timer_id", "seconds", "label", "fires_at", "created_at")
-        return [dict(zip(keys, r, strict=True)) for r in rows]
+        return [{**dict(zip(keys, r[:5], strict=True)), "action": _action_of(r[5])} for r in rows]
 
     # ---- rings (local: which timers this replica rang) -------------------------------
 
@@ -204,6 +229,17 @@ class RecordStore(StoreEngine):
         """The device's state dict, or None if never set."""
         data = self.get_record("device_state", self._device_id(device, room))
         return None if data is None else dict(data["state"])
+
+    def device_states(self) -> list[dict[str, Any]]:
+        """Every device state kept, by device and room: ``device``, ``room`` (None for
+        the house-wide one), ``state``, ``updated_at``."""
+        rows = self._query(
+            "SELECT device, room, state, updated_at FROM device_state ORDER BY device, room"
+        )
+        return [
+            {"device": r[0], "room": r[1] or None, "state": json.loads(r[2]), "updated_at": r[3]}
+            for r in rows
+        ]
 
     # ---- facts ---------------------------------------------------------------------
 

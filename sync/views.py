@@ -184,6 +184,7 @@ def _timer_row(d: Mapping[str, Any]) -> tuple[Any, ...]:
         _str(d, "label"),
         _time(d, "fires_at"),
         _time(d, "created_at"),
+        _str(d, "action", None),
     )
 
 
@@ -261,7 +262,7 @@ COLUMNS: dict[str, tuple[str, ...]] = {
         "pb",
     ),
     "notes": ("text", "source_act_id", "created_at"),
-    "timers": ("seconds", "label", "fires_at", "created_at"),
+    "timers": ("seconds", "label", "fires_at", "created_at", "action"),
     "device_state": ("device", "room", "state", "updated_at"),
     "facts": ("entity", "attribute", "value", "source_act_id", "confidence", "created_at"),
     "receipts": ("session_id", "query", "answer", "created_at", "pb"),

@@ -8,6 +8,7 @@ most a few decimals), units by their names, cities capitalised.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import date
 from typing import Any
 
@@ -173,6 +174,13 @@ def tool_answer(
         if day and day != "today":
             return f"On {str(day).capitalize()} it'll be {reading} in {city}{note}."
         return f"It's {reading} in {city} today{note}."
+    if tool in _SENTENCES:
+        return _SENTENCES[tool](args, output)
+    if tool == "device_control" and output.get("until"):  # "for an hour": then back
+        said = tool_answer(tool, args, {k: v for k, v in output.items() if k != "until"})
+        return f"{said.removesuffix('.')}{_until(output)}."
+    if tool == "device_control" and (output.get("state") == "scheduled" or output.get("rooms")):
+        return device_plan_answer(output)
     if tool == "device_control":
         device = str(output.get("device", args.get("device", "device"))).replace("_", " ")
         device = {"ac": "AC", "tv": "TV"}.get(device, device)
@@ -328,6 +336,94 @@ def forecast_span_summary(days: list[dict[str, Any]], units: str = "metric") -> 
         low, high = round(low * 9 / 5 + 32), round(high * 9 / 5 + 32)
     scale = "°F" if units == "imperial" else "°C"
     return f"{said}; {low}{scale}" if low == high else f"{said}; {low} to {high}{scale}"
+
+
+def _device_name(device: Any) -> str:
+    name = str(device or "device").replace("_", " ")
+    return {"ac": "AC", "tv": "TV"}.get(name, name)
+
+
+def _local_clock(stamp: Any) -> str:
+    """ "07:00 on 2026-12-03" from a local ISO time ("" when there is none)."""
+    match = re.match(r"^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})", str(stamp or ""))
+    return f"{match.group(2)} on {match.group(1)}" if match else str(stamp or "")
+
+
+def _until(output: dict[str, Any]) -> str:
+    return f" until {_local_clock(output['until'])}" if output.get("until") else ""
+
+
+def device_plan_answer(output: dict[str, Any]) -> str:
+    """A scheduled command ("at") or one run in every room ("all", "except")."""
+    device = _device_name(output.get("device"))
+    if output.get("state") == "scheduled":
+        where = f"{output['room']} " if output.get("room") not in (None, "all") else ""
+        if output.get("room") == "all":
+            where = "every room's "
+        return f"Scheduled: the {where}{device} at {_local_clock(output.get('fires_at'))}."
+    rooms = [f"the {r['room']}" if r.get("room") else "the house" for r in output["rooms"]]
+    left = [f"the {r}" for r in output.get("except") or []]
+    but = f" (not {_and(left)})" if left else ""
+    state = str(output.get("state", ""))
+    return f"Done: {device} {state} in {_and(rooms)}{but}."
+
+
+def _and(items: list[str]) -> str:
+    """ "a", "a and b", "a, b and c"."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _status_answer(args: dict[str, Any], output: dict[str, Any]) -> str:
+    device = _device_name(output.get("device", args.get("device")))
+    room = f"{output['room']} " if output.get("room") else ""
+    if not output.get("known"):
+        return f"I don't know: the {room}{device} hasn't been used through me yet."
+    readings = list(output.get("rooms", []))
+    if len(readings) == 1:
+        reading = readings[0]
+        where = f"{reading['room']} " if reading.get("room") else ""
+        return f"The {where}{device} is {reading['state']}."
+    parts = [f"{r['room'] or 'house'}: {r['state']}" for r in readings]
+    return f"The {device}: {'; '.join(parts)}."
+
+
+def _timer_entry(entry: dict[str, Any]) -> str:
+    label = str(entry.get("label") or "")
+    kind = "command" if entry.get("kind") == "command" else "timer"
+    named = f"{kind} “{label}”" if label else kind
+    return f"{named} at {_local_clock(entry.get('fires_at'))}"
+
+
+def _timers_answer(args: dict[str, Any], output: dict[str, Any]) -> str:
+    entries = list(output.get("timers", []))
+    if not entries:
+        return "You have no timers or alarms set."
+    shown = "; ".join(_timer_entry(e) for e in entries[:5])
+    more = f" and {len(entries) - 5} more" if len(entries) > 5 else ""
+    count = len(entries)
+    return f"You have {count} timer{'s' if count != 1 else ''}: {shown}{more}."
+
+
+def _cancel_answer(args: dict[str, Any], output: dict[str, Any]) -> str:
+    entries = list(output.get("cancelled", []))
+    if len(entries) == 1:
+        return f"Cancelled the {_timer_entry(entries[0])}."
+    return f"Cancelled {len(entries)} timers: {'; '.join(_timer_entry(e) for e in entries[:5])}."
+
+
+def _clear_answer(args: dict[str, Any], output: dict[str, Any]) -> str:
+    removed = int(output.get("removed") or 0)
+    if not removed:
+        return f"Your {output['list']} list was already empty."
+    return f"Cleared your {output['list']} list ({removed} item{'s' if removed != 1 else ''})."
+
+
+_SENTENCES: dict[str, Callable[[dict[str, Any], dict[str, Any]], str]] = {
+    "device_status": _status_answer,
+    "list_timers": _timers_answer,
+    "cancel_timer": _cancel_answer,
+    "clear_list": _clear_answer,
+}
 
 
 def lists_answer(lists: list[dict[str, Any]]) -> str:

@@ -31,6 +31,7 @@ the cloud's planner can reuse it on each clause of a compound query.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
@@ -39,6 +40,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from understanding.answers import smalltalk_kind
 from understanding.arguments import extract_arguments
+from understanding.arguments.scope import device_scope
 from understanding.errors import ModelFilesError
 from understanding.gazetteer import country_clock, read_places, region_in
 from understanding.settings import Settings, complete_arguments
@@ -56,7 +58,7 @@ DEFAULT_THRESHOLD = 0.5
 PLACE_TOOLS = frozenset({"get_weather", "world_clock"})
 CLOCK = "world_clock"
 
-Route = Literal["edge", "cloud"]
+Route = Literal["edge", "cloud", "ask"]
 
 
 class IntentPredictor(Protocol):
@@ -89,6 +91,9 @@ class RouteDecision:
     intent: str = ""
     scores: dict[str, float] = field(default_factory=dict, compare=False)
     calls: tuple[ToolCall, ...] = ()
+    # route "ask": the missing argument's name and what to ask the person.
+    missing: str = ""
+    question: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (for ``--json`` output and step metadata)."""
@@ -233,8 +238,13 @@ class Router:
         if structural is not None:
             return cloud(structural)
         arguments = complete_arguments(self.home, intent, query, extract_arguments(intent, query))
+        if arguments is not None and intent == "device_control":
+            arguments = device_scope(query, arguments)
+            if arguments is None:
+                return cloud("an exception that names no room the device knows")
         if arguments is None:
-            return cloud(f"cannot fill {intent} arguments")
+            asked = _ask_back(intent, query, confidence, scores)
+            return asked or cloud(f"cannot fill {intent} arguments")
         return RouteDecision(
             "edge", intent, arguments, confidence, f"one {intent} call", intent, scores
         )
@@ -326,8 +336,14 @@ class Router:
             if structural is not None:
                 return cloud(structural)
             filled = builtin_from_slots(name, part.slots, text, self.home, utterance=words)
+            if filled.arguments is not None and name == "device_control":
+                scoped = device_scope(text, filled.arguments)
+                if scoped is None:
+                    return cloud("an exception that names no room the device knows")
+                filled = dataclasses.replace(filled, arguments=scoped)
             if filled.arguments is None:
-                return cloud(f"cannot fill {name} arguments: {filled.reason}")
+                asked = _ask_back(name, query, confidence, scores) if len(parts) == 1 else None
+                return asked or cloud(f"cannot fill {name} arguments: {filled.reason}")
             calls.append(ToolCall(name, filled.arguments))
         if not calls:
             return cloud("no request the device can run")
@@ -349,6 +365,29 @@ class Router:
             scores,
             tuple(calls) if len(calls) > 1 else (),
         )
+
+
+def _ask_back(
+    tool: str, query: str, confidence: float, scores: dict[str, float]
+) -> RouteDecision | None:
+    """The decision to ask for the argument that ``query`` leaves out, when the tool is
+    clear and the words hold nothing to read it from (``understanding.asking``)."""
+    from understanding.asking import question_for
+
+    asked = question_for(tool, query)
+    if asked is None:
+        return None
+    return RouteDecision(
+        "ask",
+        tool,
+        {},
+        confidence,
+        f"{tool} needs {asked.missing!r}, which the request does not give",
+        tool,
+        scores,
+        missing=asked.missing,
+        question=asked.question,
+    )
 
 
 def _another_place(query: str) -> str | None:

@@ -21,6 +21,7 @@ RUNNING = "running"
 AWAITING_APPROVAL = "awaiting approval"
 FINISHED = "finished"
 FAILED = "failed"
+ASKED = "asked back"
 
 
 @dataclass
@@ -86,6 +87,16 @@ class LiveSession:
             self.state = AWAITING_APPROVAL
         elif step.step_type == pb.STEP_TYPE_FINAL_ANSWER:
             self.state = FINISHED
+        elif step.step_type == pb.STEP_TYPE_CLARIFICATION:
+            self.state = ASKED
+
+    @property
+    def question(self) -> pb.ReactStep | None:
+        """The question the device asked back and waits an answer to, if any."""
+        if self.state == ASKED and self.steps:
+            last = self.steps[-1]
+            return last if last.step_type == pb.STEP_TYPE_CLARIFICATION else None
+        return None
 
 
 class SessionBook:

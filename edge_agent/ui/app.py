@@ -73,7 +73,7 @@ def device_app(console: DeviceConsole) -> Starlette:
     async def ask(request: Request) -> Response:
         try:
             form = await form_fields(request)
-            session = console.ask(form.get("query", ""))
+            session = console.ask(form.get("query", ""), form.get("session_id", ""))
         except ValueError as exc:
             return PlainTextResponse(str(exc), status_code=400)
         return PlainTextResponse(session.session_id, status_code=202)

@@ -160,10 +160,12 @@ class DeviceConsole:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    def ask(self, query: str) -> LiveSession:
-        """Start a query (as ``edge-agent ask`` does); its steps stream to the pages.
+    def ask(self, query: str, session_id: str = "") -> LiveSession:
+        """Start a query (as ``edge-agent ask`` does); its steps stream to the pages. With
+        the ``session_id`` of a session that asked back, the query answers its question
+        (the session's next turn, shown in the same session).
 
-        Raises ValueError for an empty query.
+        Raises ValueError for an empty query or a session waiting for no answer.
         """
         from edgeloop.limits import has_words
 
@@ -172,14 +174,22 @@ class DeviceConsole:
             raise ValueError("the query is empty")
         if not has_words(text):
             raise ValueError("the query has no words")
+        if session_id:
+            shown = self.book.get(session_id)
+            if shown is None or shown.question is None:
+                raise ValueError(f"session {session_id} is not waiting for an answer")
+            shown.state = RUNNING
+            self._background(self._call(lambda: self._run_ask(shown, text)))
+            self.broadcaster.publish("sessions")
+            return shown
         session = self.book.open(LiveSession(uuid.uuid4().hex, text))
         self.broadcaster.publish("sessions")
         self._background(self._call(lambda: self._run_ask(session)))
         return session
 
-    def _run_ask(self, session: LiveSession) -> None:
+    def _run_ask(self, session: LiveSession, text: str = "") -> None:
         try:
-            for step in self.agent.ask(session.query, session_id=session.session_id):
+            for step in self.agent.ask(text or session.query, session_id=session.session_id):
                 session.add(step)
                 self.broadcaster.publish("sessions", "approvals")
         except Exception as exc:  # shown on the page, never a dead worker

@@ -20,6 +20,7 @@ class StepType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     STEP_TYPE_FINAL_ANSWER: _ClassVar[StepType]
     STEP_TYPE_ERROR: _ClassVar[StepType]
     STEP_TYPE_APPROVAL_REQUEST: _ClassVar[StepType]
+    STEP_TYPE_CLARIFICATION: _ClassVar[StepType]
 
 class Origin(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -82,6 +83,7 @@ STEP_TYPE_OBSERVATION: StepType
 STEP_TYPE_FINAL_ANSWER: StepType
 STEP_TYPE_ERROR: StepType
 STEP_TYPE_APPROVAL_REQUEST: StepType
+STEP_TYPE_CLARIFICATION: StepType
 ORIGIN_UNSPECIFIED: Origin
 ORIGIN_EDGE: Origin
 ORIGIN_CLOUD: Origin
@@ -121,7 +123,7 @@ TIMER_ANSWER_DISMISS: TimerAnswer
 TIMER_ANSWER_SNOOZE: TimerAnswer
 
 class ReactStep(_message.Message):
-    __slots__ = ("session_id", "turn_id", "step_type", "content", "metadata", "act_id", "tool", "arguments", "status", "origin", "created_at", "latency_ms", "trace_id", "step_index", "requires_approval", "stop_reason", "receipt_id", "executor", "observation", "model", "token_usage", "idempotency_key")
+    __slots__ = ("session_id", "turn_id", "step_type", "content", "metadata", "act_id", "tool", "arguments", "status", "origin", "created_at", "latency_ms", "trace_id", "step_index", "requires_approval", "stop_reason", "receipt_id", "executor", "observation", "model", "token_usage", "idempotency_key", "missing_argument", "argument_schema", "answers_act_id")
     class MetadataEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -151,6 +153,9 @@ class ReactStep(_message.Message):
     MODEL_FIELD_NUMBER: _ClassVar[int]
     TOKEN_USAGE_FIELD_NUMBER: _ClassVar[int]
     IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
+    MISSING_ARGUMENT_FIELD_NUMBER: _ClassVar[int]
+    ARGUMENT_SCHEMA_FIELD_NUMBER: _ClassVar[int]
+    ANSWERS_ACT_ID_FIELD_NUMBER: _ClassVar[int]
     session_id: str
     turn_id: int
     step_type: StepType
@@ -173,7 +178,10 @@ class ReactStep(_message.Message):
     model: str
     token_usage: TokenUsage
     idempotency_key: str
-    def __init__(self, session_id: _Optional[str] = ..., turn_id: _Optional[int] = ..., step_type: _Optional[_Union[StepType, str]] = ..., content: _Optional[str] = ..., metadata: _Optional[_Mapping[str, str]] = ..., act_id: _Optional[str] = ..., tool: _Optional[str] = ..., arguments: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., status: _Optional[_Union[ObservationStatus, str]] = ..., origin: _Optional[_Union[Origin, str]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., latency_ms: _Optional[float] = ..., trace_id: _Optional[str] = ..., step_index: _Optional[int] = ..., requires_approval: _Optional[bool] = ..., stop_reason: _Optional[_Union[StopReason, str]] = ..., receipt_id: _Optional[str] = ..., executor: _Optional[_Union[Origin, str]] = ..., observation: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., model: _Optional[str] = ..., token_usage: _Optional[_Union[TokenUsage, _Mapping]] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
+    missing_argument: str
+    argument_schema: _struct_pb2.Struct
+    answers_act_id: str
+    def __init__(self, session_id: _Optional[str] = ..., turn_id: _Optional[int] = ..., step_type: _Optional[_Union[StepType, str]] = ..., content: _Optional[str] = ..., metadata: _Optional[_Mapping[str, str]] = ..., act_id: _Optional[str] = ..., tool: _Optional[str] = ..., arguments: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., status: _Optional[_Union[ObservationStatus, str]] = ..., origin: _Optional[_Union[Origin, str]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., latency_ms: _Optional[float] = ..., trace_id: _Optional[str] = ..., step_index: _Optional[int] = ..., requires_approval: _Optional[bool] = ..., stop_reason: _Optional[_Union[StopReason, str]] = ..., receipt_id: _Optional[str] = ..., executor: _Optional[_Union[Origin, str]] = ..., observation: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., model: _Optional[str] = ..., token_usage: _Optional[_Union[TokenUsage, _Mapping]] = ..., idempotency_key: _Optional[str] = ..., missing_argument: _Optional[str] = ..., argument_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., answers_act_id: _Optional[str] = ...) -> None: ...
 
 class TokenUsage(_message.Message):
     __slots__ = ("prompt_tokens", "completion_tokens")

@@ -307,7 +307,8 @@ class EdgeAgentServiceServicer:
     """
 
     def Ask(self, request, context):
-        """Asks a query and streams its steps until a final answer or an approval request.
+        """Asks a query and streams its steps until a final answer, an approval request or a
+        clarification (asking back; the next Ask with its session_id answers it).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

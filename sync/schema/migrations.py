@@ -8,7 +8,8 @@ refused. Never edit a released migration: append a new one.
 Tables (every synced table is a materialised view of the CRDT document, see
 ``sync.views``; each row carries the ``hlc`` and ``node`` of the edit that won):
 
-    sessions, steps, notes, timers, device_state, facts, receipts, pending, transitions
+    sessions, steps, notes, timers (+ action, v8), device_state, facts, receipts, pending,
+    transitions
     recall + recall_fts   one row per searchable text with its embedding, indexed by
                           FTS5 (BM25); the text is kept in recall (external content, v3)
     recall_vocab          FTS5 term statistics (v2)
@@ -251,6 +252,14 @@ def _v8_timer_rings(db: sqlite_utils.Database) -> None:
     )
 
 
+def _v9_timer_actions(db: sqlite_utils.Database) -> None:
+    """A timer may carry a scheduled device command (``action``: the JSON of a tool call
+    run when it is due: "turn off the lights at 23:00", "mute for an hour"). Timers kept
+    before have none; the CRDT records are unchanged (a new optional field), so replicas
+    with and without this step still merge to the same records."""
+    db.execute("ALTER TABLE timers ADD COLUMN action TEXT")
+
+
 MIGRATIONS: list[Migration] = [
     _v1_initial,
     _v2_fts_vocab,
@@ -260,6 +269,7 @@ MIGRATIONS: list[Migration] = [
     _v6_update_clocks,
     _v7_own_items,
     _v8_timer_rings,
+    _v9_timer_actions,
 ]
 """Migration ``i`` takes the schema from version ``i`` to ``i + 1``."""
 

@@ -134,3 +134,26 @@ def test_list_tools_serves_the_schemas_a_device_must_meet(cloud: Any) -> None:
     assert not validator.is_valid({"device": "light", "state": {"power": "on"}})
     arguments = json_format.MessageToDict(tools["device_control"].input_schema)
     assert "device" in arguments["properties"]
+
+
+def test_a_turn_answering_a_question_completes_its_request(cloud: Any) -> None:
+    """Asking back over Converse: a client answers a CLARIFICATION (the last step of the
+    history it sends) in the next turn of the session, and the cloud completes the
+    request the question was about with the answer."""
+    question = pb.ReactStep(
+        step_type=pb.STEP_TYPE_CLARIFICATION, content="Of what?", act_id="q1",
+        tool="calculator", missing_argument="expression",
+    )  # fmt: skip
+    question.metadata["query"] = "what is 15% of"
+    sid = uuid.uuid4().hex
+    start = pb.ReasonRequest(session_id=sid, query="80", history=[question], turn_id=1)
+    with grpc.insecure_channel(cloud.target) as channel:
+        stub = pb_grpc.CloudReasonerServiceStub(channel)
+        steps = [
+            r.step
+            for r in stub.Converse(iter([pb.ConverseRequest(start=start)]), timeout=15)
+            if r.WhichOneof("event") == "step"
+        ]
+    final = steps[-1]
+    assert final.step_type == pb.STEP_TYPE_FINAL_ANSWER and "12" in final.content
+    assert {s.turn_id for s in steps} == {1}

@@ -100,4 +100,8 @@ def test_builtin_tools_are_the_edge_tools() -> None:
         "search_notes",
         "world_clock",
         "remove_note",
+        "device_status",
+        "list_timers",
+        "cancel_timer",
+        "clear_list",
     ]

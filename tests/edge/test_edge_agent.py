@@ -117,6 +117,7 @@ class FakeCloud:
         trace_id: str,
         history: Any = (),
         run_device_tool: Callable[[pb.ReactStep], pb.ReactStep],
+        turn_id: int = 0,
     ) -> Iterator[pb.ReactStep]:
         if self.fail:
             from edge_agent.cloud_link import CloudUnavailableError

@@ -298,7 +298,7 @@ def test_a_version_2_store_moves_its_texts_into_recall(tmp_path: Path) -> None:
         "DROP TABLE recall_vocab; DROP TABLE recall_fts; DROP TABLE tombstones;"
         "DROP TABLE update_clocks; DROP TABLE own_items; DROP TABLE timer_rings;"
         "DELETE FROM meta WHERE key = 'own_items';"
-        "ALTER TABLE recall DROP COLUMN text;"
+        "ALTER TABLE recall DROP COLUMN text; ALTER TABLE timers DROP COLUMN action;"
         "CREATE VIRTUAL TABLE recall_fts USING fts5(text,"
         " tokenize='unicode61 remove_diacritics 2');"
     )

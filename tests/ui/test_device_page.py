@@ -210,3 +210,23 @@ def test_broadcaster_coalesces_changes_and_ends_on_close() -> None:
         return got
 
     assert asyncio.run(main()) == [{"a", "b"}]
+
+
+def test_the_page_shows_a_question_and_its_answer_completes_the_request(
+    tmp_path: Path, router: Router
+) -> None:
+    async def check(console: DeviceConsole, client: httpx.AsyncClient) -> None:
+        asked = await client.post("/ask", data={"query": "set a timer"})
+        sid = asked.text
+        await _until(lambda: (s := console.book.get(sid)) is not None and s.question is not None)
+        page = (await client.get("/")).text
+        assert "For how long?" in page and f'name="session_id" value="{sid}"' in page
+        wrong = await client.post("/ask", data={"query": "ten minutes", "session_id": "nope"})
+        assert wrong.status_code == 400 and "not waiting for an answer" in wrong.text
+        answered = await client.post("/ask", data={"query": "ten minutes", "session_id": sid})
+        assert answered.status_code == 202 and answered.text == sid
+        await _until(lambda: console.book.get(sid).final is not None)  # type: ignore[union-attr]
+        assert console.book.get(sid).final.content.startswith("Timer set for 10 minutes")  # type: ignore[union-attr]
+        assert [t["seconds"] for t in console.agent.memory.timers()] == [600]
+
+    run(tmp_path, router, check)

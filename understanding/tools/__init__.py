@@ -2,9 +2,11 @@
 
 Every tool here runs on the device, answers one query with one call, and declares its
 input and observation JSON Schemas plus a business-rule validator. Tools that change the
-world (device_control, set_timer, add_note) are marked ``side_effects`` and carry an
-idempotency key, so a retried ACTION never sets two timers or writes a note twice.
-Unlocking a door needs a human's approval (``requires_approval``).
+world (device_control, set_timer, add_note, remove_note, cancel_timer, clear_list) are
+marked ``side_effects`` and carry an idempotency key, so a retried ACTION never sets two
+timers or writes a note twice. Unlocking a door, cancelling every timer and clearing a
+list need a human's approval (``requires_approval``). Which tools there are, where each
+runs and what it may do is the catalogue's table (``understanding.tools.catalogue``).
 
 >>> registry = builtin_tools(memory)            # doctest: +SKIP
 >>> registry.get("calculator").func({"expression": "2 + 2"})  # doctest: +SKIP
@@ -19,7 +21,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, cast
 
-from understanding.tools import calculator, clock, devices, notes, timers, units, weather
+from understanding.tools import calculator, clock, devices, notes, status, timers, units, weather
 from understanding.tools.catalogue import (
     CATALOGUE,
     CLOUD_TOOLS,
@@ -80,12 +82,16 @@ def builtin_specs(
             weather.make_run(None if forecast_provider else memory, now, forecast_provider),
             weather.validate,
         ),
-        "device_control": (devices.make_run(memory), devices.validate),
+        "device_control": (devices.make_run(memory, now), devices.validate),
         "set_timer": (timers.make_run(memory, now), timers.validate),
         "add_note": (notes.make_add(memory), notes.validate_add),
         "search_notes": (notes.make_search(memory), notes.validate_search),
         "remove_note": (notes.make_remove(memory), notes.validate_remove),
         "world_clock": (clock.make_run(now), clock.validate),
+        "device_status": (status.make_run(memory), status.validate),
+        "list_timers": (timers.make_list(memory), timers.validate_list),
+        "cancel_timer": (timers.make_cancel(memory), timers.validate_cancel),
+        "clear_list": (notes.make_clear(cast("notes.ListMemory", memory)), notes.validate_clear),
     }
 
     def spec(entry: ToolEntry) -> ToolSpec:

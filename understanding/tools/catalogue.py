@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from understanding.tools import calculator, clock, devices, notes, timers, units, weather
+from understanding.tools import calculator, clock, devices, notes, status, timers, units, weather
 
 RunsOn = Literal["device", "anywhere"]
 
@@ -84,7 +84,8 @@ CATALOGUE: tuple[ToolEntry, ...] = (
         "Switch, set, lock or open a home device (light, ac, heater, fan, tv, speaker, "
         "door_lock, thermostat, blinds, plug, vacuum, coffee_machine; volume_up, "
         "volume_down, mute, unmute for the tv and speaker; brightness_up, brightness_down "
-        "for the light), optionally in a room.",
+        "for the light), optionally in a room or every room ('room': 'all', leaving "
+        "out 'except'), at a clock time ('at') or for a while ('for' seconds, then back).",
         "device",
         True,
         _const(devices.INPUT_SCHEMA),
@@ -139,6 +140,46 @@ CATALOGUE: tuple[ToolEntry, ...] = (
         notes.REMOVE_OUTPUT_SCHEMA,
         0.9,
     ),
+    ToolEntry(
+        "device_status",
+        "Read what a home device is doing (on/off, its value, muted) from the state the "
+        "device keeps, in a room or every room; changes nothing.",
+        "device",
+        False,
+        _const(status.INPUT_SCHEMA),
+        status.OUTPUT_SCHEMA,
+        0.95,
+    ),
+    ToolEntry(
+        "list_timers",
+        "List the timers, alarms and scheduled device commands still to come, in local time.",
+        "device",
+        False,
+        _const(timers.LIST_INPUT_SCHEMA),
+        timers.LIST_OUTPUT_SCHEMA,
+        0.95,
+    ),
+    ToolEntry(
+        "cancel_timer",
+        "Cancel timers or alarms: by 'label', by the time they go off ('at'), the next "
+        "one ('next': true) or all of them ('all': true, approved first).",
+        "device",
+        True,
+        _const(timers.CANCEL_INPUT_SCHEMA),
+        timers.CANCEL_OUTPUT_SCHEMA,
+        0.95,
+        lambda arguments: bool(arguments.get("all")),
+    ),
+    ToolEntry(
+        "clear_list",
+        "Remove every item of a named list (approved first); the list stays, empty.",
+        "device",
+        True,
+        _const(notes.CLEAR_INPUT_SCHEMA),
+        notes.CLEAR_OUTPUT_SCHEMA,
+        0.95,
+        lambda arguments: True,
+    ),
 )
 
 ENTRIES: dict[str, ToolEntry] = {entry.name: entry for entry in CATALOGUE}
@@ -156,6 +197,7 @@ def input_schemas() -> dict[str, dict[str, Any]]:
 
 
 def requires_approval(tool: str, arguments: dict[str, Any]) -> bool:
-    """True when this call needs a human's yes first (unlocking a door)."""
+    """True when this call needs a human's yes first: unlocking a door (now or later),
+    cancelling every timer, clearing a list."""
     entry = ENTRIES.get(tool)
     return entry is not None and entry.needs_approval(arguments)

@@ -16,6 +16,7 @@ instead of failing on the device.
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 from understanding.tools.memory import ToolMemory
@@ -91,6 +92,8 @@ FAHRENHEIT_SETPOINTS = (50.0, 86.0)
 """A temperature device's set value above its °C range and within these is °F: "set the
 thermostat to 68" is 20 °C, as nobody sets a room to 68 °C (the indoor setpoints people use,
 10-30 °C; the two scales' ranges do not overlap, so no value reads both ways)."""
+ALL_ROOMS = "all"
+"""``room: "all"``: every room the device knows of that kind."""
 # Actions that change something a burglar would want changed: a human approves them.
 SENSITIVE: frozenset[tuple[str, str]] = frozenset({("door_lock", "unlock")})
 
@@ -108,6 +111,21 @@ INPUT_SCHEMA: dict[str, Any] = {
             "x-edgeloop-slots": ["house_place"],
         },
         "value": {"type": "number", "x-edgeloop-slots": ["change_amount"]},
+        # Rooms left out of ``room: "all"`` ("every light but the hall's").
+        "except": {
+            "type": "array",
+            "items": {"type": "string", "minLength": 1, "maxLength": 40},
+            "maxItems": 20,
+            "x-edgeloop-slots": [],
+        },
+        # Run then: "HH:MM" (its next occurrence) or a local ISO date-time, within 7 days.
+        "at": {
+            "type": "string",
+            "pattern": r"^(\d{4}-\d{2}-\d{2}[T ])?\d{2}:\d{2}(:\d{2})?$",
+            "x-edgeloop-slots": [],
+        },
+        # Seconds; then the previous state comes back.
+        "for": {"type": "integer", "minimum": 1, "maximum": 7 * 24 * 3600, "x-edgeloop-slots": []},
     },
     "required": ["device", "action"],
     "additionalProperties": False,
@@ -121,6 +139,22 @@ OUTPUT_SCHEMA: dict[str, Any] = {
         "value": {"type": ["number", "null"]},
         # The °F value a temperature set was asked in ("to 68"), beside the °C it set.
         "fahrenheit": {"type": "number"},
+        # room "all": each room's new state, and the rooms left out.
+        "rooms": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"room": {"type": ["string", "null"]}, "state": {"type": "string"}},
+                "required": ["room", "state"],
+            },
+        },
+        "except": {"type": "array", "items": {"type": "string"}},
+        # A scheduled command (``at``): the timer that runs it, and when (local time).
+        "timer_id": {"type": "string"},
+        "fires_at": {"type": "string"},
+        "timezone": {"type": "string"},
+        # A command ``for`` a while: when the previous state comes back (local time).
+        "until": {"type": "string"},
     },
     "required": ["device", "state"],
 }
@@ -212,54 +246,132 @@ def _brightness(previous: dict[str, Any], action: str, step: float | None) -> fl
     return max(float(MIN_DIMMED), min(current, current - delta))
 
 
-def make_run(memory: ToolMemory) -> Callable[[dict[str, Any]], dict[str, Any]]:
-    """The tool function, writing device state to ``memory``."""
+def _apply(memory: ToolMemory, args: dict[str, Any], room: str | None) -> dict[str, Any]:
+    """Run one command on one room's device now; the observation of that room."""
+    device, action = str(args["device"]), str(args["action"])
+    value = float(args["value"]) if args.get("value") is not None else None
+    said = value
+    if action == "set" and value is not None:
+        value = celsius_setpoint(device, value)
+    previous = memory.get_device_state(device, room) or {}
+    state = dict(previous)
+    state["state"] = _state_word(device, action, value)
+    result_value = value if action == "set" else None
+    if action == "set":
+        state["value"] = value
+        if device in ("tv", "speaker"):
+            state["volume"] = value
+        if device == "light":
+            state["brightness"] = value
+        if device != "blinds":
+            state["power"] = "on"
+    elif action in ("volume_up", "volume_down"):
+        result_value = _volume(previous, action, value)
+        state["volume"] = state["value"] = result_value
+        state["muted"] = False
+        state["state"] = f"volume {result_value:g}"
+    elif action in BRIGHTNESS_ACTIONS:
+        result_value = _brightness(previous, action, value)
+        state["brightness"] = state["value"] = result_value
+        state["power"] = "on"
+        state["state"] = f"brightness {result_value:g}"
+    elif action in ("mute", "unmute"):
+        state["muted"] = action == "mute"
+    elif action in ("on", "off"):
+        state["power"] = action
+    memory.set_device_state(device, room, state)
+    if result_value is not None and result_value.is_integer():
+        result_value = int(result_value)
+    observed = {"device": device, "room": room, "state": state["state"], "value": result_value}
+    if said is not None and value != said:
+        observed["fahrenheit"] = int(said) if said.is_integer() else said
+    return observed
+
+
+def make_run(
+    memory: ToolMemory, now: Callable[[], datetime] | None = None
+) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """The tool function, writing device state to ``memory``: now, in every room
+    (``room: "all"``, but ``except``), at a clock time (``at``: a scheduled command on
+    the timer machinery) or for a while (``for``: a timer brings the previous state
+    back), see :mod:`understanding.tools.scheduled`."""
+    from understanding.tools import scheduled
+
+    clock = now or (lambda: datetime.now(UTC))
 
     def run(args: dict[str, Any]) -> dict[str, Any]:
         problem = check_arguments(args)
         if problem:
             raise ValueError(problem)
-        device, action = str(args["device"]), str(args["action"])
-        room = str(args["room"]).strip().lower() if args.get("room") else None
-        value = float(args["value"]) if args.get("value") is not None else None
-        said = value
-        if action == "set" and value is not None:
-            value = celsius_setpoint(device, value)
-        previous = memory.get_device_state(device, room) or {}
-        state = dict(previous)
-        state["state"] = _state_word(device, action, value)
-        result_value = value if action == "set" else None
-        if action == "set":
-            state["value"] = value
-            if device in ("tv", "speaker"):
-                state["volume"] = value
-            if device == "light":
-                state["brightness"] = value
-            if device != "blinds":
-                state["power"] = "on"
-        elif action in ("volume_up", "volume_down"):
-            result_value = _volume(previous, action, value)
-            state["volume"] = state["value"] = result_value
-            state["muted"] = False
-            state["state"] = f"volume {result_value:g}"
-        elif action in BRIGHTNESS_ACTIONS:
-            result_value = _brightness(previous, action, value)
-            state["brightness"] = state["value"] = result_value
-            state["power"] = "on"
-            state["state"] = f"brightness {result_value:g}"
-        elif action in ("mute", "unmute"):
-            state["muted"] = action == "mute"
-        elif action in ("on", "off"):
-            state["power"] = action
-        memory.set_device_state(device, room, state)
-        if result_value is not None and result_value.is_integer():
-            result_value = int(result_value)
-        observed = {"device": device, "room": room, "state": state["state"], "value": result_value}
-        if said is not None and value != said:
-            observed["fahrenheit"] = int(said) if said.is_integer() else said
+        if args.get("except") and not args.get("room"):  # "everything but the hall"
+            args = {**args, "room": ALL_ROOMS}
+        if args.get("at"):
+            return scheduled.schedule(memory, args, clock())
+        rooms = target_rooms(memory, args)
+        before = {room: memory.get_device_state(str(args["device"]), room) for room in rooms}
+        results = [_apply(memory, args, room) for room in rooms]
+        if len(results) == 1 and args.get("room") != ALL_ROOMS:
+            observed = results[0]
+        else:
+            observed = _all_rooms(args, results)
+        if args.get("for"):
+            observed["until"] = scheduled.restore_later(memory, args, before, clock())
         return observed
 
     return run
+
+
+def _all_rooms(args: dict[str, Any], results: list[dict[str, Any]]) -> dict[str, Any]:
+    """One observation for a command run in several rooms."""
+    states = {str(r["state"]) for r in results}
+    return {
+        "device": str(args["device"]),
+        "room": ALL_ROOMS,
+        "state": states.pop() if len(states) == 1 else "mixed",
+        "value": results[0].get("value") if results else None,
+        "rooms": [{"room": r["room"], "state": r["state"]} for r in results],
+        "except": [room_key(r) for r in args.get("except") or []],
+    }
+
+
+def room_key(room: Any) -> str:
+    """A room as device state keeps it: trimmed, lower case."""
+    return " ".join(str(room).split()).lower()
+
+
+def known_rooms(memory: ToolMemory, device: str) -> list[str | None]:
+    """The rooms the device keeps a state of ``device`` for (None: the house-wide one)."""
+    rooms = {entry["room"] for entry in memory.device_states() if entry["device"] == device}
+    return sorted(rooms, key=lambda room: room or "")
+
+
+def target_rooms(memory: ToolMemory, args: dict[str, Any]) -> list[str | None]:
+    """The rooms a command covers: its room; with ``room: "all"``, every room the device
+    knows of that kind (the house-wide one too; only it when the device knows no room);
+    with ``except``, every named room but those (the house-wide device may light the
+    excepted rooms too, so it is left as it is).
+
+    Raises:
+        ValueError: ``except`` without ``all``, no named room known to leave one out of,
+            or every known room excepted.
+    """
+    room = args.get("room")
+    left_out = {room_key(r) for r in args.get("except") or []}
+    if room != ALL_ROOMS:
+        if left_out:
+            raise ValueError("'except' leaves rooms out of room 'all' only")
+        return [room_key(room) if room else None]
+    device = str(args["device"]).replace("_", " ")
+    known = known_rooms(memory, str(args["device"]))
+    if not left_out:
+        return known or [None]
+    named = [r for r in known if r is not None]
+    if not named:
+        raise ValueError(f"I don't know which rooms have a {device} yet, so none can be left out")
+    chosen: list[str | None] = [r for r in named if r not in left_out]
+    if not chosen:
+        raise ValueError(f"every {device} I know of is excepted")
+    return chosen
 
 
 def validate(observation: dict[str, Any]) -> str | None:

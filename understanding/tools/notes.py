@@ -344,3 +344,67 @@ def validate_search(observation: dict[str, Any]) -> str | None:
     if observation.get("count") != len(observation.get("results", [])):
         return "search count does not match its results"
     return None
+
+
+# ---- the clear_list tool ----------------------------------------------------------------
+
+CLEAR_INPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"list": LIST_NAME},
+    "required": ["list"],
+    "additionalProperties": False,
+}
+CLEAR_OUTPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "list": {"type": "string", "minLength": 1},
+        "removed": {"type": "integer", "minimum": 0},
+        "items": {"type": "array", "items": {"type": "string"}},
+    },
+    "required": ["list", "removed"],
+}
+LIST_MATCH = 0.75
+"""How close a list name said must be to a kept one to mean it ("shoping" -> "shopping")."""
+
+
+def existing_list(memory: ListMemory, written: str) -> str:
+    """The kept list a name means: the same name, else the nearest within
+    :data:`LIST_MATCH` (a typo never names a list of its own).
+
+    Raises:
+        ValueError: no kept list is that close.
+    """
+    import difflib
+
+    name = list_name(written)
+    names = [entry["name"] for entry in all_lists(memory)]
+    if name in names:
+        return name
+    near = difflib.get_close_matches(name, names, n=1, cutoff=LIST_MATCH)
+    if not near:
+        kept = ", ".join(names) if names else "none yet"
+        raise ValueError(f"you have no {name} list (your lists: {kept})")
+    return str(near[0])
+
+
+def make_clear(memory: ListMemory) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """The clear_list function: every item of a list removed, the list kept, empty."""
+
+    def run(args: dict[str, Any]) -> dict[str, Any]:
+        name = existing_list(memory, str(args["list"]))
+        items = list_items(memory, name)
+        for item in items:
+            memory.delete_note(item["id"])
+        if not any(_LIST_HEADER.match(str(n["text"])) for n in memory.notes()
+                   if list_name(str(n["text"]).partition(" list:")[0]) == name):  # fmt: skip
+            memory.add_note(f"{name} list:")  # the list stays, empty
+        return {"list": name, "removed": len(items), "items": [i["text"] for i in items]}
+
+    return run
+
+
+def validate_clear(observation: dict[str, Any]) -> str | None:
+    """Business rule: the count is the number of items removed."""
+    if "items" in observation and observation["removed"] != len(observation["items"]):
+        return "removed count does not match the items"
+    return None

@@ -56,13 +56,12 @@ OUTPUT_SCHEMA: dict[str, Any] = {
 
 
 class TimerMemory(Protocol):
-    """The memory store methods that listing and cancelling use."""
+    """The memory store methods that listing and cancelling use (the home zone is read
+    from the settings' facts when the store has them)."""
 
     def timers(self, *, active_only: bool = False) -> list[dict[str, Any]]: ...
 
     def forget(self, kind: str, record_id: str) -> None: ...
-
-    def facts(self, entity: str | None = None) -> list[dict[str, Any]]: ...
 
 
 def home_zone(memory: Any) -> tuple[tzinfo, str]:
@@ -201,3 +200,161 @@ def timer_rows(store: Any) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+# ---- the list_timers and cancel_timer tools -------------------------------------------
+
+LIST_INPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {},
+    "additionalProperties": False,
+}
+_ENTRY: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "timer_id": {"type": "string"},
+        "label": {"type": "string"},
+        "fires_at": {"type": "string"},
+        "seconds": {"type": "integer"},
+        # "timer" rings; "command" runs a device command (scheduled or a restore).
+        "kind": {"type": "string", "enum": ["timer", "command"]},
+        "action": {"type": ["object", "null"]},
+    },
+    "required": ["timer_id", "label", "fires_at", "kind"],
+}
+LIST_OUTPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "count": {"type": "integer", "minimum": 0},
+        "timezone": {"type": "string"},
+        "timers": {"type": "array", "items": _ENTRY},
+    },
+    "required": ["count", "timers"],
+}
+CANCEL_INPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "label": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 80,
+            "x-edgeloop-slots": ["timer_name"],
+        },
+        "at": {
+            "type": "string",
+            "pattern": r"^(\d{4}-\d{2}-\d{2}[T ])?\d{2}:\d{2}(:\d{2})?$",
+            "x-edgeloop-slots": ["time", "date", "timeofday"],
+        },
+        "next": {"type": "boolean", "const": True, "x-edgeloop-slots": []},
+        "all": {"type": "boolean", "const": True, "x-edgeloop-slots": []},
+    },
+    "oneOf": [
+        {"required": ["label"]},
+        {"required": ["at"]},
+        {"required": ["next"]},
+        {"required": ["all"]},
+    ],
+    "additionalProperties": False,
+}
+CANCEL_OUTPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "count": {"type": "integer", "minimum": 1},
+        "cancelled": {"type": "array", "items": _ENTRY, "minItems": 1},
+        "timezone": {"type": "string"},
+    },
+    "required": ["count", "cancelled"],
+}
+
+
+def _entry(timer: dict[str, Any]) -> dict[str, Any]:
+    action = timer.get("action")
+    return {
+        "timer_id": str(timer["timer_id"]),
+        "label": str(timer.get("label") or ""),
+        "fires_at": str(timer["fires_at"]),
+        "seconds": int(timer.get("seconds") or 0),
+        "kind": "command" if action else "timer",
+        "action": action,
+    }
+
+
+def make_list(memory: TimerMemory) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """The list_timers tool: the timers, alarms and scheduled commands still to come."""
+
+    def run(args: dict[str, Any]) -> dict[str, Any]:
+        del args
+        entries = [_entry(t) for t in list_timers(memory)]
+        return {"count": len(entries), "timezone": home_zone(memory)[1], "timers": entries}
+
+    return run
+
+
+def _label_matches(asked: str, label: str) -> bool:
+    """A label asked matches a timer's when every word asked is in it ("pasta" names
+    "pasta timer"; "the pasta timer" names "pasta")."""
+    filler = {"the", "my", "a", "an", "timer", "alarm", "reminder", "for"}
+    wanted = [w for w in asked.lower().split() if w not in filler]
+    words = set(label.lower().split())
+    return bool(wanted) and all(w in words for w in wanted)
+
+
+def _at_matches(asked: str, fires_local: str) -> bool:
+    """An ``at`` names a timer firing at that local minute ("07:00"), on that day when
+    the ``at`` has one."""
+    when = asked.replace(" ", "T")
+    if "T" in when:
+        return fires_local[:16] == when[:16]
+    return fires_local[11:16] == when[:5]
+
+
+def choose(timers: list[dict[str, Any]], args: dict[str, Any]) -> list[dict[str, Any]]:
+    """The timers (local times, soonest first) that a cancel_timer call names.
+
+    Raises:
+        ValueError: none does.
+    """
+    if not timers:
+        raise ValueError("there are no timers or alarms to cancel")
+    if args.get("all"):
+        return timers
+    if args.get("next"):
+        return timers[:1]
+    if args.get("label"):
+        found = [t for t in timers if _label_matches(str(args["label"]), str(t.get("label", "")))]
+        if not found:
+            raise ValueError(f"no timer or alarm is labelled {args['label']!r}")
+        return found
+    if args.get("at"):
+        found = [t for t in timers if _at_matches(str(args["at"]), str(t["fires_at"]))]
+        if not found:
+            raise ValueError(f"no timer or alarm goes off at {args['at']}")
+        return found
+    raise ValueError("say which timer: its label, its time, the next one, or all")
+
+
+def make_cancel(memory: TimerMemory) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """The cancel_timer tool: cancels by label, time, the next one, or all (approved)."""
+
+    def run(args: dict[str, Any]) -> dict[str, Any]:
+        chosen = choose(list_timers(memory), args)
+        for timer in chosen:
+            memory.forget("timers", str(timer["timer_id"]))
+        entries = [_entry(t) for t in chosen]
+        return {"count": len(entries), "cancelled": entries, "timezone": home_zone(memory)[1]}
+
+    return run
+
+
+def validate_list(observation: dict[str, Any]) -> str | None:
+    """Business rule: the count is the number of timers listed."""
+    if observation.get("count") != len(observation.get("timers", [])):
+        return "timer count does not match the list"
+    return None
+
+
+def validate_cancel(observation: dict[str, Any]) -> str | None:
+    """Business rule: something was cancelled."""
+    if not observation.get("cancelled"):
+        return "no timer was cancelled"
+    return None
