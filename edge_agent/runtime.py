@@ -26,17 +26,14 @@ if TYPE_CHECKING:
 
 
 def action_runner(agent: EdgeAgent) -> Callable[[str, dict[str, Any], str], dict[str, Any]]:
-    """Runs a timer's scheduled command through the device's checked tool executor (keyed
-    on the timer, so a command runs once even if two processes raced past the claim)."""
+    """Runs a timer's scheduled command with :func:`understanding.tools.scheduled.run_due_action`
+    (the device's checked tool executor, keyed on the timer, so a command runs once even if
+    two processes raced past the claim; only the tools a timer may call)."""
+    from understanding.tools.scheduled import run_due_action
 
     def run(tool: str, arguments: dict[str, Any], timer_id: str) -> dict[str, Any]:
-        spec = agent.tools.get(tool)
-        if spec is None:
-            raise ValueError(f"unknown device tool {tool!r}")
-        outcome = agent.loop.executor.call(spec, arguments, session_id=f"timer-{timer_id}")
-        if outcome.status != pb.OBSERVATION_STATUS_OK:
-            raise ValueError(outcome.error or "the tool failed")
-        return dict(outcome.output)
+        timer = {"timer_id": timer_id, "action": {"tool": tool, "arguments": arguments}}
+        return run_due_action(agent.memory, timer)
 
     return run
 

@@ -130,3 +130,29 @@ def test_snooze_rings_again_later_and_dismiss_stops_it(tmp_path: Path) -> None:
         assert ringer.settle("last", "dismiss")[0] == "Dismissed the tea timer."
         assert ringer.ringing() == []
         assert heard[-1].kind == pb.DEVICE_EVENT_KIND_TIMER_DISMISSED
+
+
+def test_a_timed_command_stored_by_the_tool_comes_back_when_its_timer_rings(
+    tmp_path: Path,
+) -> None:
+    """End to end, no stand-ins: ``device_control`` with ``for`` stores its restore as a
+    timer carrying an action; the runtime's ringer, at the due time, runs that action
+    through the device's tools and the speaker is unmuted."""
+    from edge_agent.agent import EdgeAgent
+    from edge_agent.runtime import action_runner
+    from understanding.router import Router
+    from understanding.tools import builtin_tools
+
+    with MemoryStore(tmp_path / "edge.db") as store:
+        agent = EdgeAgent(store, Router.load())
+        tools = builtin_tools(store)
+        spec = tools.get("device_control")
+        assert spec is not None and spec.func is not None
+        spec.func({"device": "speaker", "action": "mute", "for": 60})
+        assert (store.get_device_state("speaker", None) or {}).get("muted") is True
+        (timer,) = [t for t in store.timers() if t.get("action")]
+        due = datetime.fromisoformat(str(timer["fires_at"])) + timedelta(seconds=1)
+        ringer, heard = _ringer(store, due, run_action=action_runner(agent))
+        ringer.tick()
+        assert (store.get_device_state("speaker", None) or {}).get("muted") is False
+        assert heard and heard[0].details["tool"] == "device_control"
