@@ -99,5 +99,9 @@ def test_builtin_tools_are_the_edge_tools() -> None:
         "add_note",
         "search_notes",
         "remove_note",
+        "device_status",
+        "list_timers",
+        "cancel_timer",
+        "clear_list",
         "world_clock",
     ]
