@@ -37,7 +37,7 @@ from react_kernel.steps import from_struct, new_act_id, to_struct
 from understanding.answers import failure_answer, offline_answer, smalltalk_answer, tool_answer
 from understanding.router import RouteDecision, Router
 from understanding.settings import keep_history, load_settings
-from understanding.tools import builtin_tools, requires_approval
+from understanding.tools import TOOL_NAMES, builtin_tools, requires_approval
 
 if TYPE_CHECKING:
     from edge_agent.device_events import EventHub
@@ -58,6 +58,7 @@ MAX_QUERY_CHARS = LIMIT
 _ENDS_TURN = frozenset({pb.STEP_TYPE_FINAL_ANSWER, pb.STEP_TYPE_CLARIFICATION})
 #: The decision recorded for a turn that answers the cloud's question.
 _CLOUD_ANSWER = RouteDecision("cloud", None, None, 1.0, "the answer to the cloud's question")
+_BUILTIN = frozenset(TOOL_NAMES)
 #: The prefix of a question asked again.
 _AGAIN = "Sorry, I didn't get that. "
 
@@ -446,8 +447,10 @@ class EdgeAgent:
         if is_withdrawal(answer):
             yield from self._final(session_id, turn, question, "Okay, I'll leave it.", asked)
             return
+        # Free text is the answer, whole; a number, a time or a choice is read by the
+        # router from the request completed by the answer.
         completed = fold(asked, question.metadata.get("joiner", ""), answer)
-        decision = self.router.decide(completed)
+        decision = self._answer_as_text(question, answer) or self.router.decide(completed)
         arguments = decision.arguments or {}
         if (
             decision.route == "edge"
@@ -475,6 +478,37 @@ class EdgeAgent:
             question=f"Sorry, I didn't get that. {question.content.removeprefix(_AGAIN)}",
         )
         yield from self._ask_back(asked, again, session_id, turn, question.act_id)
+
+    def _answer_as_text(self, question: pb.ReactStep, answer: str) -> RouteDecision | None:
+        """The call an answer completes when the argument asked for is free text (a note's
+        text, a list's name): the answer itself, whole, beside the arguments known, if the
+        tool's schema and rules take it; None otherwise (numbers, times and choices are
+        read by the router from the completed request, never taken as said)."""
+        from understanding.asking import argument_schema
+
+        spec = self.tools.get(question.tool)
+        if spec is None:
+            return None
+        schema = argument_schema(spec.input_schema, question.missing_argument)
+        kinds = schema.get("type")
+        if (kinds != "string" and kinds != ["string"]) or {"enum", "pattern"} & schema.keys():
+            return None
+        arguments = {**from_struct(question.arguments), question.missing_argument: answer}
+        from understanding.arguments import validate_arguments
+
+        problem = (
+            validate_arguments(question.tool, arguments) if question.tool in _BUILTIN else None
+        )
+        if problem is not None:
+            return None
+        return RouteDecision(
+            "edge",
+            question.tool,
+            arguments,
+            1.0,
+            f"the answer gives {question.missing_argument!r}",
+            question.tool,
+        )
 
     def _final(
         self, session_id: str, turn: int, question: pb.ReactStep, text: str, query: str

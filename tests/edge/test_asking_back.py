@@ -255,3 +255,31 @@ def test_a_node_client_answers_the_question(memory: MemoryStore, router: Router)
     assert steps[-1]["stepType"] == "STEP_TYPE_FINAL_ANSWER"
     assert steps[-1]["answersActId"] == question["actId"] and steps[-1]["turnId"] == 1
     assert [t["seconds"] for t in memory.timers()] == [600]
+
+
+def test_a_free_text_argument_is_the_answer_itself(memory: MemoryStore) -> None:
+    """An "ask" decision of the contract (route "ask", missing, question; the router of
+    issue 24a makes them for more requests) for a free-text argument: the answer, whole,
+    is the argument."""
+    from understanding.router import RouteDecision
+
+    router = Router.load()
+    reads = router.decide
+
+    def decide(text: str) -> RouteDecision:
+        if text == "add something to my shopping list":
+            return RouteDecision(
+                "ask", "add_note", {"list": "shopping"}, 0.9, "no item", "add_note",
+                missing="text", question="What should I add?",
+            )  # fmt: skip
+        return reads(text)
+
+    router.decide = decide  # type: ignore[method-assign]
+    agent = EdgeAgent(memory, router)
+    question = list(agent.ask("add something to my shopping list"))[-1]
+    assert question.step_type == Q and question.missing_argument == "text"
+    assert from_struct(question.arguments) == {"list": "shopping"}
+    assert from_struct(question.argument_schema)["type"] == "string"
+    done = list(agent.ask("oat milk and a dozen eggs", session_id=question.session_id))
+    assert done[-1].content == "Added “oat milk and a dozen eggs” to your shopping list."
+    assert [n["text"] for n in memory.notes()] == ["shopping list: oat milk and a dozen eggs"]
