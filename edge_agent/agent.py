@@ -41,6 +41,7 @@ from react_kernel.steps import from_struct, new_act_id, to_struct
 
 if TYPE_CHECKING:
     from edge_agent.device_events import EventHub
+    from edge_agent.ringer import TimerRinger
     from sync.store import MemoryStore
 
 MODEL_NAME = "edge-router"
@@ -249,6 +250,8 @@ class EdgeAgent:
         self.events: EventHub | None = None
         #: The conversation's last list, device, city and timer, for follow-ups.
         self.context = Context()
+        #: The timer ringer of the runtime this agent runs in (stop/snooze by voice).
+        self.ringer: TimerRinger | None = None
         # (session id, act id) -> decision, for device actions the cloud asked for.
         self._decisions: dict[tuple[str, str], _Decision] = {}
         self._decisions_lock = threading.Lock()
@@ -294,6 +297,10 @@ class EdgeAgent:
             raise ValueError("the query contains a NUL character")
         if not has_words(text):
             raise ValueError("the query has no words")
+        settled = self._settle_by_voice(text)
+        if settled is not None:
+            yield from self._said_only(text, settled, session_id, "a ringing timer, by voice")
+            return
         followed = rewrite(text, self.context)
         text = followed if isinstance(followed, str) else text
         home = load_settings(self.memory)  # set here or synced from elsewhere
@@ -303,7 +310,9 @@ class EdgeAgent:
         if isinstance(followed, AskBack) and (decision.route != "edge" or not decision.tool):
             # "it" with nothing to refer to, and no reading of its own ("turn it up" is
             # the volume): a question beats a guess, and beats the cloud's guess too.
-            yield from self._ask_back(text, followed.question, session_id)
+            yield from self._said_only(
+                text, followed.question, session_id, "a reference the conversation lacks"
+            )
             return
         if self.cloud is not None and (stale := self._stale_forecast(decision)) is not None:
             # No fresh forecast kept here: the cloud's provider answers (and the device
@@ -323,23 +332,32 @@ class EdgeAgent:
         else:
             yield from self._cloud(text, decision, session_id or uuid.uuid4().hex)
 
-    def _ask_back(
-        self, query: str, question: str, session_id: str | None
+    def _settle_by_voice(self, text: str) -> str | None:
+        """ "stop" or "snooze for 10 minutes" while a timer rings: what was done."""
+        if self.ringer is None:
+            return None
+        from edge_agent.ringing_words import ringing_request
+
+        request = ringing_request(text)
+        if request is None or not self.ringer.ringing():
+            return None
+        answer, seconds = request
+        return self.ringer.settle("last", answer, seconds)[0]
+
+    def _said_only(
+        self, query: str, answer: str, session_id: str | None, why: str
     ) -> Iterator[pb.ReactStep]:
-        """A reference nothing resolves ("turn it off" with no device in the
-        conversation): the answer is a question, and nothing runs."""
+        """A session that is only a thought and an answer: a question asked back ("turn
+        it off" with no device in the conversation; nothing runs), or what was done to a
+        ringing timer."""
         sid = session_id or uuid.uuid4().hex
         stamp = _Stamper(sid, uuid.uuid4().hex)
         steps = []
         for step in (
-            pb.ReactStep(
-                step_type=pb.STEP_TYPE_THOUGHT,
-                content="A reference to something earlier that the conversation does not hold.",
-                model=MODEL_NAME,
-            ),
+            pb.ReactStep(step_type=pb.STEP_TYPE_THOUGHT, content=why, model=MODEL_NAME),
             pb.ReactStep(
                 step_type=pb.STEP_TYPE_FINAL_ANSWER,
-                content=question,
+                content=answer,
                 model=MODEL_NAME,
                 stop_reason=pb.STOP_REASON_FINAL_ANSWER,
             ),
@@ -347,11 +365,10 @@ class EdgeAgent:
             stamp(step, local=True)
             steps.append(step)
             yield step
-        steps[-1].metadata["asked_back"] = "true"
         with self.memory.batch():
             self.memory.save_steps(sid, steps)
             self.memory.record_session(
-                sid, query=query, final_answer=question, success=True, state="completed"
+                sid, query=query, final_answer=answer, success=True, state="completed"
             )
 
     def _remember(self, steps: list[pb.ReactStep]) -> None:

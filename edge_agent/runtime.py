@@ -58,6 +58,7 @@ class DeviceRuntime:
             run_action=action_runner(self.agent),
             missed_after_s=self.missed_after_s,
         )
+        self.agent.ringer = self.ringer  # "stop", "snooze for 5 minutes" by voice
 
     def start(self) -> None:
         """Start ringing timers."""

@@ -130,3 +130,24 @@ def test_snooze_rings_again_later_and_dismiss_stops_it(tmp_path: Path) -> None:
         assert ringer.settle("last", "dismiss")[0] == "Dismissed the tea timer."
         assert ringer.ringing() == []
         assert heard[-1].kind == pb.DEVICE_EVENT_KIND_TIMER_DISMISSED
+
+
+def test_a_ringing_timer_is_snoozed_and_stopped_by_voice(tmp_path: Path) -> None:
+    from edge_agent.agent import EdgeAgent
+    from edge_agent.router import Router
+
+    with MemoryStore(tmp_path / "edge.db") as store:
+        runtime = DeviceRuntime(EdgeAgent(store, Router.load()))
+        agent = runtime.agent
+        _timer(store, datetime.now(UTC) - timedelta(seconds=1), "pasta")
+        runtime.ringer.tick()
+        said = list(agent.ask("snooze it for 10 minutes"))[-1].content
+        assert said.startswith("Snoozed the pasta timer for 10 minutes")
+        assert [t["label"] for t in store.timers(active_only=True)] == ["pasta"]
+        assert runtime.ringer.ringing() == []
+        # "stop" with nothing ringing is no timer request: the router reads it as usual.
+        assert "Dismissed" not in list(agent.ask("stop"))[-1].content
+        _timer(store, datetime.now(UTC) - timedelta(seconds=1), "tea")
+        runtime.ringer.tick()
+        assert list(agent.ask("stop the alarm"))[-1].content == "Dismissed the tea timer."
+        assert runtime.ringer.ringing() == []
