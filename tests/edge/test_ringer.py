@@ -151,3 +151,27 @@ def test_a_ringing_timer_is_snoozed_and_stopped_by_voice(tmp_path: Path) -> None
         runtime.ringer.tick()
         assert list(agent.ask("stop the alarm"))[-1].content == "Dismissed the tea timer."
         assert runtime.ringer.ringing() == []
+
+
+def test_a_sync_by_another_process_is_announced_once(tmp_path: Path) -> None:
+    import time
+
+    from edge_agent.agent import EdgeAgent
+    from edge_agent.router import Router
+
+    with MemoryStore(tmp_path / "edge.db") as store:
+        runtime = DeviceRuntime(EdgeAgent(store, Router.load()))
+        heard: list[pb.DeviceEvent] = []
+        runtime.hub.subscribe(heard.append)
+        runtime.start()
+        try:
+            with MemoryStore(tmp_path / "edge.db") as other:  # `edge-agent sync`
+                other.note_synced(1, 120, 340)
+            deadline = time.monotonic() + 20
+            while not heard and time.monotonic() < deadline:
+                time.sleep(0.1)
+            time.sleep(1.5)  # another look or two: still once
+        finally:
+            runtime.stop()
+    assert [e.kind for e in heard] == [pb.DEVICE_EVENT_KIND_SYNC_DONE]
+    assert "340 received" in heard[0].text
