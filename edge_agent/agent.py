@@ -250,6 +250,7 @@ class EdgeAgent:
         self.events: EventHub | None = None
         #: The conversation's last list, device, city and timer, for follow-ups.
         self.context = Context()
+        self._followup_of = ""  # the words of the query being run, when rewritten
         #: The timer ringer of the runtime this agent runs in (stop/snooze by voice).
         self.ringer: TimerRinger | None = None
         # (session id, act id) -> decision, for device actions the cloud asked for.
@@ -302,6 +303,7 @@ class EdgeAgent:
             yield from self._said_only(text, settled, session_id, "a ringing timer, by voice")
             return
         followed = rewrite(text, self.context)
+        self._followup_of = text if isinstance(followed, str) else ""
         text = followed if isinstance(followed, str) else text
         home = load_settings(self.memory)  # set here or synced from elsewhere
         self.router.home = home
@@ -474,7 +476,11 @@ class EdgeAgent:
             steps.append(step)
             return step
 
-        yield emit(decision_thought(decision))
+        thought = decision_thought(decision)
+        if self._followup_of:  # the context travels with the query, in its first step
+            thought.metadata["followup_of"] = self._followup_of
+            thought.metadata["context"] = json.dumps(self.context.snapshot(), sort_keys=True)
+        yield emit(thought)
         final: pb.ReactStep | None = None
         retry_after: float | None = None
         if self.cloud is not None:
