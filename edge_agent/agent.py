@@ -41,6 +41,7 @@ from understanding.tools import TOOL_NAMES, builtin_tools, requires_approval
 
 if TYPE_CHECKING:
     from edge_agent.device_events import EventHub
+    from edge_agent.ringer import TimerRinger
     from sync.store import MemoryStore
 
 MODEL_NAME = "edge-router"
@@ -257,6 +258,9 @@ class EdgeAgent:
         self.events: EventHub | None = None
         #: The conversation's last list, device, city and timer, for follow-ups.
         self.context = Context()
+        self._followup_of = ""  # the words of the query being run, when rewritten
+        #: The timer ringer of the runtime this agent runs in (stop/snooze by voice).
+        self.ringer: TimerRinger | None = None
         # (session id, act id) -> decision, for device actions the cloud asked for.
         self._decisions: dict[tuple[str, str], _Decision] = {}
         self._decisions_lock = threading.Lock()
@@ -302,6 +306,10 @@ class EdgeAgent:
             raise ValueError("the query contains a NUL character")
         if not has_words(text):
             raise ValueError("the query has no words")
+        settled = self._settle_by_voice(text)
+        if settled is not None:
+            yield from self._said_only(text, settled, session_id, "a ringing timer, by voice")
+            return
         home = load_settings(self.memory)  # set here or synced from elsewhere
         self.router.home = home
         keep_history(self.memory, home)
@@ -310,12 +318,15 @@ class EdgeAgent:
             yield from self._answer(text, question, session_id)  # the answer, as said
             return
         followed = rewrite(text, self.context)
+        self._followup_of = text if isinstance(followed, str) else ""
         text = followed if isinstance(followed, str) else text
         decision = self.router.decide(text)
         if isinstance(followed, AskBack) and (decision.route != "edge" or not decision.tool):
             # "it" with nothing to refer to, and no reading of its own ("turn it up" is
             # the volume): a question beats a guess, and beats the cloud's guess too.
-            yield from self._ask_reference(text, followed.question, session_id)
+            yield from self._said_only(
+                text, followed.question, session_id, "a reference the conversation lacks"
+            )
             return
         if self.cloud is not None and (stale := self._stale_forecast(decision)) is not None:
             # No fresh forecast kept here: the cloud's provider answers (and the device
@@ -337,23 +348,32 @@ class EdgeAgent:
         else:
             yield from self._cloud(text, decision, session_id or uuid.uuid4().hex)
 
-    def _ask_reference(
-        self, query: str, question: str, session_id: str | None
+    def _settle_by_voice(self, text: str) -> str | None:
+        """ "stop" or "snooze for 10 minutes" while a timer rings: what was done."""
+        if self.ringer is None:
+            return None
+        from edge_agent.ringing_words import ringing_request
+
+        request = ringing_request(text)
+        if request is None or not self.ringer.ringing():
+            return None
+        answer, seconds = request
+        return self.ringer.settle("last", answer, seconds)[0]
+
+    def _said_only(
+        self, query: str, answer: str, session_id: str | None, why: str
     ) -> Iterator[pb.ReactStep]:
-        """A reference nothing resolves ("turn it off" with no device in the
-        conversation): the answer is a question, and nothing runs."""
+        """A session that is only a thought and an answer: a question asked back ("turn
+        it off" with no device in the conversation; nothing runs), or what was done to a
+        ringing timer."""
         sid = session_id or uuid.uuid4().hex
         stamp = _Stamper(sid, uuid.uuid4().hex)
         steps = []
         for step in (
-            pb.ReactStep(
-                step_type=pb.STEP_TYPE_THOUGHT,
-                content="A reference to something earlier that the conversation does not hold.",
-                model=MODEL_NAME,
-            ),
+            pb.ReactStep(step_type=pb.STEP_TYPE_THOUGHT, content=why, model=MODEL_NAME),
             pb.ReactStep(
                 step_type=pb.STEP_TYPE_FINAL_ANSWER,
-                content=question,
+                content=answer,
                 model=MODEL_NAME,
                 stop_reason=pb.STOP_REASON_FINAL_ANSWER,
             ),
@@ -361,11 +381,10 @@ class EdgeAgent:
             stamp(step, local=True)
             steps.append(step)
             yield step
-        steps[-1].metadata["asked_back"] = "true"
         with self.memory.batch():
             self.memory.save_steps(sid, steps)
             self.memory.record_session(
-                sid, query=query, final_answer=question, success=True, state="completed"
+                sid, query=query, final_answer=answer, success=True, state="completed"
             )
 
     def _remember(self, steps: list[pb.ReactStep]) -> None:
@@ -624,7 +643,11 @@ class EdgeAgent:
             steps.append(step)
             return step
 
-        yield emit(decision_thought(decision))
+        thought = decision_thought(decision)
+        if self._followup_of:  # the context travels with the query, in its first step
+            thought.metadata["followup_of"] = self._followup_of
+            thought.metadata["context"] = json.dumps(self.context.snapshot(), sort_keys=True)
+        yield emit(thought)
         final: pb.ReactStep | None = None
         retry_after: float | None = None
         if self.cloud is not None:

@@ -76,6 +76,16 @@ class Context:
             return None
         return self.last[1], self.last[2]
 
+    def snapshot(self) -> dict[str, Any]:
+        """The fresh entities, JSON-ready (what the cloud gets with a follow-up)."""
+        now = time.monotonic()
+        fresh: dict[str, Any] = {}
+        for kind in ("list", "device", "city", "timer"):
+            value = self.get(kind, now)
+            if value is not None:
+                fresh[kind] = list(value) if isinstance(value, tuple) else value
+        return fresh
+
     def remember(
         self, tool: str, arguments: dict[str, Any], output: dict[str, Any] | None = None
     ) -> None:

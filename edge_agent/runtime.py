@@ -11,6 +11,7 @@ ring whichever of them runs, once (the claim is in the memory file).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +24,9 @@ from edgeloop.v1 import agent_pb2 as pb
 
 if TYPE_CHECKING:
     from edge_agent.agent import EdgeAgent
+
+#: How often the runtime looks for a sync another process made.
+SYNC_POLL_S = 1.0
 
 
 def action_runner(agent: EdgeAgent) -> Callable[[str, dict[str, Any], str], dict[str, Any]]:
@@ -46,6 +50,9 @@ class DeviceRuntime:
     hub: EventHub = field(default_factory=EventHub)
     missed_after_s: float = MISSED_AFTER_S
     ringer: TimerRinger = field(init=False)
+    _stop: threading.Event = field(init=False, default_factory=threading.Event)
+    _watcher: threading.Thread | None = field(init=False, default=None)
+    _seen_sync: dict[str, Any] | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         self.agent.events = self.hub
@@ -55,14 +62,42 @@ class DeviceRuntime:
             run_action=action_runner(self.agent),
             missed_after_s=self.missed_after_s,
         )
+        self.agent.ringer = self.ringer  # "stop", "snooze for 5 minutes" by voice
 
     def start(self) -> None:
-        """Start ringing timers."""
+        """Start ringing timers, and watching for syncs."""
         self.ringer.start()
+        self._stop.clear()
+        self._seen_sync = self._last_sync()
+        self._watcher = threading.Thread(target=self._watch_syncs, name="sync-watch", daemon=True)
+        self._watcher.start()
 
     def stop(self) -> None:
-        """Stop ringing timers."""
+        """Stop ringing timers and watching."""
         self.ringer.stop()
+        self._stop.set()
+        if self._watcher is not None:
+            self._watcher.join(5)
+
+    def _last_sync(self) -> dict[str, Any] | None:
+        try:
+            return self.agent.memory.last_sync()
+        except Exception:  # a closed or busy store: look again later
+            return None
+
+    def _watch_syncs(self) -> None:
+        """A sync by any process on this memory (`edge-agent sync`, the page, `pending
+        --cloud`) is announced once, as SYNC_DONE."""
+        from edge_agent.device_events import device_event
+
+        while not self._stop.wait(SYNC_POLL_S):
+            last = self._last_sync()
+            if last is None or last == self._seen_sync:
+                continue
+            self._seen_sync = last
+            sent, received = last.get("bytes_sent", 0), last.get("bytes_received", 0)
+            text = f"Memory synced with the cloud ({sent} bytes sent, {received} received)."
+            self.hub.publish(device_event(pb.DEVICE_EVENT_KIND_SYNC_DONE, text))
 
 
 @dataclass

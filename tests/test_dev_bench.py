@@ -11,6 +11,8 @@ import re
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -35,3 +37,26 @@ def test_every_bench_with_a_required_argument_is_given_it_or_skipped() -> None:
     for args in dev.BENCH_ARGS.values():
         for value in args[1::2]:
             assert (ROOT / value).exists(), value  # in the repository, not outside it
+
+
+def test_the_demo_runs_no_npm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only `setup` and `test` install the Node test packages (issue 29)."""
+    import hashlib
+
+    dev = load_dev()
+    calls: list[tuple[object, ...]] = []
+    python = tmp_path / "python"
+    python.write_text("")
+    stamp = tmp_path / "stamp"
+    stamp.write_text(hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest())
+    monkeypatch.setattr(dev, "PYTHON", python)  # an installed venv: setup has nothing to do
+    monkeypatch.setattr(dev, "STAMP", stamp)
+    monkeypatch.setattr(dev, "run", lambda *args, **kw: calls.append(args) or 0)
+    monkeypatch.setattr(dev, "NODE_DIR", tmp_path / "node")  # no node_modules yet
+    monkeypatch.setattr(dev.shutil, "which", lambda name: f"/usr/bin/{name}")
+    monkeypatch.setattr(dev.sys, "argv", ["dev.py", "demo"])
+    with pytest.raises(SystemExit):
+        dev.main()
+    assert [c[:2] for c in calls] == [(python, "-m")]  # the demo alone, no npm
+    dev.COMMANDS["setup"]([])
+    assert [c for c in calls if "npm" in c]  # `dev.py setup` does install them

@@ -120,9 +120,27 @@ class DeviceConsole:
     # -- device events ---------------------------------------------------------------------
 
     def _on_event(self, event: pb.DeviceEvent) -> None:
-        """A device event (any thread): shown in the timers panel, which rings the page."""
+        """A device event (any thread): shown in the timers panel, which rings the page;
+        an approval the page is not showing yet (a late pending query's side effect,
+        being resolved) joins the approvals panel, where its buttons answer it."""
         self.events.appendleft(event)
         self.broadcaster.publish("ringing")
+        if (
+            event.kind == pb.DEVICE_EVENT_KIND_APPROVAL_WAITING
+            and self.book.get(event.session_id) is None
+            and self.agent.awaiting_cloud_approval(event.session_id, event.act_id)
+        ):
+            session = LiveSession(event.session_id, "a query kept pending while offline")
+            session.add(
+                pb.ReactStep(
+                    step_type=pb.STEP_TYPE_APPROVAL_REQUEST,
+                    session_id=event.session_id,
+                    act_id=event.act_id,
+                    content=event.text,
+                )
+            )
+            self.book.open(session)
+            self.broadcaster.publish("sessions", "approvals")
 
     def ringing(self) -> list[dict[str, Any]]:
         """The timers ringing now (not dismissed or snoozed), with their due time in words."""
@@ -229,6 +247,13 @@ class DeviceConsole:
         session.source = "page"  # resumed here: the page follows it live from now on
         reason = "approved on the page" if approved else "denied on the page"
         self.broadcaster.publish("approvals")
+        if self.agent.awaiting_cloud_approval(session_id, act_id):
+            # A cloud session's device action: its stream (which holds the agent) waits
+            # for this decision, so it is handed over at once, not queued behind it.
+            self.agent.approve(session_id, act_id, approved, reason)
+            if session.state == AWAITING_APPROVAL:
+                session.state = RUNNING
+            return session
 
         def run() -> None:
             try:

@@ -93,3 +93,40 @@ def test_late_side_effects_not_confirmed_do_not_run(
         memory.add_pending("add a note buy milk and set a timer for 10 minutes", "s1")
         _resolve_later(make_cloud, links, memory, router, 240, lambda step: False)
         assert memory.notes() == [] and memory.timers() == []
+
+
+def test_a_late_side_effect_is_confirmed_on_the_page(
+    make_cloud: Any, links: list[CloudLink], tmp_path: Path, router: Any
+) -> None:
+    import asyncio
+
+    from edge_agent.runtime import DeviceRuntime
+    from edge_agent.ui import DeviceConsole
+
+    cloud = make_cloud()
+    links.append(CloudLink(cloud.target, deadline_s=20, retries=0))
+    clock = datetime.now(UTC) + timedelta(seconds=240)
+    with MemoryStore(tmp_path / "edge.db") as memory:
+        memory.add_pending("add a note buy milk", "s1")
+        agent = EdgeAgent(memory, router, cloud=links[-1], now=lambda: clock)
+        runtime = DeviceRuntime(agent)
+        heard: list[pb.DeviceEvent] = []
+        runtime.hub.subscribe(heard.append)
+        console = DeviceConsole(agent, runtime=runtime)
+
+        async def main() -> int:
+            resolving = asyncio.ensure_future(console.resolve_pending())
+            for _ in range(400):
+                if console.book.waiting():
+                    break
+                await asyncio.sleep(0.05)
+            [(session, step)] = console.book.waiting()
+            assert "while offline" in step.content
+            console.approve(session.session_id, step.act_id, True)
+            return await resolving
+
+        assert asyncio.run(main()) == 1
+        assert [n["text"] for n in memory.notes()] == ["buy milk"]
+        kinds = [e.kind for e in heard]
+        assert pb.DEVICE_EVENT_KIND_APPROVAL_WAITING in kinds  # WatchEvents heard it too
+        assert kinds[-1] == pb.DEVICE_EVENT_KIND_PENDING_RESOLVED

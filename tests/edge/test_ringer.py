@@ -156,3 +156,48 @@ def test_a_timed_command_stored_by_the_tool_comes_back_when_its_timer_rings(
         ringer.tick()
         assert (store.get_device_state("speaker", None) or {}).get("muted") is False
         assert heard and heard[0].details["tool"] == "device_control"
+
+
+def test_a_ringing_timer_is_snoozed_and_stopped_by_voice(tmp_path: Path) -> None:
+    from edge_agent.agent import EdgeAgent
+    from understanding.router import Router
+
+    with MemoryStore(tmp_path / "edge.db") as store:
+        runtime = DeviceRuntime(EdgeAgent(store, Router.load()))
+        agent = runtime.agent
+        _timer(store, datetime.now(UTC) - timedelta(seconds=1), "pasta")
+        runtime.ringer.tick()
+        said = list(agent.ask("snooze it for 10 minutes"))[-1].content
+        assert said.startswith("Snoozed the pasta timer for 10 minutes")
+        assert [t["label"] for t in store.timers(active_only=True)] == ["pasta"]
+        assert runtime.ringer.ringing() == []
+        # "stop" with nothing ringing is no timer request: the router reads it as usual.
+        assert "Dismissed" not in list(agent.ask("stop"))[-1].content
+        _timer(store, datetime.now(UTC) - timedelta(seconds=1), "tea")
+        runtime.ringer.tick()
+        assert list(agent.ask("stop the alarm"))[-1].content == "Dismissed the tea timer."
+        assert runtime.ringer.ringing() == []
+
+
+def test_a_sync_by_another_process_is_announced_once(tmp_path: Path) -> None:
+    import time
+
+    from edge_agent.agent import EdgeAgent
+    from understanding.router import Router
+
+    with MemoryStore(tmp_path / "edge.db") as store:
+        runtime = DeviceRuntime(EdgeAgent(store, Router.load()))
+        heard: list[pb.DeviceEvent] = []
+        runtime.hub.subscribe(heard.append)
+        runtime.start()
+        try:
+            with MemoryStore(tmp_path / "edge.db") as other:  # `edge-agent sync`
+                other.note_synced(1, 120, 340)
+            deadline = time.monotonic() + 20
+            while not heard and time.monotonic() < deadline:
+                time.sleep(0.1)
+            time.sleep(1.5)  # another look or two: still once
+        finally:
+            runtime.stop()
+    assert [e.kind for e in heard] == [pb.DEVICE_EVENT_KIND_SYNC_DONE]
+    assert "340 received" in heard[0].text

@@ -75,3 +75,29 @@ def test_a_ringing_timer_is_on_the_page_and_dismissed_from_it(tmp_path: Path) ->
             store.close()
 
     asyncio.run(main())
+
+
+def test_steps_are_numbered_in_the_order_the_page_shows_them() -> None:
+    import re
+
+    from edge_agent.ui.app import verify_url
+    from edgeloop.v1 import agent_pb2 as pb
+    from webui.live import LiveSession
+    from webui.pages import make_environment
+
+    session = LiveSession("s1", "turn on the lights and what's the weather")
+    kinds = [
+        pb.STEP_TYPE_THOUGHT,
+        pb.STEP_TYPE_ACTION,
+        pb.STEP_TYPE_OBSERVATION,
+        pb.STEP_TYPE_FINAL_ANSWER,
+    ]
+    for index, kind in zip([0, 1, 0, 3], kinds, strict=True):  # as the cloud's steps came
+        session.add(pb.ReactStep(step_type=kind, step_index=index, content="x"))
+    html = (
+        make_environment()
+        .get_template("_sessions.html")
+        .render(sessions=[session], verify_url=verify_url)
+    )
+    numbers = re.findall(r'<tr class="step [^"]*">\s*<td[^>]*>(\d+)</td>', html)
+    assert numbers == ["0", "1", "2", "3"]

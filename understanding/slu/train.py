@@ -503,6 +503,8 @@ def train_slu(
                 late = step >= total_steps // 2
                 if (stale >= patience and late) or out_of_time or step >= total_steps:
                     stop = True
+                    if step < total_steps:  # say why it stops before the steps it announced
+                        say(_stop_reason(step, total_steps, stale, out_of_time, max_seconds))
                     break
     assert best is not None
     net.load_state_dict(best[1])
@@ -699,3 +701,21 @@ def _agreement(
         "intents_same": round(same_intents / n, 4),
         "word_tags_same": round(same_tags / max(1, words), 4),
     }, int8_out
+
+
+def _stop_reason(
+    step: int, total: int, stale: int, out_of_time: bool, max_seconds: float | None
+) -> str:
+    """Why training stops at ``step`` of the ``total`` it announced.
+
+    >>> _stop_reason(30, 60, 3, False, None).split(":")[0]
+    'stopping at step 30 of 60'
+    >>> "not improved in 3 evaluations" in _stop_reason(30, 60, 3, False, None)
+    True
+    """
+    if out_of_time:
+        return f"stopping at step {step} of {total}: the time limit of {max_seconds:g} s is up"
+    return (
+        f"stopping at step {step} of {total}: validation has not improved in {stale}"
+        " evaluations (early stop; the best model is kept)"
+    )
