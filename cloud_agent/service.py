@@ -38,6 +38,7 @@ from edgeloop.transport.auth import AuthInterceptor, Principal, PrincipalLike, T
 from edgeloop.transport.binding import check_exposure, ensure_port_free
 from edgeloop.transport.channels import server_credentials
 from edgeloop.transport.guards import CallGuard
+from edgeloop.transport.identifiers import is_valid_id
 from edgeloop.transport.metadata import TRACE_ID_KEY, metadata_value
 from edgeloop.transport.options import SERVER_OPTIONS
 from edgeloop.transport.services import add_common_services, service_full_name
@@ -54,9 +55,10 @@ log = logging.getLogger(__name__)
 
 
 def trace_id_of(context: grpc.aio.ServicerContext[Any, Any]) -> str:
-    """The caller's ``x-trace-id`` metadata, or a new id."""
+    """The caller's ``x-trace-id`` metadata, or a new id when it is missing or not a
+    bounded identifier (``edgeloop.transport.identifiers``)."""
     trace_id = metadata_value(context.invocation_metadata(), TRACE_ID_KEY)
-    return trace_id[:64] if trace_id else uuid.uuid4().hex
+    return trace_id if trace_id and is_valid_id(trace_id) else uuid.uuid4().hex
 
 
 def deadline_of(context: grpc.aio.ServicerContext[Any, Any]) -> float | None:
