@@ -102,8 +102,9 @@ class CloudConfig:
     #: waiting for its next message.
     max_calls_per_peer: int = 128
     stream_idle_s: float = 30.0
-    #: Megabytes one Sync update may carry, and all Sync streams may buffer together.
-    sync_update_mb: float = 256.0
+    #: Megabytes one Sync update may carry, and all Sync streams may hold together (an
+    #: update is charged sync.budget.HOLD_FACTOR times its size: joined and decoded).
+    sync_update_mb: float = 32.0
     sync_budget_mb: float = 512.0
     #: The planner's clauses: a joint router's parse (the default; a router with intents
     #: only falls back to the clause rules), or the clause rules alone (see docs/cloud.md
