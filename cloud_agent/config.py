@@ -34,6 +34,8 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from edgeloop.transport.binding import check_port
+
 KNOWN_BACKENDS = ("planner", "openai")
 #: How the planner finds the requests of a compound query (docs/cloud.md).
 PLANNER_SPLITS = ("rules", "model")
@@ -113,6 +115,9 @@ class CloudConfig:
     planner_router: str | None = None
 
     def __post_init__(self) -> None:
+        check_port(self.port)
+        if self.metrics_port is not None:
+            check_port(self.metrics_port, "metrics port")
         if self.planner_split not in PLANNER_SPLITS:
             raise ValueError(f"--planner-split must be one of {', '.join(PLANNER_SPLITS)}")
         unknown = [name for name in self.backends if name not in KNOWN_BACKENDS]

@@ -48,6 +48,7 @@ from react_kernel import Reasoner
 from sync.budget import MIB, ByteBudget, SyncLimits
 from sync.cache import CacheBudget
 from sync.errors import MemoryUnavailableError
+from sync.private import private_folder
 from sync.service import add_sync_service
 from sync.userstores import UserStores, user_filename
 
@@ -225,13 +226,16 @@ class CloudServer:
             warnings += check_exposure(
                 config.metrics_host, authenticated=False, insecure=config.insecure, what="metrics"
             )
-        return warnings
+        return warnings + self.auth.warnings  # a token file others may read
 
     def check_files_and_port(self) -> None:
-        """Raise OSError (one line) for an unreadable TLS file or a port in use."""
+        """Raise OSError (one line) for an unreadable TLS file, a memory folder open to
+        others (never chmodded: ``sync.private``) or a port in use."""
         for path in (self.config.tls_cert, self.config.tls_key):
             if path and not os.access(path, os.R_OK):
                 raise OSError(f"cannot read the TLS certificate or key: {path}")
+        if self.config.memory_dir and Path(self.config.memory_dir).is_dir():
+            private_folder(self.config.memory_dir)  # exists: only checked
         ensure_port_free(self.config.host, self.config.port)
 
     async def start(self) -> int:

@@ -22,11 +22,13 @@ from __future__ import annotations
 import hashlib
 import hmac
 import ipaddress
+import secrets
+import time
 from collections.abc import Awaitable, Callable, MutableMapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http.cookies import SimpleCookie
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
 from edge_agent.errors import UiAccessError as UiAccessError  # re-exported
 
@@ -60,8 +62,27 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+COOKIE_MAX_AGE_S = 12 * 3600
+"""How long a login cookie is good for."""
+
+
 def _digest(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def same_origin_path(path: str, query: str = "") -> str:
+    """Where a login link may send the browser: a path on this site, never another.
+
+    ``//evil.example/`` and ``/\\evil.example`` are read by browsers as another host, so
+    leading slashes and backslashes collapse into one ``/``; the path is percent-encoded,
+    so no header can be split by it.
+
+    >>> same_origin_path("//evil.example/x"), same_origin_path("/\\host", "a=1")
+    ('/evil.example/x', '/host?a=1')
+    """
+    rest = path.lstrip("/\\")
+    location = "/" + quote(rest, safe="/-._~!$&'()*+,;=:@")
+    return f"{location}?{query}" if query else location
 
 
 def _host_name(host_header: str) -> str:
@@ -71,10 +92,16 @@ def _host_name(host_header: str) -> str:
 
 @dataclass(frozen=True)
 class UiAccess:
-    """The bound address and the token the page requires (None: loopback only, open)."""
+    """The bound address and the token the page requires (None: loopback only, open).
+
+    The login cookie is ``<expiry>.<HMAC-SHA256(secret, expiry and the token's digest)>``
+    under a secret made at start and never sent: a cookie cannot be made from the token's
+    digest alone, it ends after :data:`COOKIE_MAX_AGE_S`, and a restart ends them all.
+    """
 
     host: str
     token: str | None = None
+    secret: bytes = field(default_factory=lambda: secrets.token_bytes(32), repr=False)
 
     @classmethod
     def checked(cls, host: str, token: str | None) -> UiAccess:
@@ -97,16 +124,26 @@ class UiAccess:
             return False
         return hmac.compare_digest(_digest(presented), _digest(self.token))
 
-    def cookie_matches(self, value: str | None) -> bool:
-        """The browser's cookie holds the token's digest, never the token itself."""
+    def _signature(self, expires: int) -> str:
+        assert self.token is not None
+        message = f"{expires}:{_digest(self.token)}".encode()
+        return hmac.new(self.secret, message, hashlib.sha256).hexdigest()
+
+    def cookie_matches(self, value: str | None, now: float | None = None) -> bool:
+        """The browser's cookie: signed with the server's secret, and not expired."""
         if self.token is None or not value:
             return False
-        return hmac.compare_digest(value, _digest(self.token))
+        expires, _, signature = value.partition(".")
+        if not expires.isdigit() or len(expires) > 12:
+            return False
+        if int(expires) < (time.time() if now is None else now):
+            return False
+        return hmac.compare_digest(signature, self._signature(int(expires)))
 
-    def cookie_value(self) -> str:
-        """What the login cookie holds."""
-        assert self.token is not None
-        return _digest(self.token)
+    def cookie_value(self, now: float | None = None) -> str:
+        """What the login cookie holds: its expiry and its signature."""
+        expires = int(time.time() if now is None else now) + COOKIE_MAX_AGE_S
+        return f"{expires}.{self._signature(expires)}"
 
 
 class AccessGuard:
@@ -132,7 +169,8 @@ class AccessGuard:
             query = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1")))
             if "token" in query:  # the login link: keep the token in a cookie, drop it from the URL
                 rest = urlencode({k: v for k, v in query.items() if k != "token"})
-                await _login_redirect(send, scope["path"] + (f"?{rest}" if rest else ""), self)
+                secure = scope.get("scheme") == "https"
+                await _login_redirect(send, same_origin_path(scope["path"], rest), self, secure)
                 return
         await self.app(scope, receive, send)
 
@@ -189,8 +227,11 @@ async def _plain(send: Send, status: int, text: str) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-async def _login_redirect(send: Send, location: str, guard: AccessGuard) -> None:
-    cookie = f"{COOKIE}={guard.access.cookie_value()}; Path=/; HttpOnly; SameSite=Strict"
+async def _login_redirect(send: Send, location: str, guard: AccessGuard, secure: bool) -> None:
+    cookie = (
+        f"{COOKIE}={guard.access.cookie_value()}; Path=/; Max-Age={COOKIE_MAX_AGE_S}; "
+        "HttpOnly; SameSite=Strict" + ("; Secure" if secure else "")
+    )
     await send(
         {
             "type": "http.response.start",

@@ -17,6 +17,7 @@ from typing import Any
 import uvicorn
 
 from edge_agent.ui.access import AccessGuard, ASGIApp, UiAccess
+from edgeloop.transport.binding import check_port
 
 
 class _EmbeddedServer(uvicorn.Server):
@@ -28,7 +29,12 @@ class _EmbeddedServer(uvicorn.Server):
 
 
 def bind_socket(host: str, port: int) -> socket.socket:
-    """A listening TCP socket on ``host:port``; raises OSError if it cannot be bound."""
+    """A listening TCP socket on ``host:port``; raises OSError if it cannot be bound (or
+    the port is out of range: getaddrinfo would wrap 99999 into another port)."""
+    try:
+        check_port(port)
+    except ValueError as exc:
+        raise OSError(str(exc)) from None
     infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     family, kind, proto, _, address = infos[0]
     sock = socket.socket(family, kind, proto)
