@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +27,14 @@ if TYPE_CHECKING:
 
 SAMPLE_S = 1.0
 HISTORY = 120  # samples kept per chart (two minutes at one a second)
+MAX_DEVICES = 500
+"""Devices the page remembers (the most recently seen; a fleet's older ones are dropped)."""
+DEVICES_PER_PAGE = 20
+"""Devices one page of the devices panel shows (the newest first; the rest are paged)."""
+MAX_USERS = 20
+"""Users whose memory the page shows (the most recently seen), read every ``SAMPLE_S``."""
+QUERY_CHARS = 120
+"""How much of a device's last query the page keeps."""
 
 
 @dataclass
@@ -105,8 +113,8 @@ class CloudConsole:
         self.cloud = cloud
         self.broadcaster = broadcaster or Broadcaster()
         self.book = SessionBook(keep=50)
-        self.devices: dict[str, DeviceSummary] = {}
-        self.users: set[str] = set()
+        self.devices: OrderedDict[str, DeviceSummary] = OrderedDict()  # oldest seen first
+        self.users: OrderedDict[str, None] = OrderedDict()  # the most recent MAX_USERS
         self.outcomes: dict[str, float] = {}
         self.error_codes: dict[str, float] = {}
         self.charts = {
@@ -132,11 +140,17 @@ class CloudConsole:
             device = self.devices[principal.device_id] = DeviceSummary(
                 principal.device_id, principal.user_id
             )
+            while len(self.devices) > MAX_DEVICES:
+                self.devices.popitem(last=False)
+        self.devices.move_to_end(principal.device_id)
         device.sessions += 1
         device.running += 1
-        device.last_query = query
+        device.last_query = query if len(query) <= QUERY_CHARS else query[:QUERY_CHARS] + "…"
         device.last_seen = time.time()
-        self.users.add(principal.user_id)
+        self.users[principal.user_id] = None  # the memory panel reads each one's memory
+        self.users.move_to_end(principal.user_id)
+        while len(self.users) > MAX_USERS:
+            self.users.popitem(last=False)
         self.broadcaster.publish("sessions", "devices")
 
     def session_event(self, session_id: str, event: Event) -> None:
@@ -163,6 +177,15 @@ class CloudConsole:
         if device is not None:
             device.running = max(0, device.running - 1)
         self.broadcaster.publish("sessions", "devices")
+
+    def device_page(self, page: int = 0) -> tuple[list[DeviceSummary], int]:
+        """One page of devices, the most recently seen first, and how many pages there are."""
+        count = len(self.devices)
+        pages = max(1, -(-count // DEVICES_PER_PAGE))
+        page = min(max(page, 0), pages - 1)
+        newest = list(reversed(self.devices.values()))
+        start = page * DEVICES_PER_PAGE
+        return newest[start : start + DEVICES_PER_PAGE], pages
 
     # -- receipts --------------------------------------------------------------------------
 

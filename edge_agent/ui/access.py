@@ -48,6 +48,10 @@ SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
     (b"referrer-policy", b"no-referrer"),
 )
 TOKEN_HELP = "--ui-token or $EDGELOOP_UI_TOKEN"
+MAX_BODY_BYTES = 64 * 1024
+"""The largest request body either page reads (a form is a few hundred bytes): a larger
+``Content-Length`` is refused with 413 before anything is read, and a body streamed
+without one is cut off at this many bytes."""
 _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
@@ -160,7 +164,7 @@ class AccessGuard:
         send = _with_security_headers(send)
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         host = headers.get("host", "")
-        refusal = self._refusal(scope, headers, host)
+        refusal = self._refusal(scope, headers, host) or _oversized(headers)
         if refusal is not None:
             status, text = refusal
             await _plain(send, status, text)
@@ -172,7 +176,7 @@ class AccessGuard:
                 secure = scope.get("scheme") == "https"
                 await _login_redirect(send, same_origin_path(scope["path"], rest), self, secure)
                 return
-        await self.app(scope, receive, send)
+        await self.app(scope, _bounded(receive), send)
 
     def _refusal(self, scope: Scope, headers: dict[str, str], host: str) -> tuple[int, str] | None:
         if self.access.open_mode and not is_loopback(_host_name(host)):
@@ -199,6 +203,31 @@ class AccessGuard:
             if self.access.token_matches(query.get("token")):
                 return None
         return 401, "a bearer token is required: open /?token=<token> once, or send Authorization\n"
+
+
+def _oversized(headers: dict[str, str]) -> tuple[int, str] | None:
+    """413 for a declared body past :data:`MAX_BODY_BYTES` (nothing of it is read)."""
+    length = headers.get("content-length", "0").strip() or "0"
+    if not length.isdigit() or len(length) > 12 or int(length) > MAX_BODY_BYTES:
+        return 413, f"the request body is over {MAX_BODY_BYTES} bytes\n"
+    return None
+
+
+def _bounded(receive: Receive) -> Receive:
+    """``receive`` that ends a body streamed past :data:`MAX_BODY_BYTES` as a disconnect
+    (the app stops reading; nothing more is buffered)."""
+    seen = 0
+
+    async def receiving() -> Message:
+        nonlocal seen
+        message = await receive()
+        if message["type"] == "http.request":
+            seen += len(message.get("body", b""))
+            if seen > MAX_BODY_BYTES:
+                return {"type": "http.disconnect"}
+        return message
+
+    return receiving
 
 
 def _with_security_headers(send: Send) -> Send:

@@ -18,6 +18,10 @@ import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 
 KEEPALIVE_S = 15.0
+MAX_STREAMS = 16
+QUEUE_LIMIT = 256
+"""Panel notices queued for one page before the oldest are dropped (they coalesce)."""
+"""Event streams (open pages) a server keeps at once; more are refused with 503."""
 
 
 def sse_event(name: str, data: str) -> str:
@@ -29,7 +33,8 @@ def sse_event(name: str, data: str) -> str:
 class Broadcaster:
     """Fans "panel changed" notices out to every subscribed page; thread-safe."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_streams: int = MAX_STREAMS) -> None:
+        self.max_streams = max_streams
         self._loop: asyncio.AbstractEventLoop | None = None
         self._queues: set[asyncio.Queue[str | None]] = set()
         self._lock = threading.Lock()
@@ -53,6 +58,10 @@ class Broadcaster:
             queues = list(self._queues)
         for queue in queues:
             for panel in panels:
+                # A page that does not read falls behind; its notices coalesce anyway,
+                # so past QUEUE_LIMIT the oldest give way (the end marker always fits).
+                if queue.full():
+                    queue.get_nowait()
                 queue.put_nowait(panel)
 
     def close(self) -> None:
@@ -62,10 +71,13 @@ class Broadcaster:
             with contextlib.suppress(RuntimeError):
                 self._loop.call_soon_threadsafe(self._put, [None])
 
-    def subscribe(self) -> asyncio.Queue[str | None]:
-        """A page's queue of changed panels, registered now (nothing after this is missed)."""
-        queue: asyncio.Queue[str | None] = asyncio.Queue()
+    def subscribe(self) -> asyncio.Queue[str | None] | None:
+        """A page's queue of changed panels, registered now (nothing after this is missed);
+        None when ``max_streams`` are open already."""
+        queue: asyncio.Queue[str | None] = asyncio.Queue(maxsize=QUEUE_LIMIT)
         with self._lock:
+            if len(self._queues) >= self.max_streams:
+                return None
             self._queues.add(queue)
         return queue
 
@@ -94,19 +106,28 @@ async def panel_stream(
     broadcaster: Broadcaster,
     panels: Iterable[str],
     render: Callable[[str], Awaitable[str]],
+    queue: asyncio.Queue[str | None] | None = None,
 ) -> AsyncIterator[str]:
-    """The text of one page's event stream: every panel first, then each change."""
+    """The text of one page's event stream: every panel first, then each change. A panel
+    whose HTML is what this page got last is not sent again."""
     names = list(panels)
-    queue = broadcaster.subscribe()
+    queue = queue or broadcaster.subscribe()
+    if queue is None:
+        return
+    sent: dict[str, str] = {}
     try:
         yield "retry: 2000\n\n"
         for name in names:
-            yield sse_event(name, await render(name))
+            sent[name] = await render(name)
+            yield sse_event(name, sent[name])
         async for changed in broadcaster.changes(queue):
             if not changed:
                 yield ": keepalive\n\n"
             for name in names:
                 if name in changed:
-                    yield sse_event(name, await render(name))
+                    html = await render(name)
+                    if html != sent.get(name):
+                        sent[name] = html
+                        yield sse_event(name, html)
     finally:
         broadcaster.unsubscribe(queue)
