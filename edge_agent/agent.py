@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from edge_agent.answers import failure_answer, offline_answer, smalltalk_answer, tool_answer
+from edge_agent.errors import QueryError
 from edge_agent.router import RouteDecision, Router
 from edge_agent.settings import keep_history, load_settings
 from edge_agent.tools import builtin_tools, requires_approval
@@ -255,11 +256,11 @@ class EdgeAgent:
         """Stream the steps of one query until its FINAL_ANSWER (or an approval request)."""
         text = " ".join(query.split())
         if not text:
-            raise ValueError("the query is empty")
+            raise QueryError("the query is empty")
         if len(text) > MAX_QUERY_CHARS:
-            raise ValueError(f"the query is {len(text)} characters; the limit is {MAX_QUERY_CHARS}")
+            raise QueryError(f"the query is {len(text)} characters; the limit is {MAX_QUERY_CHARS}")
         if "\x00" in text:
-            raise ValueError("the query contains a NUL character")
+            raise QueryError("the query contains a NUL character")
         home = load_settings(self.memory)  # set here or synced from elsewhere
         self.router.home = home
         keep_history(self.memory, home)

@@ -46,6 +46,7 @@ __all__ = [
     "EvalFileError",
     "IntentDataError",
     "ModelFilesError",
+    "QueryError",
     "ReceiptNotFoundError",
     "SettingsError",
     "ToolInputError",
@@ -82,6 +83,10 @@ class UserToolError(EdgeError, ValueError):
 
 class UiAccessError(EdgeError, ValueError):
     """The page may not be served as asked (beyond loopback without a token)."""
+
+
+class QueryError(EdgeError, ValueError):
+    """A query that cannot be asked: empty, too long, or holding a NUL character."""
 
 
 class ReceiptNotFoundError(EdgeError, LookupError):

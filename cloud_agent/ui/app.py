@@ -24,6 +24,7 @@ from starlette.routing import Route
 
 from cloud_agent.ui.console import SAMPLE_S, CloudConsole
 from edge_agent.ui import event_response, make_environment, static_mount, verify_route, verify_url
+from edge_agent.ui.events import PollErrors
 
 CLOUD_PANELS = ("charts", "sessions", "devices", "backends", "memory")
 _ENV = make_environment("cloud_agent.ui")
@@ -107,12 +108,17 @@ def cloud_app(console: CloudConsole) -> Starlette:
 
 async def _sample(console: CloudConsole) -> None:
     """Figures and memory, once every ``SAMPLE_S``."""
+    errors = PollErrors("the cloud page's sampling")
     while True:
         await asyncio.sleep(SAMPLE_S)
-        with contextlib.suppress(Exception):  # a busy store: look again next time
+        try:  # a busy store: look again next time, and say so in the log once
             console.sample()
             changed = await console.refresh_memory()
             console.broadcaster.publish("charts", "backends", *(["memory"] if changed else []))
+        except Exception as error:
+            errors.failed(error)
+        else:
+            errors.succeeded()
 
 
 async def serve_page(

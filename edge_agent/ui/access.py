@@ -26,7 +26,7 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, field
-from http.cookies import SimpleCookie
+from http.cookies import CookieError, SimpleCookie
 from typing import Any
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
@@ -193,7 +193,7 @@ class AccessGuard:
         cookie = SimpleCookie()
         try:
             cookie.load(headers.get("cookie", ""))
-        except Exception:  # a malformed cookie header is no token
+        except CookieError:  # a malformed cookie header is no token
             return 401, "a bearer token is required\n"
         morsel = cookie.get(COOKIE)
         if morsel is not None and self.access.cookie_matches(morsel.value):

@@ -29,7 +29,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from edge_agent.ui.device import DeviceConsole, Verification
-from edge_agent.ui.events import Broadcaster, panel_stream
+from edge_agent.ui.events import Broadcaster, PollErrors, panel_stream
 from edge_agent.ui.live import LiveSession, SessionBook
 from edge_agent.ui.pages import make_environment
 
@@ -206,12 +206,19 @@ def device_app(console: DeviceConsole) -> Starlette:
 async def _watch_memory(console: DeviceConsole) -> None:
     """Memory written elsewhere (another process on the same file, a sync) shows up too,
     and so do the sessions other processes ran."""
-    with contextlib.suppress(Exception):
+    errors = PollErrors("the device page's memory watch")
+    try:
         await console.adopt_stored()
+    except Exception as error:  # a busy database: look again next time, and say so
+        errors.failed(error)
     while True:
         await asyncio.sleep(MEMORY_POLL_S)
-        with contextlib.suppress(Exception):  # a busy database: look again next time
+        try:
             if await console.memory_changed():
                 console.broadcaster.publish("memory", "sync")
                 if await console.adopt_stored():
                     console.broadcaster.publish("sessions", "approvals")
+        except Exception as error:
+            errors.failed(error)
+        else:
+            errors.succeeded()

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 
+log = logging.getLogger(__name__)
 KEEPALIVE_S = 15.0
 MAX_STREAMS = 16
 QUEUE_LIMIT = 256
@@ -131,3 +133,25 @@ async def panel_stream(
                         yield sse_event(name, html)
     finally:
         broadcaster.unsubscribe(queue)
+
+
+class PollErrors:
+    """A page's polling loop's failures: each new one logged once (with its traceback),
+    never swallowed in silence, and not repeated every second while it lasts."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self.last = ""
+
+    def failed(self, error: Exception) -> None:
+        """The loop's pass failed with ``error``: log it unless it is the same as before."""
+        key = f"{type(error).__name__}: {error}"
+        if key != self.last:
+            log.warning("%s failed (tried again each pass): %s", self.what, key, exc_info=error)
+            self.last = key
+
+    def succeeded(self) -> None:
+        """The loop's pass worked: say so once after a failure."""
+        if self.last:
+            log.info("%s works again", self.what)
+            self.last = ""

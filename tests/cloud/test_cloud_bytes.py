@@ -102,3 +102,32 @@ def test_a_traceback_is_indented_and_a_long_message_is_cut() -> None:
     assert len(first) < 2300 and "more characters" in first
     assert rest and all(line.startswith("  | ") for line in rest)
     assert escape("a\x1bb") == "a\\x1bb"
+
+
+# -- errors are said, not swallowed ----------------------------------------------------
+
+
+def test_a_failing_argument_reader_is_logged(caplog: pytest.LogCaptureFixture) -> None:
+    from cloud_agent.planner.interpret import edge_arguments
+
+    def broken(tool: str, text: str) -> dict[str, Any]:
+        raise KeyError("a reader's bug")
+
+    with caplog.at_level(logging.ERROR):
+        assert edge_arguments("calculator", "2 + 2", broken) is None
+    assert any("argument reader failed" in r.getMessage() for r in caplog.records)
+
+
+def test_a_failing_router_is_logged(caplog: pytest.LogCaptureFixture) -> None:
+    from cloud_agent.planner import interpret as it
+    from cloud_agent.planner.plan import _ask_router
+
+    class Broken:
+        def decide(self, text: str) -> Any:
+            raise RuntimeError("the model's bug")
+
+    clause = it.Clause("make it a bit warmer in here")
+    with caplog.at_level(logging.ERROR):
+        _ask_router(Broken(), [clause])
+    assert clause.tool is None
+    assert any("router failed" in r.getMessage() for r in caplog.records)

@@ -5,17 +5,19 @@ number of event streams, and refuses a large request body before reading it."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import socket
 from typing import Any
 
 import httpx
+import pytest
 
 from cloud_agent.config import CloudConfig
 from cloud_agent.service import CloudServer
 from cloud_agent.ui import CloudConsole, render_cloud_panel, serve_page
 from cloud_agent.ui.console import DEVICES_PER_PAGE, MAX_DEVICES, MAX_USERS
 from edge_agent.ui.access import MAX_BODY_BYTES
-from edge_agent.ui.events import MAX_STREAMS, Broadcaster, panel_stream
+from edge_agent.ui.events import MAX_STREAMS, Broadcaster, PollErrors, panel_stream
 from edgeloop.transport.auth import Principal
 
 
@@ -113,3 +115,16 @@ def test_the_page_refuses_large_bodies_and_too_many_streams() -> None:
 
     assert MAX_BODY_BYTES == 64 * 1024
     asyncio.run(main())
+
+
+def test_a_polling_loop_failure_is_logged_once_not_swallowed(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    errors = PollErrors("the memory watch")
+    with caplog.at_level(logging.INFO):
+        for _ in range(3):
+            errors.failed(OSError("database is locked"))
+        errors.succeeded()
+    messages = [r.getMessage() for r in caplog.records]
+    assert sum("database is locked" in m for m in messages) == 1
+    assert any("works again" in m for m in messages)
