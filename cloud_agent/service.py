@@ -45,7 +45,7 @@ from edgeloop.transport.services import add_common_services, service_full_name
 from edgeloop.v1 import agent_pb2 as pb
 from edgeloop.v1 import agent_pb2_grpc as pb_grpc
 from react_kernel import Reasoner
-from sync.budget import MIB, ByteBudget, SyncLimits
+from sync.budget import MIB, ByteBudget, SyncLimits, give_back_memory
 from sync.cache import CacheBudget
 from sync.errors import MemoryUnavailableError
 from sync.private import private_folder
@@ -53,6 +53,15 @@ from sync.service import add_sync_service
 from sync.userstores import UserStores, user_filename
 
 log = logging.getLogger(__name__)
+TRIM_EVERY_S = 5.0
+"""How often the server hands memory it freed back to the system (``give_back_memory``):
+without it, the heap that a burst of large messages grew stays grown."""
+
+
+async def _give_back_every(seconds: float) -> None:
+    while True:
+        await asyncio.sleep(seconds)
+        await asyncio.to_thread(give_back_memory)
 
 
 def trace_id_of(context: grpc.aio.ServicerContext[Any, Any]) -> str:
@@ -195,6 +204,7 @@ class CloudServer:
         self.sync: SyncLimits | None = None
         self._memory_names: list[str] = []
         self._monitor: asyncio.Task[None] | None = None
+        self._trimmer: asyncio.Task[None] | None = None
         self.memory_check_s = 2.0
         """Seconds between two checks of the memory database (and idle evictions)."""
 
@@ -284,6 +294,7 @@ class CloudServer:
         self.server, self.port = server, bound
         if self._stores is not None:
             self._monitor = asyncio.create_task(self._watch_memory())
+        self._trimmer = asyncio.create_task(_give_back_every(TRIM_EVERY_S))
         if self.config.metrics_port is not None:
             self.metrics_port = self.metrics.serve(
                 self.config.metrics_port, self.config.metrics_host
@@ -356,6 +367,7 @@ class CloudServer:
             stores = self._stores
             if stores is None:
                 return
+
             ping = getattr(stores, "ping", None)
             ok = True if ping is None else bool(await asyncio.to_thread(ping))
             if ok != serving and self._health is not None:
@@ -372,7 +384,8 @@ class CloudServer:
                     "reachable again" if ok else "unreachable: NOT_SERVING",
                 )
                 serving = ok
-            await asyncio.to_thread(stores.evict_idle)
+            if await asyncio.to_thread(stores.evict_idle):
+                await asyncio.to_thread(give_back_memory)  # the unloaded memories' pages
 
     async def stop(self, grace: float | None = None) -> None:
         """Stop accepting calls, let calls in flight finish within ``grace`` seconds."""
@@ -381,11 +394,12 @@ class CloudServer:
                 self._health.enter_graceful_shutdown()
             await self.server.stop(self.config.grace_s if grace is None else grace)
             self.server = None
-        if self._monitor is not None:
-            self._monitor.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._monitor
-            self._monitor = None
+        for task in (self._monitor, self._trimmer):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        self._monitor = self._trimmer = None
         self.handler.close()
         close_reasoner, self._close_reasoner = self._close_reasoner, None
         if callable(close_reasoner):

@@ -152,6 +152,7 @@ class UpdateAssembler:
         update = b"".join(parts)
         del parts
         if hashlib.sha256(update).hexdigest() != first.sha256:
+            del update  # the traceback keeps this frame: it must not keep the update too
             self.release()
             raise InvalidUpdateError("update digest mismatch (truncated or corrupted)")
         return update

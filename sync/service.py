@@ -178,20 +178,22 @@ class MemorySyncServicer(pb_grpc.MemorySyncServiceServicer):
             assembler = self._assembler()
             receiving = asyncio.ensure_future(self._assemble(assembler, incoming, round_no))
             sending = 0
+            diff = update = b""
             try:
                 diff = await asyncio.to_thread(store.diff, client_state)
                 sending = self._hold_diff(len(diff))
                 sent += len(diff)
                 for chunk in chunk_update(diff, self._chunk_bytes):
                     yield pb.SyncResponse(update=chunk)
-                del diff
+                diff = b""
                 yield pb.SyncResponse(done=pb.SyncDone(round=round_no))
                 update = await receiving
                 received += len(update)
                 if update:
                     await asyncio.to_thread(store.apply_update, update)
-                del update
             finally:
+                # An error's traceback keeps this frame: it must not keep the bytes too.
+                diff = update = b""
                 if not receiving.done():
                     receiving.cancel()
                 self.limits.budget.give(sending)

@@ -50,13 +50,13 @@ def event_response(
 ) -> Response:
     """A text/event-stream of ``panels`` that never gets cached or buffered; 503 when
     ``MAX_STREAMS`` pages are open already."""
-    queue = broadcaster.subscribe()
-    if queue is None:
+    inbox = broadcaster.subscribe()
+    if inbox is None:
         return PlainTextResponse(
             f"{broadcaster.max_streams} pages are open already; close one", status_code=503
         )
     return StreamingResponse(
-        panel_stream(broadcaster, panels, render, queue),
+        panel_stream(broadcaster, panels, render, inbox),
         media_type="text/event-stream",
         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
     )

@@ -21,8 +21,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 log = logging.getLogger(__name__)
 KEEPALIVE_S = 15.0
 MAX_STREAMS = 16
-QUEUE_LIMIT = 256
-"""Panel notices queued for one page before the oldest are dropped (they coalesce)."""
+PACE_S = 0.5
+"""The shortest time between two rounds of changes sent to one page."""
 """Event streams (open pages) a server keeps at once; more are refused with 503."""
 
 
@@ -32,13 +32,36 @@ def sse_event(name: str, data: str) -> str:
     return f"event: {name}\n" + "".join(f"data: {line}\n" for line in lines) + "\n"
 
 
+class Inbox:
+    """One page's changed panels: a set, so however many notices arrive between two reads
+    it holds each panel once (bounded by the number of panels, never by the traffic)."""
+
+    def __init__(self) -> None:
+        self.pending: set[str] = set()
+        self.closed = False
+        self.ready = asyncio.Event()
+
+    def put(self, panels: Iterable[str | None]) -> None:
+        for panel in panels:
+            if panel is None:
+                self.closed = True
+            else:
+                self.pending.add(panel)
+        self.ready.set()
+
+    def take(self) -> set[str]:
+        taken, self.pending = self.pending, set()
+        self.ready.clear()
+        return taken
+
+
 class Broadcaster:
     """Fans "panel changed" notices out to every subscribed page; thread-safe."""
 
     def __init__(self, max_streams: int = MAX_STREAMS) -> None:
         self.max_streams = max_streams
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._queues: set[asyncio.Queue[str | None]] = set()
+        self._inboxes: set[Inbox] = set()
         self._lock = threading.Lock()
         self._closed = False
 
@@ -57,14 +80,9 @@ class Broadcaster:
 
     def _put(self, panels: Iterable[str | None]) -> None:
         with self._lock:
-            queues = list(self._queues)
-        for queue in queues:
-            for panel in panels:
-                # A page that does not read falls behind; its notices coalesce anyway,
-                # so past QUEUE_LIMIT the oldest give way (the end marker always fits).
-                if queue.full():
-                    queue.get_nowait()
-                queue.put_nowait(panel)
+            inboxes = list(self._inboxes)
+        for inbox in inboxes:
+            inbox.put(panels)
 
     def close(self) -> None:
         """End every open stream (the server is stopping)."""
@@ -73,48 +91,48 @@ class Broadcaster:
             with contextlib.suppress(RuntimeError):
                 self._loop.call_soon_threadsafe(self._put, [None])
 
-    def subscribe(self) -> asyncio.Queue[str | None] | None:
-        """A page's queue of changed panels, registered now (nothing after this is missed);
+    def subscribe(self) -> Inbox | None:
+        """A page's inbox of changed panels, registered now (nothing after this is missed);
         None when ``max_streams`` are open already."""
-        queue: asyncio.Queue[str | None] = asyncio.Queue(maxsize=QUEUE_LIMIT)
+        inbox = Inbox()
         with self._lock:
-            if len(self._queues) >= self.max_streams:
+            if len(self._inboxes) >= self.max_streams:
                 return None
-            self._queues.add(queue)
-        return queue
+            self._inboxes.add(inbox)
+        return inbox
 
-    async def changes(self, queue: asyncio.Queue[str | None]) -> AsyncIterator[set[str]]:
-        """Sets of changed panels from a subscribed queue; an empty set every ``KEEPALIVE_S``."""
+    async def changes(self, inbox: Inbox) -> AsyncIterator[set[str]]:
+        """Sets of changed panels from a subscribed inbox; an empty set every ``KEEPALIVE_S``."""
         while not self._closed:
             try:
-                first = await asyncio.wait_for(queue.get(), KEEPALIVE_S)
+                await asyncio.wait_for(inbox.ready.wait(), KEEPALIVE_S)
             except TimeoutError:
                 yield set()
                 continue
-            batch = [first]
-            while not queue.empty():
-                batch.append(queue.get_nowait())
-            if None in batch:
+            changed = inbox.take()
+            if inbox.closed:
                 return
-            yield {panel for panel in batch if panel is not None}
+            yield changed
 
-    def unsubscribe(self, queue: asyncio.Queue[str | None]) -> None:
-        """Forget a page's queue (its stream ended)."""
+    def unsubscribe(self, inbox: Inbox) -> None:
+        """Forget a page's inbox (its stream ended)."""
         with self._lock:
-            self._queues.discard(queue)
+            self._inboxes.discard(inbox)
 
 
 async def panel_stream(
     broadcaster: Broadcaster,
     panels: Iterable[str],
     render: Callable[[str], Awaitable[str]],
-    queue: asyncio.Queue[str | None] | None = None,
+    inbox: Inbox | None = None,
 ) -> AsyncIterator[str]:
     """The text of one page's event stream: every panel first, then each change. A panel
-    whose HTML is what this page got last is not sent again."""
+    whose HTML is what this page got last is not sent again, and a page gets at most one
+    round of changes every ``PACE_S`` (what changed meanwhile is sent once, as it is then):
+    a busy fleet costs a page a few renders a second, not one per session event."""
     names = list(panels)
-    queue = queue or broadcaster.subscribe()
-    if queue is None:
+    inbox = inbox or broadcaster.subscribe()
+    if inbox is None:
         return
     sent: dict[str, str] = {}
     try:
@@ -122,7 +140,7 @@ async def panel_stream(
         for name in names:
             sent[name] = await render(name)
             yield sse_event(name, sent[name])
-        async for changed in broadcaster.changes(queue):
+        async for changed in broadcaster.changes(inbox):
             if not changed:
                 yield ": keepalive\n\n"
             for name in names:
@@ -131,8 +149,10 @@ async def panel_stream(
                     if html != sent.get(name):
                         sent[name] = html
                         yield sse_event(name, html)
+            if changed:
+                await asyncio.sleep(PACE_S)
     finally:
-        broadcaster.unsubscribe(queue)
+        broadcaster.unsubscribe(inbox)
 
 
 class PollErrors:
