@@ -8,7 +8,8 @@ another:
 
 - ``sync_large``: 4 Sync streams at once, each announcing 256 chunks of 1 MiB;
 - ``sync_many``: 10 staggered streams, each sending a 30 MiB update that does not decode;
-- ``sync_valid``: 2 streams at once, each a real update of about 20 MB (notes), applied;
+- ``sync_valid``: 2 streams at once, each resending a real update of about 20 MB (notes)
+  that the warm-up already synced;
 - ``session_long``: 100 calls with 3 MB session ids;
 - ``session_hostile``: session ids with a newline and a forged ERROR line, a NUL, a space;
 - ``negative_counts``: ``max_steps`` and ``turn_id`` below 0;
@@ -434,7 +435,7 @@ ABUSES = (
 )  # fmt: skip
 
 
-def warm_up(cloud: Cloud) -> None:
+def warm_up(cloud: Cloud, update: bytes) -> None:
     """One of each ordinary request, so that idle means a server that has served: some
     sessions, the page, and a real sync (which loads the user's memory)."""
     from sync.client import sync_with
@@ -446,6 +447,11 @@ def warm_up(cloud: Cloud) -> None:
     ):
         store.add_note("a note from a device")
         sync_with(channel, store)
+    # The user's memory holds the real update before idle is measured: ``sync_valid``
+    # then sends it again (clients that resend what the cloud has), so what it costs is
+    # the decode, not new data the cloud rightly keeps.
+    digest = hashlib.sha256(update).hexdigest()
+    sync_stream(cloud.target, sync_messages(chunks_of(update), uuid.uuid4().hex, digest))
     for n in range(5):
         request = pb.ReasonRequest(session_id=f"warm{n}", query="what is 2 + 2")
         reason(cloud.target, request, device="warm")
@@ -469,7 +475,7 @@ def run(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
     update = real_update(4 if quick else 20)
     cloud = Cloud(folder)
     try:
-        warm_up(cloud)
+        warm_up(cloud, update)
         time.sleep(2.0)
         idle_kb = cloud.rss_kb()
         log_before = cloud.log_bytes()

@@ -45,7 +45,7 @@ from edgeloop.transport.services import add_common_services, service_full_name
 from edgeloop.v1 import agent_pb2 as pb
 from edgeloop.v1 import agent_pb2_grpc as pb_grpc
 from react_kernel import Reasoner
-from sync.budget import MIB, ByteBudget, SyncLimits, give_back_memory
+from sync.budget import MIB, ByteBudget, SyncLimits, bound_heap, give_back_memory
 from sync.cache import CacheBudget
 from sync.errors import MemoryUnavailableError
 from sync.private import private_folder
@@ -181,6 +181,7 @@ class CloudServer:
     def __init__(
         self, config: CloudConfig | None = None, *, reasoner: Reasoner | None = None
     ) -> None:
+        bound_heap()  # freed memory stays returnable: before any of the server's threads
         self.config = config or CloudConfig()
         self.auth = (
             TokenAuth.from_file(self.config.tokens_file) if self.config.tokens_file else TokenAuth()

@@ -112,3 +112,10 @@ def test_the_server_charges_the_whole_hold_and_refuses_what_cannot_fit(
     assert "sync_update_mb" in error.details() and "refused" in error.details()
     digest = hashlib.sha256(big).hexdigest()
     assert digest  # the digest is never reached: the limit is checked chunk by chunk
+
+
+def test_the_heap_is_kept_returnable() -> None:
+    from sync.budget import bound_heap
+
+    assert bound_heap() in (True, False)  # False only where libc has no mallopt
+    assert bound_heap() == give_back_memory()  # both glibc, or neither

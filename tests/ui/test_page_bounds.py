@@ -128,3 +128,14 @@ def test_a_polling_loop_failure_is_logged_once_not_swallowed(
     messages = [r.getMessage() for r in caplog.records]
     assert sum("database is locked" in m for m in messages) == 1
     assert any("works again" in m for m in messages)
+
+
+def test_memory_cells_are_cut() -> None:
+    from edge_agent.ui.device import CELL_CHARS, read_memory
+    from sync.store import MemoryStore
+
+    with MemoryStore(":memory:", node_id="d") as store:
+        store.add_note("x" * 50_000)
+        view = read_memory(store)
+    (row,) = view["notes"]["rows"]
+    assert len(row["text"]) == CELL_CHARS + 1
