@@ -59,6 +59,9 @@ from sync.exchange import (
 )
 
 SERVICE_NAME = service_full_name("MemorySyncService")
+MAX_HELLO_ID = 256
+"""The longest user or device id a hello may carry (a node id's limit), checked before
+either is compared, quoted in an error or logged."""
 
 
 class SyncableMemory(Protocol):
@@ -139,6 +142,8 @@ class MemorySyncServicer(pb_grpc.MemorySyncServiceServicer):
         if first is None or first.WhichOneof("event") != "hello":
             raise ProtocolError("the first message must be hello")
         hello = first.hello
+        if len(hello.user_id) > MAX_HELLO_ID or len(hello.device_id) > MAX_HELLO_ID:
+            raise ProtocolError(f"the hello's user and device ids are at most {MAX_HELLO_ID} chars")
         user = hello.user_id or principal.user_id
         if user != principal.user_id:
             raise PermissionDeniedError(

@@ -119,3 +119,14 @@ def test_the_heap_is_kept_returnable() -> None:
 
     assert bound_heap() in (True, False)  # False only where libc has no mallopt
     assert bound_heap() == give_back_memory()  # both glibc, or neither
+
+
+def test_a_hello_with_a_huge_user_id_is_refused_without_echo(
+    make_cloud: Any, tmp_path: Path
+) -> None:
+    cloud = make_cloud(memory_dir=str(tmp_path / "cloud"), stream_idle_s=5)
+    huge = "u" * 1_000_000
+    hello = pb.SyncRequest(hello=pb.SyncHello(device_id="phone", user_id=huge))
+    error = _call(cloud.target, [hello.SerializeToString()])
+    assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert len(error.details()) < 200
