@@ -21,6 +21,7 @@ from edge_agent.ui import Broadcaster, LiveSession, SessionBook, Verification
 from edge_agent.ui.device import read_memory
 from edge_agent.ui.live import FAILED, FINISHED
 from edgeloop.transport.auth import Principal
+from edgeloop.v1 import agent_pb2 as pb
 
 if TYPE_CHECKING:
     from cloud_agent.service import CloudServer
@@ -33,6 +34,8 @@ DEVICES_PER_PAGE = 20
 """Devices one page of the devices panel shows (the newest first; the rest are paged)."""
 MAX_USERS = 20
 """Users whose memory the page shows (the most recently seen), read every ``SAMPLE_S``."""
+STEP_BYTES = 16 * 1024
+"""The largest step the page keeps whole (50 sessions of 24 steps: at most about 20 MB)."""
 QUERY_CHARS = 120
 """How much of a device's last query the page keeps."""
 
@@ -97,6 +100,22 @@ def quantile(buckets: list[tuple[float, float]], q: float) -> float:
     return lower_le
 
 
+def kept_step(step: pb.ReactStep) -> pb.ReactStep:
+    """The step as the page keeps it: whole up to ``STEP_BYTES``; past that (a device may
+    answer with an observation of megabytes) a copy without its observation and arguments
+    and with its text cut, marked ``page_trimmed`` (its receipt then names the gap)."""
+    if step.ByteSize() <= STEP_BYTES:
+        return step
+    kept = pb.ReactStep()
+    kept.CopyFrom(step)
+    kept.ClearField("observation")
+    kept.ClearField("arguments")
+    kept.content = kept.content[: QUERY_CHARS * 4]
+    kept.metadata.clear()
+    kept.metadata["page_trimmed"] = f"{step.ByteSize()} bytes"
+    return kept
+
+
 def _read_user_memory(stores: Any, user: str) -> dict[str, Any] | None:
     """A user's memory through a lease of the budgeted cache (never keeps it loaded);
     None when the backend's lease holds no SQLite store (``--memory-url``)."""
@@ -159,7 +178,7 @@ class CloudConsole:
         if session is None:
             return
         if event.step is not None:
-            session.add(event.step)
+            session.add(kept_step(event.step))
         if event.receipt is not None:
             session.receipt = event.receipt
         self.broadcaster.publish("sessions")

@@ -139,3 +139,16 @@ def test_memory_cells_are_cut() -> None:
         view = read_memory(store)
     (row,) = view["notes"]["rows"]
     assert len(row["text"]) == CELL_CHARS + 1
+
+
+def test_a_huge_step_is_kept_trimmed() -> None:
+    from cloud_agent.ui.console import STEP_BYTES, kept_step
+    from edgeloop.v1 import agent_pb2 as pb
+
+    small = pb.ReactStep(content="ok")
+    assert kept_step(small) is small
+    huge = pb.ReactStep(content="x" * 100_000, step_type=pb.STEP_TYPE_OBSERVATION)
+    huge.observation.update({"blob": "y" * 1_000_000})
+    kept = kept_step(huge)
+    assert kept.ByteSize() <= STEP_BYTES and "page_trimmed" in kept.metadata
+    assert huge.observation["blob"]  # the session's own step is untouched
