@@ -161,12 +161,11 @@ def _configure_logging() -> None:
     import logging
 
     from cloud_agent.handler import TraceIdFilter
+    from edgeloop.transport.logsafe import SafeFormatter
 
     handler = logging.StreamHandler()
     handler.addFilter(TraceIdFilter())
-    handler.setFormatter(
-        logging.Formatter("%(asctime)s %(levelname)s %(name)s trace=%(trace_id)s %(message)s")
-    )
+    handler.setFormatter(SafeFormatter())  # client values escaped: no forged lines
     root = logging.getLogger()
     root.addHandler(handler)
     root.setLevel(logging.INFO)

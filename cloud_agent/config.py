@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from edgeloop.limits import MAX_QUERY_CHARS
+from edgeloop.transport.binding import check_port
 
 KNOWN_BACKENDS = ("planner", "openai")
 #: How the planner finds the requests of a compound query (docs/cloud.md).
@@ -104,8 +105,9 @@ class CloudConfig:
     #: waiting for its next message.
     max_calls_per_peer: int = 128
     stream_idle_s: float = 30.0
-    #: Megabytes one Sync update may carry, and all Sync streams may buffer together.
-    sync_update_mb: float = 256.0
+    #: Megabytes one Sync update may carry, and all Sync streams may hold together (an
+    #: update is charged sync.budget.HOLD_FACTOR times its size: joined and decoded).
+    sync_update_mb: float = 32.0
     sync_budget_mb: float = 512.0
     #: The planner's clauses: a joint router's parse (the default; a router with intents
     #: only falls back to the clause rules), or the clause rules alone (see docs/cloud.md
@@ -114,6 +116,9 @@ class CloudConfig:
     planner_router: str | None = None
 
     def __post_init__(self) -> None:
+        check_port(self.port)
+        if self.metrics_port is not None:
+            check_port(self.metrics_port, "metrics port")
         if self.planner_split not in PLANNER_SPLITS:
             raise ValueError(f"--planner-split must be one of {', '.join(PLANNER_SPLITS)}")
         unknown = [name for name in self.backends if name not in KNOWN_BACKENDS]

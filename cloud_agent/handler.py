@@ -32,6 +32,7 @@ from cloud_agent.planner.reasoner import HOME_CITY_KEY
 from cloud_agent.security import RateLimiter, check_query, rate_key
 from cloud_agent.tools import cloud_registry
 from edgeloop.transport.auth import Principal
+from edgeloop.transport.identifiers import check_id
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel import (
     AgentLoop,
@@ -215,9 +216,17 @@ class RequestHandler:
 
     def admit(self, principal: Principal, request: pb.ReasonRequest, peer: str = "") -> str:
         """Check a request; return the query. Raises the errors of cloud_agent.errors."""
+        # Bounded before anything is kept or logged, and the rate taken before the session
+        # map grows: a flood of calls costs a bucket, never a map entry each.
+        check_id(request.session_id, "session_id")
+        check_id(principal.device_id, "device id")
+        if request.device_id:
+            check_id(request.device_id, "device_id")
+        if request.max_steps < 0:
+            raise InvalidRequestError(f"max_steps must be 0 or more, not {request.max_steps}")
+        if request.turn_id < 0:
+            raise InvalidRequestError(f"turn_id must be 0 or more, not {request.turn_id}")
         query = check_query(request.query, self.config.max_query_chars)
-        if not request.session_id:
-            raise InvalidRequestError("session_id must be set")
         if (
             request.device_id
             and principal.user_id != "local"
@@ -226,6 +235,12 @@ class RequestHandler:
             raise PermissionDeniedError(
                 f"token is for device {principal.device_id!r}, not {request.device_id!r}"
             )
+        try:
+            self.limiter.acquire(rate_key(principal, peer))
+        except Exception:
+            if self.metrics is not None:
+                self.metrics.rate_limited.inc()
+            raise
         with self._lock:
             owner = self._owners.get(request.session_id)
             if owner is not None and owner != principal.user_id:
@@ -234,12 +249,6 @@ class RequestHandler:
             self._owners.move_to_end(request.session_id)
             if len(self._owners) > MAX_OWNERS:
                 self._owners.popitem(last=False)
-        try:
-            self.limiter.acquire(rate_key(principal, peer))
-        except Exception:
-            if self.metrics is not None:
-                self.metrics.rate_limited.inc()
-            raise
         return query
 
     async def run(

@@ -38,25 +38,37 @@ from edgeloop.transport.auth import AuthInterceptor, Principal, PrincipalLike, T
 from edgeloop.transport.binding import check_exposure, ensure_port_free
 from edgeloop.transport.channels import server_credentials
 from edgeloop.transport.guards import CallGuard
+from edgeloop.transport.identifiers import is_valid_id
 from edgeloop.transport.metadata import TRACE_ID_KEY, metadata_value
 from edgeloop.transport.options import SERVER_OPTIONS
 from edgeloop.transport.services import add_common_services, service_full_name
 from edgeloop.v1 import agent_pb2 as pb
 from edgeloop.v1 import agent_pb2_grpc as pb_grpc
 from react_kernel import Reasoner
-from sync.budget import MIB, ByteBudget, SyncLimits
+from sync.budget import MIB, ByteBudget, SyncLimits, bound_heap, give_back_memory
 from sync.cache import CacheBudget
 from sync.errors import MemoryUnavailableError
+from sync.private import private_folder
 from sync.service import add_sync_service
 from sync.userstores import UserStores, user_filename
 
 log = logging.getLogger(__name__)
+TRIM_EVERY_S = 5.0
+"""How often the server hands memory it freed back to the system (``give_back_memory``):
+without it, the heap that a burst of large messages grew stays grown."""
+
+
+async def _give_back_every(seconds: float) -> None:
+    while True:
+        await asyncio.sleep(seconds)
+        await asyncio.to_thread(give_back_memory)
 
 
 def trace_id_of(context: grpc.aio.ServicerContext[Any, Any]) -> str:
-    """The caller's ``x-trace-id`` metadata, or a new id."""
+    """The caller's ``x-trace-id`` metadata, or a new id when it is missing or not a
+    bounded identifier (``edgeloop.transport.identifiers``)."""
     trace_id = metadata_value(context.invocation_metadata(), TRACE_ID_KEY)
-    return trace_id[:64] if trace_id else uuid.uuid4().hex
+    return trace_id if trace_id and is_valid_id(trace_id) else uuid.uuid4().hex
 
 
 def deadline_of(context: grpc.aio.ServicerContext[Any, Any]) -> float | None:
@@ -169,6 +181,7 @@ class CloudServer:
     def __init__(
         self, config: CloudConfig | None = None, *, reasoner: Reasoner | None = None
     ) -> None:
+        bound_heap()  # freed memory stays returnable: before any of the server's threads
         self.config = config or CloudConfig()
         self.auth = (
             TokenAuth.from_file(self.config.tokens_file) if self.config.tokens_file else TokenAuth()
@@ -192,6 +205,7 @@ class CloudServer:
         self.sync: SyncLimits | None = None
         self._memory_names: list[str] = []
         self._monitor: asyncio.Task[None] | None = None
+        self._trimmer: asyncio.Task[None] | None = None
         self.memory_check_s = 2.0
         """Seconds between two checks of the memory database (and idle evictions)."""
 
@@ -223,13 +237,16 @@ class CloudServer:
             warnings += check_exposure(
                 config.metrics_host, authenticated=False, insecure=config.insecure, what="metrics"
             )
-        return warnings
+        return warnings + self.auth.warnings  # a token file others may read
 
     def check_files_and_port(self) -> None:
-        """Raise OSError (one line) for an unreadable TLS file or a port in use."""
+        """Raise OSError (one line) for an unreadable TLS file, a memory folder open to
+        others (never chmodded: ``sync.private``) or a port in use."""
         for path in (self.config.tls_cert, self.config.tls_key):
             if path and not os.access(path, os.R_OK):
                 raise OSError(f"cannot read the TLS certificate or key: {path}")
+        if self.config.memory_dir and Path(self.config.memory_dir).is_dir():
+            private_folder(self.config.memory_dir)  # exists: only checked
         ensure_port_free(self.config.host, self.config.port)
 
     async def start(self) -> int:
@@ -278,6 +295,7 @@ class CloudServer:
         self.server, self.port = server, bound
         if self._stores is not None:
             self._monitor = asyncio.create_task(self._watch_memory())
+        self._trimmer = asyncio.create_task(_give_back_every(TRIM_EVERY_S))
         if self.config.metrics_port is not None:
             self.metrics_port = self.metrics.serve(
                 self.config.metrics_port, self.config.metrics_host
@@ -350,6 +368,7 @@ class CloudServer:
             stores = self._stores
             if stores is None:
                 return
+
             ping = getattr(stores, "ping", None)
             ok = True if ping is None else bool(await asyncio.to_thread(ping))
             if ok != serving and self._health is not None:
@@ -366,7 +385,8 @@ class CloudServer:
                     "reachable again" if ok else "unreachable: NOT_SERVING",
                 )
                 serving = ok
-            await asyncio.to_thread(stores.evict_idle)
+            if await asyncio.to_thread(stores.evict_idle):
+                await asyncio.to_thread(give_back_memory)  # the unloaded memories' pages
 
     async def stop(self, grace: float | None = None) -> None:
         """Stop accepting calls, let calls in flight finish within ``grace`` seconds."""
@@ -375,11 +395,12 @@ class CloudServer:
                 self._health.enter_graceful_shutdown()
             await self.server.stop(self.config.grace_s if grace is None else grace)
             self.server = None
-        if self._monitor is not None:
-            self._monitor.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._monitor
-            self._monitor = None
+        for task in (self._monitor, self._trimmer):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        self._monitor = self._trimmer = None
         self.handler.close()
         close_reasoner, self._close_reasoner = self._close_reasoner, None
         if callable(close_reasoner):

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
+from edge_agent.errors import QueryError
 from edge_agent.followups import AskBack, Context, rewrite
 from edgeloop.limits import MAX_QUERY_CHARS as LIMIT
 from edgeloop.limits import has_words
@@ -299,13 +300,13 @@ class EdgeAgent:
     def _ask(self, query: str, session_id: str | None) -> Iterator[pb.ReactStep]:
         text = " ".join(query.split())
         if not text:
-            raise ValueError("the query is empty")
+            raise QueryError("the query is empty")
         if len(text) > MAX_QUERY_CHARS:
-            raise ValueError(f"the query is {len(text)} characters; the limit is {MAX_QUERY_CHARS}")
+            raise QueryError(f"the query is {len(text)} characters; the limit is {MAX_QUERY_CHARS}")
         if "\x00" in text:
-            raise ValueError("the query contains a NUL character")
+            raise QueryError("the query contains a NUL character")
         if not has_words(text):
-            raise ValueError("the query has no words")
+            raise QueryError("the query has no words")
         settled = self._settle_by_voice(text)
         if settled is not None:
             yield from self._said_only(text, settled, session_id, "a ringing timer, by voice")

@@ -713,9 +713,10 @@ def _host_runtime(
     from edge_agent.paths import memory_path
     from edge_agent.runtime import DeviceRuntime, PageOptions
     from edge_agent.runtime import host as run_host
-    from edgeloop.transport.binding import check_exposure
+    from edgeloop.transport.binding import check_exposure, check_port
 
     try:  # refused before the model loads; the server logs the warning when it starts
+        check_port(port)
         check_exposure(host, authenticated=False, insecure=insecure, what="the edge agent")
     except ValueError as exc:
         raise fail(str(exc)) from None
@@ -777,8 +778,13 @@ def ui_command(
     import asyncio
 
     from edge_agent.ui import DeviceConsole, UiAccess, serve_device_page
+    from edgeloop.transport.binding import check_port
 
     access = UiAccess.checked(host, ui_token)
+    try:  # 99999 would be wrapped into another port by getaddrinfo
+        check_port(port)
+    except ValueError as exc:
+        raise fail(str(exc), 2) from None
     if bool(tls_cert) != bool(tls_key):
         raise fail("--tls-cert and --tls-key go together", 2)
     target = _cloud_target(cloud) if cloud else None

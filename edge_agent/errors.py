@@ -51,6 +51,7 @@ __all__ = [
     "EvalFileError",
     "IntentDataError",
     "ModelFilesError",
+    "QueryError",
     "ReceiptNotFoundError",
     "SettingsError",
     "ToolInputError",
@@ -68,6 +69,10 @@ class EdgeError(Exception):
 
 class EvalFileError(EdgeError, ValueError):
     """The eval file is missing or a line is malformed (the message names the line)."""
+
+
+class QueryError(EdgeError, ValueError):
+    """A query that cannot be asked: empty, too long, or holding a NUL character."""
 
 
 class ReceiptNotFoundError(EdgeError, LookupError):

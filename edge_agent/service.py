@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import grpc
 
 from edge_agent.agent import EdgeAgent
+from edge_agent.errors import QueryError
 from edgeloop.transport.binding import check_exposure, ensure_port_free
 from edgeloop.transport.guards import CallGuard
 from edgeloop.transport.options import SERVER_OPTIONS
@@ -34,13 +35,13 @@ T = TypeVar("T")
 Tracker = Callable[[str, Iterator[pb.ReactStep]], Iterator[pb.ReactStep]]
 SERVICE_NAME = service_full_name("EdgeAgentService")
 
-# The kernel's errors (and the plain ones the agent raises on bad input), checked before
-# the transport's table, subclasses first.
+# The kernel's errors and the agent's own refusals of bad input, checked before the
+# transport's table, subclasses first. A plain ValueError or KeyError is not among them: it
+# is a bug in the agent, INTERNAL and logged, never passed off as the client's mistake.
 KERNEL_STATUS: StatusRows = (
     (ResumeError, grpc.StatusCode.NOT_FOUND),
     (SessionError, grpc.StatusCode.FAILED_PRECONDITION),
-    (ValueError, grpc.StatusCode.INVALID_ARGUMENT),
-    (KeyError, grpc.StatusCode.NOT_FOUND),
+    (QueryError, grpc.StatusCode.INVALID_ARGUMENT),
 )
 _DONE = object()
 

@@ -53,8 +53,13 @@ def chunk_update(update: bytes, chunk_bytes: int = CHUNK_BYTES) -> list[pb.Updat
 class UpdateAssembler:
     """Collects the chunks of one update; :meth:`add` returns the update once complete.
 
+    With a budget, each chunk is charged ``hold_factor`` times its size (the chunk, the
+    joined update, the decode: ``sync.budget``), and the charge is kept after the update
+    is returned, while it is applied, until :meth:`release`.
+
     Raises:
         InvalidUpdateError: out-of-order or foreign chunk, too large, or digest mismatch.
+        SyncBusyError: the budget cannot take the next chunk (RESOURCE_EXHAUSTED).
     """
 
     def __init__(
@@ -63,18 +68,27 @@ class UpdateAssembler:
         *,
         max_chunks: int | None = None,
         budget: ByteBudget | None = None,
+        hold_factor: int = 1,
+        limit_name: str = "",
     ) -> None:
         self._max = max_bytes
         self._max_chunks = max_chunks
         self._budget = budget
+        self._factor = max(1, hold_factor)
+        self._limit = f" ({limit_name})" if limit_name else ""
         self._parts: list[bytes] = []
         self._first: pb.UpdateChunk | None = None
         self._size = 0
+        self.held = 0
+        """Bytes charged to the budget and not given back yet."""
+        self.peak = 0
+        """The most this assembler ever held charged."""
 
     def release(self) -> None:
-        """Drop the chunks held so far and give their bytes back to the budget."""
-        if self._budget is not None and self._size:
-            self._budget.give(self._size)
+        """Drop the chunks held so far and give every byte charged back to the budget."""
+        if self._budget is not None and self.held:
+            self._budget.give(self.held)
+        self.held = 0
         self._first, self._parts, self._size = None, [], 0
 
     @property
@@ -92,6 +106,13 @@ class UpdateAssembler:
         """True between the first and the last chunk of an update."""
         return self._first is not None
 
+    def _too_large(self, size: int) -> InvalidUpdateError:
+        self.release()
+        return InvalidUpdateError(
+            f"an update of {size} bytes or more is over the limit of {self._max} bytes"
+            f"{self._limit}: it is refused, not applied"
+        )
+
     def add(self, chunk: pb.UpdateChunk) -> bytes | None:
         """Add the next chunk; the whole update when this was the last one."""
         first = self._first
@@ -101,6 +122,7 @@ class UpdateAssembler:
             if self._max_chunks is not None and chunk.total > self._max_chunks:
                 raise InvalidUpdateError(
                     f"an update of {chunk.total} chunks is over the limit of {self._max} bytes"
+                    f"{self._limit}"
                 )
             self._first = first = chunk
         elif (
@@ -110,21 +132,28 @@ class UpdateAssembler:
             or chunk.index != len(self._parts)
         ):
             raise InvalidUpdateError("chunk out of order or from another update")
-        if self._size + len(chunk.data) > self._max:
-            self.release()
-            raise InvalidUpdateError(f"update too large (the limit is {self._max} bytes)")
-        if self._budget is not None and not self._budget.take(len(chunk.data)):
-            self.release()
-            raise SyncBusyError(
-                "the server holds as many buffered updates as it may; retry shortly", 1.0
-            )
-        self._size += len(chunk.data)
+        size = self._size + len(chunk.data)
+        if size > self._max:
+            raise self._too_large(size)
+        charge = len(chunk.data) * self._factor
+        if self._budget is not None:
+            if not self._budget.take(charge):
+                self.release()
+                raise SyncBusyError(
+                    "the server holds as many Sync bytes as it may; retry shortly", 1.0
+                )
+            self.held += charge
+            self.peak = max(self.peak, self.held)
+        self._size = size
         self._parts.append(chunk.data)
         if len(self._parts) < first.total:
             return None
-        update = b"".join(self._parts)
-        self.release()
+        parts, self._parts, self._first, self._size = self._parts, [], None, 0
+        update = b"".join(parts)
+        del parts
         if hashlib.sha256(update).hexdigest() != first.sha256:
+            del update  # the traceback keeps this frame: it must not keep the update too
+            self.release()
             raise InvalidUpdateError("update digest mismatch (truncated or corrupted)")
         return update
 

@@ -8,17 +8,36 @@ creating the database 0600 before SQLite opens it covers all three.
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 FOLDER_MODE = 0o700
 FILE_MODE = 0o600
 
 
+class OpenFolderError(PermissionError):
+    """An existing folder that others may read or write: refused, never chmodded (it may be
+    a shared folder, /tmp's 1777 for one, whose mode is not ours to change)."""
+
+
 def private_folder(path: str | os.PathLike[str]) -> Path:
-    """Create ``path`` (and its parents) if missing, and make it 0700; return it."""
+    """Create ``path`` (and its parents) 0700 if missing and return it; an existing folder
+    must already be private.
+
+    Raises:
+        OpenFolderError: ``path`` exists and its mode lets others in (one line naming it).
+    """
     folder = Path(path)
+    if folder.is_dir():
+        mode = stat.S_IMODE(folder.stat().st_mode)
+        if mode & 0o077:
+            raise OpenFolderError(
+                f"refusing the memory folder {folder}: it is open to others (mode {mode:04o}); "
+                "give a new path or a private folder (chmod 700)"
+            )
+        return folder
     folder.mkdir(mode=FOLDER_MODE, parents=True, exist_ok=True)
-    os.chmod(folder, FOLDER_MODE)
+    os.chmod(folder, FOLDER_MODE)  # ours, just made: mkdir's mode passed through the umask
     return folder
 
 

@@ -33,7 +33,13 @@ from edgeloop.transport.services import service_full_name
 from edgeloop.transport.status import abort_with
 from edgeloop.v1 import agent_pb2 as pb
 from edgeloop.v1 import agent_pb2_grpc as pb_grpc
-from sync.budget import SyncLimits
+from sync.budget import (
+    HOLD_FACTOR,
+    TRIM_AFTER_BYTES,
+    SyncBusyError,
+    SyncLimits,
+    give_back_memory,
+)
 from sync.document import SEPARATOR
 from sync.errors import (
     InvalidUpdateError,
@@ -53,6 +59,9 @@ from sync.exchange import (
 )
 
 SERVICE_NAME = service_full_name("MemorySyncService")
+MAX_HELLO_ID = 256
+"""The longest user or device id a hello may carry (a node id's limit), checked before
+either is compared, quoted in an error or logged."""
 
 
 class SyncableMemory(Protocol):
@@ -133,6 +142,8 @@ class MemorySyncServicer(pb_grpc.MemorySyncServiceServicer):
         if first is None or first.WhichOneof("event") != "hello":
             raise ProtocolError("the first message must be hello")
         hello = first.hello
+        if len(hello.user_id) > MAX_HELLO_ID or len(hello.device_id) > MAX_HELLO_ID:
+            raise ProtocolError(f"the hello's user and device ids are at most {MAX_HELLO_ID} chars")
         user = hello.user_id or principal.user_id
         if user != principal.user_id:
             raise PermissionDeniedError(
@@ -169,33 +180,55 @@ class MemorySyncServicer(pb_grpc.MemorySyncServiceServicer):
             # get it between the merge's bytecodes.) The next round starts after the apply
             # has finished (or failed, which aborts the call with INVALID_ARGUMENT and
             # leaves the store unchanged).
-            receiving = asyncio.ensure_future(self._receive_update(incoming, round_no))
+            assembler = self._assembler()
+            receiving = asyncio.ensure_future(self._assemble(assembler, incoming, round_no))
+            sending = 0
+            diff = update = b""
             try:
                 diff = await asyncio.to_thread(store.diff, client_state)
+                sending = self._hold_diff(len(diff))
                 sent += len(diff)
                 for chunk in chunk_update(diff, self._chunk_bytes):
                     yield pb.SyncResponse(update=chunk)
+                diff = b""
                 yield pb.SyncResponse(done=pb.SyncDone(round=round_no))
                 update = await receiving
+                received += len(update)
+                if update:
+                    await asyncio.to_thread(store.apply_update, update)
             finally:
+                # An error's traceback keeps this frame: it must not keep the bytes too.
+                diff = update = b""
                 if not receiving.done():
                     receiving.cancel()
-            received += len(update)
-            if update:
-                await asyncio.to_thread(store.apply_update, update)
+                self.limits.budget.give(sending)
+                assembler.release()  # applied, refused or canceled: the bytes go at once
+                self._trim(max(assembler.peak, sending))
 
-    async def _receive_update(
-        self, incoming: AsyncIterator[pb.SyncRequest], round_no: int
-    ) -> bytes:
-        assembler = UpdateAssembler(
-            self.limits.max_update_bytes,
-            max_chunks=self.limits.max_chunks,
-            budget=self.limits.budget,
+    def _hold_diff(self, size: int) -> int:
+        """Charge the diff being sent (it and its chunks: twice its size); the charge."""
+        charge = 2 * size
+        if not self.limits.budget.take(charge):
+            raise SyncBusyError("the server holds as many Sync bytes as it may; retry shortly", 1.0)
+        return charge
+
+    def _assembler(self) -> UpdateAssembler:
+        limits = self.limits
+        # One stream holds one update at a time, charged HOLD_FACTOR times: an update
+        # that could never fit the budget is refused by name, not told to retry.
+        largest = min(limits.max_update_bytes, limits.budget.max_bytes // HOLD_FACTOR)
+        return UpdateAssembler(
+            largest,
+            max_chunks=limits.max_chunks,
+            budget=limits.budget,
+            hold_factor=HOLD_FACTOR,
+            limit_name="sync_update_mb, and sync_budget_mb / 8 per stream",
         )
-        try:
-            return await self._assemble(assembler, incoming, round_no)
-        finally:
-            assembler.release()  # on an error or a cancel: the chunks go at once
+
+    def _trim(self, held: int) -> None:
+        """After a large round, hand the freed memory back (see ``give_back_memory``)."""
+        if held >= TRIM_AFTER_BYTES:
+            give_back_memory()
 
     @staticmethod
     async def _assemble(

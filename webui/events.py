@@ -14,10 +14,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 
+log = logging.getLogger(__name__)
 KEEPALIVE_S = 15.0
+MAX_STREAMS = 16
+PACE_S = 0.5
+"""The shortest time between two rounds of changes sent to one page."""
+"""Event streams (open pages) a server keeps at once; more are refused with 503."""
 
 
 def sse_event(name: str, data: str) -> str:
@@ -26,12 +32,36 @@ def sse_event(name: str, data: str) -> str:
     return f"event: {name}\n" + "".join(f"data: {line}\n" for line in lines) + "\n"
 
 
+class Inbox:
+    """One page's changed panels: a set, so however many notices arrive between two reads
+    it holds each panel once (bounded by the number of panels, never by the traffic)."""
+
+    def __init__(self) -> None:
+        self.pending: set[str] = set()
+        self.closed = False
+        self.ready = asyncio.Event()
+
+    def put(self, panels: Iterable[str | None]) -> None:
+        for panel in panels:
+            if panel is None:
+                self.closed = True
+            else:
+                self.pending.add(panel)
+        self.ready.set()
+
+    def take(self) -> set[str]:
+        taken, self.pending = self.pending, set()
+        self.ready.clear()
+        return taken
+
+
 class Broadcaster:
     """Fans "panel changed" notices out to every subscribed page; thread-safe."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_streams: int = MAX_STREAMS) -> None:
+        self.max_streams = max_streams
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._queues: set[asyncio.Queue[str | None]] = set()
+        self._inboxes: set[Inbox] = set()
         self._lock = threading.Lock()
         self._closed = False
 
@@ -50,10 +80,9 @@ class Broadcaster:
 
     def _put(self, panels: Iterable[str | None]) -> None:
         with self._lock:
-            queues = list(self._queues)
-        for queue in queues:
-            for panel in panels:
-                queue.put_nowait(panel)
+            inboxes = list(self._inboxes)
+        for inbox in inboxes:
+            inbox.put(panels)
 
     def close(self) -> None:
         """End every open stream (the server is stopping)."""
@@ -62,51 +91,87 @@ class Broadcaster:
             with contextlib.suppress(RuntimeError):
                 self._loop.call_soon_threadsafe(self._put, [None])
 
-    def subscribe(self) -> asyncio.Queue[str | None]:
-        """A page's queue of changed panels, registered now (nothing after this is missed)."""
-        queue: asyncio.Queue[str | None] = asyncio.Queue()
+    def subscribe(self) -> Inbox | None:
+        """A page's inbox of changed panels, registered now (nothing after this is missed);
+        None when ``max_streams`` are open already."""
+        inbox = Inbox()
         with self._lock:
-            self._queues.add(queue)
-        return queue
+            if len(self._inboxes) >= self.max_streams:
+                return None
+            self._inboxes.add(inbox)
+        return inbox
 
-    async def changes(self, queue: asyncio.Queue[str | None]) -> AsyncIterator[set[str]]:
-        """Sets of changed panels from a subscribed queue; an empty set every ``KEEPALIVE_S``."""
+    async def changes(self, inbox: Inbox) -> AsyncIterator[set[str]]:
+        """Sets of changed panels from a subscribed inbox; an empty set every ``KEEPALIVE_S``."""
         while not self._closed:
             try:
-                first = await asyncio.wait_for(queue.get(), KEEPALIVE_S)
+                await asyncio.wait_for(inbox.ready.wait(), KEEPALIVE_S)
             except TimeoutError:
                 yield set()
                 continue
-            batch = [first]
-            while not queue.empty():
-                batch.append(queue.get_nowait())
-            if None in batch:
+            changed = inbox.take()
+            if inbox.closed:
                 return
-            yield {panel for panel in batch if panel is not None}
+            yield changed
 
-    def unsubscribe(self, queue: asyncio.Queue[str | None]) -> None:
-        """Forget a page's queue (its stream ended)."""
+    def unsubscribe(self, inbox: Inbox) -> None:
+        """Forget a page's inbox (its stream ended)."""
         with self._lock:
-            self._queues.discard(queue)
+            self._inboxes.discard(inbox)
 
 
 async def panel_stream(
     broadcaster: Broadcaster,
     panels: Iterable[str],
     render: Callable[[str], Awaitable[str]],
+    inbox: Inbox | None = None,
 ) -> AsyncIterator[str]:
-    """The text of one page's event stream: every panel first, then each change."""
+    """The text of one page's event stream: every panel first, then each change. A panel
+    whose HTML is what this page got last is not sent again, and a page gets at most one
+    round of changes every ``PACE_S`` (what changed meanwhile is sent once, as it is then):
+    a busy fleet costs a page a few renders a second, not one per session event."""
     names = list(panels)
-    queue = broadcaster.subscribe()
+    inbox = inbox or broadcaster.subscribe()
+    if inbox is None:
+        return
+    sent: dict[str, str] = {}
     try:
         yield "retry: 2000\n\n"
         for name in names:
-            yield sse_event(name, await render(name))
-        async for changed in broadcaster.changes(queue):
+            sent[name] = await render(name)
+            yield sse_event(name, sent[name])
+        async for changed in broadcaster.changes(inbox):
             if not changed:
                 yield ": keepalive\n\n"
             for name in names:
                 if name in changed:
-                    yield sse_event(name, await render(name))
+                    html = await render(name)
+                    if html != sent.get(name):
+                        sent[name] = html
+                        yield sse_event(name, html)
+            if changed:
+                await asyncio.sleep(PACE_S)
     finally:
-        broadcaster.unsubscribe(queue)
+        broadcaster.unsubscribe(inbox)
+
+
+class PollErrors:
+    """A page's polling loop's failures: each new one logged once (with its traceback),
+    never swallowed in silence, and not repeated every second while it lasts."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self.last = ""
+
+    def failed(self, error: Exception) -> None:
+        """The loop's pass failed with ``error``: log it unless it is the same as before."""
+        key = f"{type(error).__name__}: {error}"
+        if key != self.last:
+            log.warning("%s failed (tried again each pass): %s", self.what, key, exc_info=error)
+            self.last = key
+
+    def succeeded(self) -> None:
+        """The loop's pass worked: say so once after a failure."""
+        if self.last:
+            log.info("%s works again", self.what)
+            self.last = ""

@@ -9,6 +9,15 @@ if TYPE_CHECKING:
     from sync.store import MemoryStore
 
 MEMORY_ROWS = 50
+CELL_CHARS = 200
+"""How much of one value (a note's text) the page shows: a memory of long notes must not
+make every page of it megabytes."""
+
+
+def _cell(value: Any) -> Any:
+    if isinstance(value, str) and len(value) > CELL_CHARS:
+        return value[:CELL_CHARS] + "…"
+    return value
 
 
 def _table(rows: list[dict[str, Any]], columns: tuple[str, ...], newest: str) -> dict[str, Any]:
@@ -17,7 +26,7 @@ def _table(rows: list[dict[str, Any]], columns: tuple[str, ...], newest: str) ->
     return {
         "count": len(rows),
         "columns": shown,
-        "rows": [{c: row.get(c) for c in shown} for row in ordered[:MEMORY_ROWS]],
+        "rows": [{c: _cell(row.get(c)) for c in shown} for row in ordered[:MEMORY_ROWS]],
     }
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Protocol
 from urllib.parse import parse_qsl
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -48,20 +48,32 @@ def static_mount() -> Mount:
 
 def event_response(
     broadcaster: Broadcaster, panels: tuple[str, ...], render: Callable[[str], Awaitable[str]]
-) -> StreamingResponse:
-    """A text/event-stream of ``panels`` that never gets cached or buffered."""
+) -> Response:
+    """A text/event-stream of ``panels`` that never gets cached or buffered; 503 when
+    ``MAX_STREAMS`` pages are open already."""
+    inbox = broadcaster.subscribe()
+    if inbox is None:
+        return PlainTextResponse(
+            f"{broadcaster.max_streams} pages are open already; close one", status_code=503
+        )
     return StreamingResponse(
-        panel_stream(broadcaster, panels, render),
+        panel_stream(broadcaster, panels, render, inbox),
         media_type="text/event-stream",
         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
     )
 
 
 async def form_fields(request: Request) -> dict[str, str]:
-    """A urlencoded form (what htmx posts), without a multipart parser."""
-    body = await request.body()
-    if len(body) > MAX_FORM_BYTES:
-        raise ValueError("the form is too large")
+    """A urlencoded form (what htmx posts), without a multipart parser; read chunk by
+    chunk and refused as soon as it passes ``MAX_FORM_BYTES`` (never read whole first)."""
+    body = bytearray()
+    try:
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > MAX_FORM_BYTES:
+                raise ValueError("the form is too large")
+    except ClientDisconnect:  # the access guard cut a body streamed past its limit
+        raise ValueError("the form is too large") from None
     return dict(parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True))
 
 

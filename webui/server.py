@@ -16,6 +16,7 @@ from typing import Any
 
 import uvicorn
 
+from edgeloop.transport.binding import check_port
 from webui.access import AccessGuard, ASGIApp, UiAccess
 
 
@@ -28,7 +29,12 @@ class _EmbeddedServer(uvicorn.Server):
 
 
 def bind_socket(host: str, port: int) -> socket.socket:
-    """A listening TCP socket on ``host:port``; raises OSError if it cannot be bound."""
+    """A listening TCP socket on ``host:port``; raises OSError if it cannot be bound (or
+    the port is out of range: getaddrinfo would wrap 99999 into another port)."""
+    try:
+        check_port(port)
+    except ValueError as exc:
+        raise OSError(str(exc)) from None
     infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     family, kind, proto, _, address = infos[0]
     sock = socket.socket(family, kind, proto)

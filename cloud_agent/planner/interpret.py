@@ -9,6 +9,7 @@ references back to an earlier result ("add 3 to that").
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -360,4 +361,5 @@ def edge_arguments(tool: str, text: str, extractor: Extractor | None) -> dict[st
     try:
         return extract(tool, text)
     except Exception:  # a reader's bug must not sink the plan: fall back to our own reading
+        logging.getLogger(__name__).exception("the argument reader failed for %s", tool)
         return None

@@ -15,6 +15,7 @@ to answer); what clauses lend each other is ``discourse``, each tool's arguments
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import Any
 
@@ -287,6 +288,7 @@ def _ask_router(router: Any, clauses: list[it.Clause]) -> None:
         try:
             decision = router.decide(clause.text)
         except Exception:  # the model is an aid here; a failure leaves the clause unplaced
+            logging.getLogger(__name__).exception("the router failed on a clause; unplaced")
             continue
         if decision.route == "edge" and decision.tool:
             clause.tool = clause.own_tool = decision.tool

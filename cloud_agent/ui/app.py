@@ -2,6 +2,7 @@
 
     GET  /                            the page
     GET  /events                      server-sent events, one per changed panel
+    GET  /devices?page=N              one page of the devices panel (newest first)
     POST /receipts/{session}/verify   recompute a receipt's digest; the verdict as HTML
     GET  /static/...                  the device page's stylesheet and vendored htmx
 
@@ -18,10 +19,11 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, StreamingResponse
+from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
 from cloud_agent.ui.console import SAMPLE_S, CloudConsole
+from webui.events import PollErrors
 from webui.pages import make_environment
 from webui.routes import event_response, static_mount, verify_route, verify_url
 
@@ -29,14 +31,20 @@ CLOUD_PANELS = ("charts", "sessions", "devices", "backends", "memory")
 _ENV = make_environment("cloud_agent.ui")
 
 
-def render_cloud_panel(console: CloudConsole, name: str) -> str:
-    """One panel's HTML."""
+def render_cloud_panel(console: CloudConsole, name: str, page: int = 0) -> str:
+    """One panel's HTML (``page``: which page of devices)."""
     context: dict[str, Any] = {}
     template = f"_{name}.html"
     if name == "sessions":
         context = {"sessions": console.book.recent(), "verify_url": verify_url}
     elif name == "devices":
-        context = {"devices": sorted(console.devices.values(), key=lambda d: -d.last_seen)}
+        devices, pages = console.device_page(page)
+        context = {
+            "devices": devices,
+            "page": min(max(page, 0), pages - 1),
+            "pages": pages,
+            "total": len(console.devices),
+        }
     elif name == "backends":
         context = {"backends": console.backends()}
     elif name == "charts":
@@ -65,8 +73,16 @@ def cloud_app(console: CloudConsole) -> Starlette:
         html = _ENV.get_template("cloud_page.html").render(panels=panels)
         return HTMLResponse(html, headers={"Cache-Control": "no-store"})
 
-    async def events(request: Request) -> StreamingResponse:
+    async def events(request: Request) -> Response:
         return event_response(console.broadcaster, CLOUD_PANELS, render)
+
+    async def devices(request: Request) -> HTMLResponse:
+        """GET /devices?page=N: one page of the devices panel (the live panel shows the
+        first; older pages are fetched when asked for)."""
+        raw = request.query_params.get("page", "0")
+        page = int(raw) if raw.isdigit() and len(raw) < 7 else 0
+        html = render_cloud_panel(console, "devices", page)
+        return HTMLResponse(html, headers={"Cache-Control": "no-store"})
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -83,6 +99,7 @@ def cloud_app(console: CloudConsole) -> Starlette:
         routes=[
             Route("/", page),
             Route("/events", events),
+            Route("/devices", devices),
             verify_route(console),
             static_mount(),
         ],
@@ -92,12 +109,17 @@ def cloud_app(console: CloudConsole) -> Starlette:
 
 async def _sample(console: CloudConsole) -> None:
     """Figures and memory, once every ``SAMPLE_S``."""
+    errors = PollErrors("the cloud page's sampling")
     while True:
         await asyncio.sleep(SAMPLE_S)
-        with contextlib.suppress(Exception):  # a busy store: look again next time
+        try:  # a busy store: look again next time, and say so in the log once
             console.sample()
             changed = await console.refresh_memory()
             console.broadcaster.publish("charts", "backends", *(["memory"] if changed else []))
+        except Exception as error:
+            errors.failed(error)
+        else:
+            errors.succeeded()
 
 
 async def serve_page(

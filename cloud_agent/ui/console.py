@@ -12,12 +12,13 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from cloud_agent.handler import Event
 from edgeloop.transport.auth import Principal
+from edgeloop.v1 import agent_pb2 as pb
 from understanding.tools.timers import timer_rows
 from webui.events import Broadcaster
 from webui.live import FAILED, FINISHED, LiveSession, SessionBook
@@ -29,6 +30,16 @@ if TYPE_CHECKING:
 
 SAMPLE_S = 1.0
 HISTORY = 120  # samples kept per chart (two minutes at one a second)
+MAX_DEVICES = 500
+"""Devices the page remembers (the most recently seen; a fleet's older ones are dropped)."""
+DEVICES_PER_PAGE = 20
+"""Devices one page of the devices panel shows (the newest first; the rest are paged)."""
+MAX_USERS = 20
+"""Users whose memory the page shows (the most recently seen), read every ``SAMPLE_S``."""
+STEP_BYTES = 16 * 1024
+"""The largest step the page keeps whole (50 sessions of 24 steps: at most about 20 MB)."""
+QUERY_CHARS = 120
+"""How much of a device's last query the page keeps."""
 
 
 @dataclass
@@ -91,6 +102,22 @@ def quantile(buckets: list[tuple[float, float]], q: float) -> float:
     return lower_le
 
 
+def kept_step(step: pb.ReactStep) -> pb.ReactStep:
+    """The step as the page keeps it: whole up to ``STEP_BYTES``; past that (a device may
+    answer with an observation of megabytes) a copy without its observation and arguments
+    and with its text cut, marked ``page_trimmed`` (its receipt then names the gap)."""
+    if step.ByteSize() <= STEP_BYTES:
+        return step
+    kept = pb.ReactStep()
+    kept.CopyFrom(step)
+    kept.ClearField("observation")
+    kept.ClearField("arguments")
+    kept.content = kept.content[: QUERY_CHARS * 4]
+    kept.metadata.clear()
+    kept.metadata["page_trimmed"] = f"{step.ByteSize()} bytes"
+    return kept
+
+
 def _read_user_memory(stores: Any, user: str) -> dict[str, Any] | None:
     """A user's memory through a lease of the budgeted cache (never keeps it loaded);
     None when the backend's lease holds no SQLite store (``--memory-url``)."""
@@ -107,8 +134,8 @@ class CloudConsole:
         self.cloud = cloud
         self.broadcaster = broadcaster or Broadcaster()
         self.book = SessionBook(keep=50)
-        self.devices: dict[str, DeviceSummary] = {}
-        self.users: set[str] = set()
+        self.devices: OrderedDict[str, DeviceSummary] = OrderedDict()  # oldest seen first
+        self.users: OrderedDict[str, None] = OrderedDict()  # the most recent MAX_USERS
         self.outcomes: dict[str, float] = {}
         self.error_codes: dict[str, float] = {}
         self.charts = {
@@ -134,11 +161,17 @@ class CloudConsole:
             device = self.devices[principal.device_id] = DeviceSummary(
                 principal.device_id, principal.user_id
             )
+            while len(self.devices) > MAX_DEVICES:
+                self.devices.popitem(last=False)
+        self.devices.move_to_end(principal.device_id)
         device.sessions += 1
         device.running += 1
-        device.last_query = query
+        device.last_query = query if len(query) <= QUERY_CHARS else query[:QUERY_CHARS] + "…"
         device.last_seen = time.time()
-        self.users.add(principal.user_id)
+        self.users[principal.user_id] = None  # the memory panel reads each one's memory
+        self.users.move_to_end(principal.user_id)
+        while len(self.users) > MAX_USERS:
+            self.users.popitem(last=False)
         self.broadcaster.publish("sessions", "devices")
 
     def session_event(self, session_id: str, event: Event) -> None:
@@ -147,7 +180,7 @@ class CloudConsole:
         if session is None:
             return
         if event.step is not None:
-            session.add(event.step)
+            session.add(kept_step(event.step))
         if event.receipt is not None:
             session.receipt = event.receipt
         self.broadcaster.publish("sessions")
@@ -165,6 +198,15 @@ class CloudConsole:
         if device is not None:
             device.running = max(0, device.running - 1)
         self.broadcaster.publish("sessions", "devices")
+
+    def device_page(self, page: int = 0) -> tuple[list[DeviceSummary], int]:
+        """One page of devices, the most recently seen first, and how many pages there are."""
+        count = len(self.devices)
+        pages = max(1, -(-count // DEVICES_PER_PAGE))
+        page = min(max(page, 0), pages - 1)
+        newest = list(reversed(self.devices.values()))
+        start = page * DEVICES_PER_PAGE
+        return newest[start : start + DEVICES_PER_PAGE], pages
 
     # -- receipts --------------------------------------------------------------------------
 

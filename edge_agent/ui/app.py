@@ -23,11 +23,12 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, PlainTextResponse, Response, StreamingResponse
+from starlette.responses import HTMLResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from edge_agent.ui.device import DeviceConsole
 from webui.access import UiAccess
+from webui.events import PollErrors
 from webui.pages import make_environment
 from webui.routes import event_response, form_fields, static_mount, verify_route, verify_url
 from webui.server import UiServer
@@ -67,7 +68,7 @@ def device_app(console: DeviceConsole) -> Starlette:
         html = _ENV.get_template("device_page.html").render(panels=panels)
         return HTMLResponse(html, headers={"Cache-Control": "no-store"})
 
-    async def events(request: Request) -> StreamingResponse:
+    async def events(request: Request) -> Response:
         return event_response(console.broadcaster, DEVICE_PANELS, render)
 
     async def ask(request: Request) -> Response:
@@ -147,15 +148,22 @@ def device_app(console: DeviceConsole) -> Starlette:
 async def _watch_memory(console: DeviceConsole) -> None:
     """Memory written elsewhere (another process on the same file, a sync) shows up too,
     and so do the sessions other processes ran."""
-    with contextlib.suppress(Exception):
+    errors = PollErrors("the device page's memory watch")
+    try:
         await console.adopt_stored()
+    except Exception as error:  # a busy database: look again next time, and say so
+        errors.failed(error)
     while True:
         await asyncio.sleep(MEMORY_POLL_S)
-        with contextlib.suppress(Exception):  # a busy database: look again next time
+        try:
             if await console.memory_changed():
                 console.broadcaster.publish("memory", "sync")
                 if await console.adopt_stored():
                     console.broadcaster.publish("sessions", "approvals")
+        except Exception as error:
+            errors.failed(error)
+        else:
+            errors.succeeded()
 
 
 async def serve_device_page(

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import stat
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,20 +62,41 @@ def _digest(token: str) -> bytes:
     return hashlib.sha256(token.encode("utf-8")).digest()
 
 
+def _loose_mode(path: str | Path) -> int:
+    """The permission bits of ``path`` (0 when it cannot be read: reading reports that)."""
+    try:
+        return stat.S_IMODE(Path(path).stat().st_mode)
+    except OSError:
+        return 0
+
+
 class TokenAuth:
     """Bearer tokens -> principals (only SHA-256 digests kept, looked up by digest);
     no tokens at all means open mode."""
 
     def __init__(self, tokens: Mapping[str, Principal] | None = None) -> None:
         self._by_digest = {_digest(t): who for t, who in (tokens or {}).items()}
+        #: What :meth:`from_file` found wrong but not fatal (a file others may read).
+        self.warnings: list[str] = []
 
     @classmethod
     def from_file(cls, path: str | Path) -> Self:
         """Load ``{"tokens": {"<token>": {"device_id": ..., "user_id": ...}}}``.
 
+        As ssh does with a private key, a file that others may write is refused (anyone on
+        the host could add a token); one that others may read loads with a warning in
+        :attr:`warnings` (the server logs it at start).
+
         Raises:
-            ValueError: the file cannot be read or does not have that shape.
+            ValueError: the file cannot be read, does not have that shape, or others may
+                write it.
         """
+        loose = _loose_mode(path)
+        if loose & 0o022:
+            raise ValueError(
+                f"refusing token file {path}: others may write it (mode {loose:04o}); "
+                f"chmod 600 {path}"
+            )
         try:
             data = json.loads(Path(path).read_text(encoding="utf-8"))
             tokens = {
@@ -83,7 +105,12 @@ class TokenAuth:
             }
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             raise ValueError(f"cannot read token file {path}: {exc}") from exc
-        return cls(tokens)
+        auth = cls(tokens)
+        if loose & 0o044:
+            auth.warnings.append(
+                f"token file {path} is readable by others (mode {loose:04o}): chmod 600 {path}"
+            )
+        return auth
 
     @property
     def open_mode(self) -> bool:

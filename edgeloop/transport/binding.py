@@ -62,8 +62,24 @@ def check_exposure(
     return []
 
 
+MAX_PORT = 65535
+
+
+def check_port(port: int, what: str = "port") -> int:
+    """``port`` when it is 0..65535; ValueError (one line) otherwise. (A larger number
+    was wrapped by getaddrinfo into another port, or overflowed in bind with a traceback.)"""
+    if not 0 <= port <= MAX_PORT:
+        raise ValueError(f"{what} {port} is out of range (0 to {MAX_PORT}; 0 picks a free one)")
+    return port
+
+
 def ensure_port_free(host: str, port: int) -> None:
-    """Raise OSError (one line) when another process listens on ``host:port``."""
+    """Raise OSError (one line) when another process listens on ``host:port``, or the
+    port is out of range."""
+    try:
+        check_port(port)
+    except ValueError as exc:
+        raise OSError(str(exc)) from None
     if port == 0:
         return
     family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET

@@ -10,6 +10,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from edge_agent.agent import EdgeAgent
+from edge_agent.errors import QueryError
 from edge_agent.service import KERNEL_STATUS, SERVICE_NAME, serve, session_state
 from edgeloop.transport.status import status_for
 from edgeloop.v1 import agent_pb2 as pb
@@ -24,7 +25,9 @@ from understanding.router import Router
     [
         (ResumeError("x"), grpc.StatusCode.NOT_FOUND),
         (SessionError("x"), grpc.StatusCode.FAILED_PRECONDITION),
-        (ValueError("x"), grpc.StatusCode.INVALID_ARGUMENT),
+        (QueryError("x"), grpc.StatusCode.INVALID_ARGUMENT),
+        (ValueError("a bug"), grpc.StatusCode.INTERNAL),  # not the client's mistake
+        (KeyError("a bug"), grpc.StatusCode.INTERNAL),
         (RuntimeError("x"), grpc.StatusCode.INTERNAL),
     ],
 )

@@ -267,7 +267,7 @@ def _one(request: _Request, kind: str, argument: str) -> tuple[str | None, Fille
 
 
 def _calculator(request: _Request, _home: Any, _now: datetime) -> Filled:
-    from understanding.arguments.expressions import calculator_expression
+    from understanding.arguments.expressions import calculator_expression, has_scientific
 
     span, refusal = _one(request, "expression", "expression")
     if refusal is not None:
@@ -277,6 +277,8 @@ def _calculator(request: _Request, _home: Any, _now: datetime) -> Filled:
             return _missing("expression", "expression")
         span = request.words
     span = _with_operand(span, request.words)
+    if has_scientific(request.words) and not has_scientific(span):
+        span = request.words  # the tagger saw "1e308" split in three: "308" alone is wrong
     expression = calculator_expression(span)
     if expression is None:
         return Filled(None, f"{span!r} is no arithmetic the calculator reads")

@@ -151,7 +151,23 @@ def _symbolise(tokens: list[str]) -> list[str]:
     return out
 
 
-_MATH = re.compile(r"^(?:[-+*/^%()]|of|sqrt|\d+(?:\.\d+)?|\.\d+)$")
+_MATH = re.compile(r"^(?:[-+*/^%()]|of|sqrt|\d+(?:\.\d+)?(?:e[-+]?\d+)?|\.\d+)$")
+_SCIENTIFIC = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)e([-+]?\d+)(?![\w.])")
+
+
+def has_scientific(text: str) -> bool:
+    """True when ``text`` writes a number in scientific notation ("1e308", "2.5E-3")."""
+    return _SCIENTIFIC.search(text.lower()) is not None
+
+
+def _keep_scientific(original: str, rewritten: str) -> str:
+    """``rewritten`` with the numbers ``original`` wrote in scientific notation ("1e308")
+    whole again: the number reader splits them into "1 e 308", which read as 308."""
+    for mantissa, exponent in _SCIENTIFIC.findall(original):
+        sign, digits = (exponent[0], exponent[1:]) if exponent[0] in "+-" else ("", exponent)
+        spaced = rf"(?<![\w.]){re.escape(mantissa)} e ?{re.escape(sign)} ?{digits}(?![\w.])"
+        rewritten = re.sub(spaced, f"{mantissa}e{sign}{digits}", rewritten, count=1)
+    return rewritten
 
 
 def calculator_expression(text: str) -> str | None:
@@ -162,7 +178,7 @@ def calculator_expression(text: str) -> str | None:
     """
     lowered = text.lower().strip()
     lowered = _LEADING.sub("", lowered, count=1)
-    tokens = _symbolise(_rewrite(lowered).split())
+    tokens = _symbolise(_keep_scientific(lowered, _rewrite(lowered)).split())
     # The longest run of arithmetic tokens; dangling "of" / "and" words are dropped.
     runs: list[list[str]] = [[]]
     for token in tokens:
@@ -214,7 +230,7 @@ def calculator_expression(text: str) -> str | None:
 
 
 def _is_number(token: str) -> bool:
-    return bool(re.match(r"^\d+(?:\.\d+)?$|^\.\d+$", token))
+    return bool(re.match(r"^\d+(?:\.\d+)?(?:e[-+]?\d+)?$|^\.\d+$", token))
 
 
 def _wrap_sqrt(expression: str) -> str:
