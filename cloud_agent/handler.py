@@ -29,7 +29,7 @@ from cloud_agent.errors import (
 )
 from cloud_agent.metrics import CloudMetrics
 from cloud_agent.security import RateLimiter, check_query, rate_key
-from cloud_agent.tools import cloud_registry
+from cloud_agent.tools import CLOUD_DEVICE_TOOLS, cloud_registry
 from edge_agent.cloud_link import DEVICE_TOOLS
 from edgeloop.transport.auth import Principal
 from edgeloop.v1 import agent_pb2 as pb
@@ -63,7 +63,7 @@ def known_device_tools(request: pb.ReasonRequest) -> frozenset[str]:
             f"device_tools: at most {MAX_DEVICE_TOOL_NAMES} names of at most "
             f"{MAX_TOOL_NAME_CHARS} characters"
         )
-    return frozenset(names or DEVICE_TOOLS) & frozenset(DEVICE_TOOLS)
+    return frozenset(names or DEVICE_TOOLS) & frozenset(CLOUD_DEVICE_TOOLS)
 
 
 class TraceIdFilter(logging.Filter):

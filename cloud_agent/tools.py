@@ -19,6 +19,9 @@ from edge_agent.cloud_link import DEVICE_TOOLS
 from edge_agent.tools import ToolMemory, builtin_specs
 
 CLOUD_TOOLS = ("calculator", "unit_convert", "get_weather", "world_clock")
+# The device tools the cloud may plan: the device's list plus the read-only status question
+# (``cloud_agent.device_status``), which a device offers once its build has it.
+CLOUD_DEVICE_TOOLS: tuple[str, ...] = tuple(dict.fromkeys((*DEVICE_TOOLS, "device_status")))
 
 
 class _NoMemory:
@@ -36,9 +39,10 @@ def cloud_registry(device_tools: Iterable[str] = ()) -> Any:
 
     ``device_tools`` empty (the ``Reason`` RPC): the cloud can only use its own tools.
     """
+    from cloud_agent import device_status
     from react_kernel.tools import ToolRegistry
 
-    wanted = {name for name in device_tools if name in DEVICE_TOOLS}
+    wanted = {name for name in device_tools if name in CLOUD_DEVICE_TOOLS}
     registry = ToolRegistry()
     for spec in builtin_specs(_NoMemory(), forecast_provider=configured_provider()):
         if spec.name in CLOUD_TOOLS:
@@ -47,14 +51,19 @@ def cloud_registry(device_tools: Iterable[str] = ()) -> Any:
             registry.register(dataclasses.replace(spec, executor="cloud", timeout_s=None))
         elif spec.name in wanted:
             registry.register(dataclasses.replace(spec, executor="edge", func=None))
+    if device_status.NAME in wanted and registry.get(device_status.NAME) is None:
+        registry.register(device_status.spec())
     return registry
 
 
 def local_registry(memory: ToolMemory) -> Any:
     """Every tool run in-process against ``memory`` (the planner's eval on scratch memory)."""
+    from cloud_agent import device_status
     from react_kernel.tools import ToolRegistry
 
     registry = ToolRegistry()
     for spec in builtin_specs(memory, forecast_provider=configured_provider()):
         registry.register(dataclasses.replace(spec, executor="cloud"))
+    if registry.get(device_status.NAME) is None:
+        registry.register(device_status.spec(memory))
     return registry

@@ -40,6 +40,9 @@ def describe_call(call: PlannedCall) -> str:
         verb = f"switch {action}" if action in ("on", "off") else verb
         device = str(a.get("device")).replace("door_lock", "door lock")
         return f"ask the device to {verb} the {device}{room}{value}"
+    if call.tool == it.STATUS:
+        room = f" in the {a['room']}" if a.get("room") else ""
+        return f"ask the device how the {str(a.get('device')).replace('_', ' ')}{room} is"
     if call.tool == it.TIMER and a.get("at"):
         return f"ask the device to set an alarm for {a.get('at')}"
     if call.tool == it.TIMER:
@@ -93,6 +96,9 @@ def render(action: pb.ReactStep, observation: pb.ReactStep | None) -> str:
         return f"{args.get('value')} {args.get('from_unit')} = {v['value']} {v.get('unit', '')}"
     if tool == it.CALCULATOR and "value" in v:
         return f"{args.get('expression')} = {v['value']}"
+    if tool == it.STATUS:
+        room = f" ({args['room']})" if args.get("room") else ""
+        return f"{str(args.get('device')).replace('_', ' ')}{room} is {v.get('state', 'unknown')}"
     if tool == it.DEVICE:
         room = f" ({args['room']})" if args.get("room") else ""
         return f"{args.get('device')}{room}: {v.get('state', 'done')}"

@@ -363,6 +363,14 @@ def _calls(
                 for step in (call, PlannedCall(it.CONVERT, temperature_args(target)))
             ]
         return calls
+    if tool == it.STATUS:
+        device = clause.device or (previous.device if previous is not None else None)
+        if device is None:
+            return None
+        room = clause.room or (
+            previous.room if previous and re.search(r"\bthere\b", clause.text) else None
+        )
+        return [PlannedCall(tool, {"device": device, **({"room": room} if room else {})})]
     if clause.args and tool not in NEEDS_CITY:
         return [PlannedCall(tool, dict(clause.args))]  # placed by the edge's router
     if tool == it.DEVICE:

@@ -26,7 +26,7 @@ from cloud_agent.planner import interpret as it
 from cloud_agent.planner.answer import compose_answer, describe_call
 from cloud_agent.planner.calls import PREV, Plan, PlannedCall
 from cloud_agent.planner.plan import make_plan
-from edge_agent.cloud_link import DEVICE_TOOLS
+from cloud_agent.tools import CLOUD_DEVICE_TOOLS
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel.steps import from_struct, to_struct
 
@@ -84,7 +84,7 @@ class PlannerReasoner:
             if plan.refusal:
                 self._on_route("refuse", "")
             for call in plan.calls:
-                self._on_route("edge" if call.tool in DEVICE_TOOLS else "cloud", call.tool)
+                self._on_route("edge" if call.tool in CLOUD_DEVICE_TOOLS else "cloud", call.tool)
         self._plans[key] = plan
         if len(self._plans) > PLAN_CACHE_SIZE:
             self._plans.popitem(last=False)
