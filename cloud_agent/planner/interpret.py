@@ -297,6 +297,11 @@ def is_question(text: str) -> bool:
     return _STATUS_QUESTION.search(text) is not None
 
 
+def asks_for_note(text: str) -> bool:
+    """Whether the words ask to write a note ("add a note", "jot down", "remind me to")."""
+    return _NOTE_ADD.search(text) is not None
+
+
 def is_writing(text: str) -> bool:
     """A request to write something (a letter, a note to someone): an LLM's job."""
     return bool(_WRITING.search(text))

@@ -361,7 +361,7 @@ def _whole_free_text(request: ModelRequest, args: dict[str, Any]) -> dict[str, A
     request's verb are the note when they hold every word of the tagger's span."""
     from cloud_agent.planner.arguments import own_arguments
 
-    key = {it.ADD_NOTE: "text", it.SEARCH_NOTES: "query"}.get(request.tool)
+    key = {it.ADD_NOTE: "text"}.get(request.tool)
     if key is None or args.get("list") or not isinstance(args.get(key), str):
         return args
     whole = own_arguments(request.tool, request.text)

@@ -19,7 +19,7 @@ import re
 from typing import Any
 
 from cloud_agent.planner import interpret as it
-from cloud_agent.planner import model_split, places, qualifiers
+from cloud_agent.planner import model_split, places, plan_check, qualifiers
 from cloud_agent.planner.arguments import (
     NOTE_PREFIX,
     SCALES,
@@ -152,6 +152,7 @@ def make_plan(
             return plan
         plan.calls.extend(calls or [])
         previous = clause
+    plan.calls = _timer_for_each(text, plan.calls)
     if not plan.calls:
         plan.refusal, plan.refusal_kind = _OPEN_MESSAGE, NEEDS_LLM
         return plan
@@ -163,6 +164,12 @@ def make_plan(
             for c in plan.calls
         ]
     plan.calls = _without_repeats(plan.calls)
+    verdict = plan_check.check_plan(text, [(c.tool, c.args) for c in plan.calls])
+    if not verdict.ok:
+        # Nothing of a plan that fails its check runs: declined naming the part.
+        plan.refusal, plan.refusal_kind = plan_check.refusal_message(verdict), PLAN_CHECK
+        plan.calls = []
+        return plan
     if qualified.others or qualified.picked_written:
         # "add a note: drive to Paris, Texas": the place in free text as written.
         plan.calls = [
@@ -226,6 +233,30 @@ def _without_repeats(calls: list[PlannedCall]) -> list[PlannedCall]:
     return out
 
 
+def _timer_for_each(text: str, calls: list[PlannedCall]) -> list[PlannedCall]:
+    """ "rice and lentils, 18 and 25 minutes, a timer for each": one timer per listed
+    duration, where the first timer stood; the items named are no note of their own
+    unless the words ask for one."""
+    if not plan_check.wants_timer_each(text):
+        return calls
+    durations = plan_check.listed_durations(text)
+    if len(durations) < 2:
+        return calls
+    noted = it.asks_for_note(text)
+    out: list[PlannedCall] = []
+    for call in calls:
+        if call.tool == it.TIMER:
+            if not any(c.tool == it.TIMER for c in out):
+                out += [PlannedCall(it.TIMER, {"seconds": s}) for s in durations]
+            continue
+        if call.tool == it.ADD_NOTE and not noted:
+            continue
+        out.append(call)
+    if not any(c.tool == it.TIMER for c in out):
+        out += [PlannedCall(it.TIMER, {"seconds": s}) for s in durations]
+    return out
+
+
 def _without_chatter(clauses: list[it.Clause]) -> list[it.Clause]:
     """Greetings, thanks and remarks that ask for nothing set aside; when nothing else is
     left, the query keeps them (and is declined as small talk the tools cannot answer)."""
@@ -241,6 +272,7 @@ _OPEN_MESSAGE = (
 
 
 NEEDS_LLM = "needs_llm"
+PLAN_CHECK = plan_check.PLAN_CHECK
 UNSERVED_DAY = "unserved_day"
 
 
@@ -258,8 +290,20 @@ def _refusal(text: str, clauses: list[it.Clause], *, open_only: bool = False) ->
         if cues and clause.tool not in (it.ADD_NOTE, it.SEARCH_NOTES, it.TIMER):
             return _OPEN_MESSAGE
         if not open_only and clause.tool is None and not _is_context(clause, clauses):
+            if _is_item(clause, text):
+                continue
             return _OPEN_MESSAGE
     return None
+
+
+def _is_item(clause: it.Clause, text: str) -> bool:
+    """One of the items a "for each" names ("rice and lentils, 18 and 25 minutes, a timer
+    for each"): words the timers stand for, asking for nothing of their own."""
+    return (
+        plan_check.wants_timer_each(text)
+        and len(plan_check.listed_durations(text)) >= 2
+        and not clause.has_entity
+    )
 
 
 def _is_context(clause: it.Clause, clauses: list[it.Clause]) -> bool:
