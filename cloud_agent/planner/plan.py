@@ -19,7 +19,7 @@ import re
 from typing import Any
 
 from cloud_agent.planner import interpret as it
-from cloud_agent.planner import model_split, places, plan_check, qualifiers
+from cloud_agent.planner import model_split, places, plan_check, qualifiers, shapes
 from cloud_agent.planner.arguments import (
     NOTE_PREFIX,
     SCALES,
@@ -139,14 +139,25 @@ def make_plan(
             return plan
     refusal = refusal or _refusal(text, clauses)
     if refusal:
+        shaped = _comparison_shape(text, home)
+        if shaped is not None:
+            plan.calls = shaped
+            plan.compare = _comparison(text, plan.calls)
+            return plan
         plan.refusal, plan.refusal_kind = refusal, NEEDS_LLM
         return plan
     previous: it.Clause | None = None
     for clause in clauses:
         calls = _calls(clause, previous, clauses, text, extractor, home)
-        if calls is None and by_model:
-            # The model found a request the slots and readers cannot fill: half a plan
-            # would drop it silently.
+        if calls is None and clause.tool == it.TIMER and _is_item(clause, text):
+            calls = []  # "a timer for each": the timers come from the durations listed
+        if calls is None and (by_model or clause.own_tool is not None):
+            # A request (the model's, or one the clause's own words ask for) that the
+            # slots and readers cannot fill: half a plan would drop it silently.
+            shaped = _comparison_shape(text, home)
+            if shaped is not None:
+                plan.calls, plan.compare = shaped, _comparison(text, shaped)
+                return plan
             plan.refusal, plan.refusal_kind = _unfilled_message(clause), NEEDS_LLM
             plan.calls = []
             return plan
@@ -183,6 +194,8 @@ def make_plan(
             for c in plan.calls
         ]
     plan.compare = _comparison(text, plan.calls)
+    if plan.compare is not None:
+        plan.calls = shapes.same_day(text, plan.calls)
     return plan
 
 
@@ -231,6 +244,23 @@ def _without_repeats(calls: list[PlannedCall]) -> list[PlannedCall]:
         seen.add(key)
         out.append(call)
     return out
+
+
+# Open-knowledge cues a comparison of readings may hold ("whose clock is further along").
+_COMPARISON_CUES = re.compile(r"^(?:whose|how\s+far)$")
+
+
+def _comparison_shape(text: str, home: Any) -> list[PlannedCall] | None:
+    """The readings of a comparison the clause rules declined (``shapes``), unless the
+    words ask for open knowledge too ("is oslo colder than rome in january")."""
+    if any(not _COMPARISON_CUES.match(cue) for cue in open_knowledge_cues(text)):
+        return None
+    if it.is_writing(text):
+        return None
+    calls = shapes.comparison_calls(text, home)
+    if calls and _comparison(text, calls):
+        return calls
+    return shapes.per_period_calls(text)
 
 
 def _timer_for_each(text: str, calls: list[PlannedCall]) -> list[PlannedCall]:
@@ -471,6 +501,7 @@ def _comparison(text: str, calls: list[PlannedCall]) -> str | None:
     clock = sum(1 for c in calls if c.tool == it.CLOCK)
     if weather >= 2:
         for pattern, kind in (
+            (r"\bhow\s+(?:much|many\s+degrees)\b|\bdifference\b|\bby\s+how\s+much\b", "difference"),
             (r"\b(?:warmer|hotter|warmest|hottest)\b", "warmer"),
             (r"\b(?:colder|cooler|chillier|coldest|coolest)\b", "colder"),
             (r"\bsunn\w*\b", "sunny"),
@@ -482,8 +513,9 @@ def _comparison(text: str, calls: list[PlannedCall]) -> str | None:
                 return kind
     if clock >= 2:
         for pattern, kind in (
-            (r"\b(?:later|ahead)\b", "later"),
-            (r"\b(?:earlier|behind)\b", "earlier"),
+            (r"\bhow\s+(?:far|many\s+hours|much)\b|\bby\s+how\s+much\b", "difference"),
+            (r"\b(?:later|latest|ahead|further\s+along|furthest)\b", "later"),
+            (r"\b(?:earlier|earliest|behind)\b", "earlier"),
             (r"\bdifference\b", "difference"),
         ):
             if re.search(pattern, text):
