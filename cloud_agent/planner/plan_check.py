@@ -88,10 +88,19 @@ _ANOTHER_REQUEST = re.compile(
 )
 
 
+# The words of the request itself inside a note's text ("add to my notes that ...").
+_NOTE_COMMAND = re.compile(
+    r"^(?:add|put|save|jot|write|make\s+a\s+note|take\s+a\s+note|note\s+down)\b"
+    r"|\b(?:to|in|into)\s+my\s+notes\b"
+)
+
+
 def _note_text(text: str, words: str) -> Verdict:
     """A note's text is a contiguous run of the words (commas and "and" between its words
     aside: "milk, eggs, bread") that ends where its request ends, and holds no other
     request."""
+    if _NOTE_COMMAND.search(text.lower()):
+        return Verdict(False, "the note holds the request's own words", text)
     swallowed = _ANOTHER_REQUEST.search(text.lower())
     if swallowed is not None:
         rest = text[swallowed.start() :].strip(" ,;")
@@ -169,8 +178,9 @@ _ACTION_WORDS: dict[str, str] = {
     "open": r"\bopen\w*|\braise\w*|\bup\b|\bpull\s+up",
     "close": r"\bclose\w*|\bshut\b|\blower\w*|\bdraw\w*|\bdown\b",
     "set": r"\d|\bset\b|\bto\s+(?:that|it|the\s+result)|\bdim\w*|\bbright\w*|\bturn\b",
-    "volume_up": r"\bup\b|\blouder|\braise|\bincrease|\bvolume",
-    "volume_down": r"\bdown\b|\bquieter|\bsofter|\blower|\bdecrease|\bvolume",
+    "volume_up": r"\blouder|\braise|\bincrease|\bvolume|\bturn\s+(?:\w+\s+){0,3}up\b",
+    "volume_down": r"\bquieter|\bsofter|\blower|\bdecrease|\bvolume|"
+    r"\bturn\s+(?:\w+\s+){0,3}down\b",
     "mute": r"\bmute",
     "unmute": r"\bunmute",
     "brightness_up": r"\bbright\w*|\bup\b|\bincrease",
@@ -180,15 +190,16 @@ _ACTION_WORDS: dict[str, str] = {
 
 def _device(arguments: dict[str, Any], words: str) -> Verdict:
     from cloud_agent.planner import interpret as it
-
-    device, action = arguments.get("device"), arguments.get("action")
-    named = {d for pattern, d in it._DEVICE_WORDS if re.search(pattern, words)}
     from cloud_agent.planner.clauses import split_clauses
 
-    named |= {d for piece in split_clauses(words) if (d := it.find_device(piece))}
+    device, action = arguments.get("device"), arguments.get("action")
+    named = _named_devices(words)
     part = f"{action} the {str(device).replace('_', ' ')}"
     if device not in named:
         return Verdict(False, f"the words name no {device}", part)
+    if not arguments.get("room") and _THERE.search(words) and it.find_room(words):
+        # "... in the office and turn the heater on in there": the room it points at.
+        return Verdict(False, "'there' names a room the call leaves out", part)
     pattern = _ACTION_WORDS.get(str(action))
     if pattern is None or not re.search(pattern, words):
         return Verdict(False, f"the words do not say {action}", part)
@@ -211,6 +222,29 @@ def _device(arguments: dict[str, Any], words: str) -> Verdict:
 
 
 _REFERS_BACK = re.compile(r"\b(?:that|it|the\s+result|the\s+answer|this)\b")
+_THERE = re.compile(r"\b(?:in\s+)?there\b")
+# The door lock is named by a door or a lock as a thing, not by the verb ("lock in my
+# answer" names no door).
+_DOOR = re.compile(r"\b(?:doors?|deadbolt|locks\b|the\s+lock|lock\s+up|gate)\b")
+
+
+def _named_devices(words: str) -> set[str]:
+    """The devices the words name: by their own words; the speaker by "volume" or the
+    thermostat by "temperature" only where no other device of the kind is named."""
+    from cloud_agent.planner import interpret as it
+    from cloud_agent.planner.clauses import split_clauses
+
+    named = {d for pattern, d in it._DEVICE_WORDS if re.search(pattern, words)}
+    if "door_lock" in named and not _DOOR.search(words):
+        named.discard("door_lock")
+    inferred = {d for piece in split_clauses(words) if (d := it.find_device(piece))}
+    if "speaker" in inferred and "tv" not in named:
+        named.add("speaker")  # "turn the volume up"
+    if "thermostat" in inferred and not named & {"ac", "heater"}:
+        named.add("thermostat")  # "set the temperature to 21"
+    if "light" in inferred:
+        named.add("light")  # "brightness to 40"
+    return named
 
 
 def check_call(tool: str, arguments: dict[str, Any], words: str) -> Verdict:
