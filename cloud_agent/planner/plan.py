@@ -146,27 +146,51 @@ def make_plan(
             return plan
         plan.refusal, plan.refusal_kind = refusal, NEEDS_LLM
         return plan
+    unfilled = _build_calls(plan, clauses, text, extractor, home, by_model=by_model)
+    if unfilled is not None:
+        shaped = _comparison_shape(text, home)
+        if shaped is not None:
+            plan.calls, plan.compare = shaped, _comparison(text, shaped)
+            return plan
+        plan.refusal, plan.refusal_kind = _unfilled_message(unfilled), NEEDS_LLM
+        plan.calls = []
+        return plan
+    plan.calls = _timer_for_each(text, plan.calls)
+    if not plan.calls:
+        plan.refusal, plan.refusal_kind = _OPEN_MESSAGE, NEEDS_LLM
+        return plan
+    return _finish(plan, text, qualified)
+
+
+def _build_calls(
+    plan: Plan,
+    clauses: list[it.Clause],
+    text: str,
+    extractor: it.Extractor | None,
+    home: Any,
+    *,
+    by_model: bool,
+) -> it.Clause | None:
+    """Each clause's calls into ``plan``, in order. Returns the first request (the
+    model's, or one its clause's own words ask for) that the slots and readers cannot
+    fill, as half a plan would drop it silently; else None ("a timer for each" is built
+    afterwards)."""
     previous: it.Clause | None = None
     for clause in clauses:
         calls = _calls(clause, previous, clauses, text, extractor, home)
         if calls is None and clause.tool == it.TIMER and _is_item(clause, text):
             calls = []  # "a timer for each": the timers come from the durations listed
         if calls is None and (by_model or clause.own_tool is not None):
-            # A request (the model's, or one the clause's own words ask for) that the
-            # slots and readers cannot fill: half a plan would drop it silently.
-            shaped = _comparison_shape(text, home)
-            if shaped is not None:
-                plan.calls, plan.compare = shaped, _comparison(text, shaped)
-                return plan
-            plan.refusal, plan.refusal_kind = _unfilled_message(clause), NEEDS_LLM
-            plan.calls = []
-            return plan
+            return clause
         plan.calls.extend(calls or [])
         previous = clause
-    plan.calls = _timer_for_each(text, plan.calls)
-    if not plan.calls:
-        plan.refusal, plan.refusal_kind = _OPEN_MESSAGE, NEEDS_LLM
-        return plan
+    return None
+
+
+def _finish(plan: Plan, text: str, qualified: qualifiers.Qualified) -> Plan:
+    """The built calls given their places' keys, repeats dropped, checked (a plan that
+    fails the check runs nothing: declined naming the part), free text restored as
+    written, and how to compare the results."""
     if qualified.picked:
         plan.calls = [
             PlannedCall(c.tool, {**c.args, "city": qualified.city(str(c.args["city"]))})
@@ -438,13 +462,7 @@ def _calls(
             ]
         return calls
     if tool == it.STATUS:
-        device = clause.device or (previous.device if previous is not None else None)
-        if device is None:
-            return None
-        room = clause.room or (
-            previous.room if previous and re.search(r"\bthere\b", clause.text) else None
-        )
-        return [PlannedCall(tool, {"device": device, **({"room": room} if room else {})})]
+        return _status_call(clause, previous)
     if clause.args and tool not in NEEDS_CITY:
         return [PlannedCall(tool, dict(clause.args))]  # placed by the edge's router
     if tool == it.DEVICE:
@@ -472,6 +490,16 @@ def _calls(
     if args and tool == it.ADD_NOTE and NOTE_PREFIX.match(str(args.get("text", ""))):
         args = own_arguments(tool, str(args["text"])) or args  # "remind me to buy milk"
     return [PlannedCall(tool, args)] if args else None
+
+
+def _status_call(clause: it.Clause, previous: it.Clause | None) -> list[PlannedCall] | None:
+    """The read a device question asks for ("is the plug on?"; "and is the fan on there")."""
+    device = clause.device or (previous.device if previous is not None else None)
+    if device is None:
+        return None
+    there = previous is not None and re.search(r"\bthere\b", clause.text) is not None
+    room = clause.room or (previous.room if there and previous is not None else None)
+    return [PlannedCall(it.STATUS, {"device": device, **({"room": room} if room else {})})]
 
 
 _ONLY_COMPARES = re.compile(

@@ -222,10 +222,15 @@ def _device(arguments: dict[str, Any], words: str) -> Verdict:
 
 
 _REFERS_BACK = re.compile(r"\b(?:that|it|the\s+result|the\s+answer|this)\b")
-_THERE = re.compile(r"\b(?:in\s+)?there\b")
+_THERE = re.compile(
+    r"(?<!hey )(?<!hi )(?<!hello )\b(?:in\s+)?there\b(?!\s+(?:is|are|was|were|'s)\b)"
+)
 # The door lock is named by a door or a lock as a thing, not by the verb ("lock in my
 # answer" names no door).
-_DOOR = re.compile(r"\b(?:doors?|deadbolt|locks\b|the\s+lock|lock\s+up|gate)\b")
+_DOOR = re.compile(
+    r"\b(?:doors?|deadbolt|locks|gate|garage|house|front|back)\b"
+    r"|\block\s+(?:it|them|up|the|my|our|everything|all)\b"
+)
 
 
 def _named_devices(words: str) -> set[str]:
