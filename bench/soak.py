@@ -18,7 +18,10 @@ and the replicas are read: every acknowledged note must be on the device, in the
 and on the other device of its user (``lost_writes``), no note may exist twice
 (``duplicate_side_effects``), nothing may be pending (``unresolved_pending``), and the
 cloud's peak RSS (VmHWM of every cloud process) must stay under the budget. The last
-line is one JSON object.
+line is one JSON object; the exit status is 1 when lost writes, duplicate side effects or
+unresolved pending queries are above zero (``lost_writes`` is split into ``lost_in_sync``,
+``lost_by_plan`` and ``lost_on_device``). ``--check-only FOLDER`` checks a run kept with
+``--keep``.
 """
 
 from __future__ import annotations
@@ -244,7 +247,9 @@ def run_device(args: argparse.Namespace) -> None:
         final = steps[-1]
         if "pending_id" in final.metadata:
             code = "RESOURCE_EXHAUSTED" if "retry_after_ms" in final.metadata else "UNAVAILABLE"
-            record({"op": "ask", "code": code, "pending": True})
+            # Kept pending while the link's breaker was open (the cloud down moments ago) or
+            # with the cloud unreachable: docs/operations.md, "Soak".
+            record({"op": "ask", "code": code, "pending": True, "breaker": link.breaker.state})
         else:
             record({"op": "ask", "code": "OK", "session": True})
             if note is not None:
@@ -433,6 +438,11 @@ def main() -> None:
     parser.add_argument("--rss-budget-mb", type=float, default=400.0)
     parser.add_argument("--seed", type=int, default=14)
     parser.add_argument("--keep", action="store_true", help="Keep the run's folder.")
+    parser.add_argument(
+        "--check-only",
+        metavar="FOLDER",
+        help="Only check a kept run's folder (its journals and replicas) and exit.",
+    )
     parser.add_argument("--device-worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--settle", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--folder", help=argparse.SUPPRESS)
@@ -445,6 +455,12 @@ def main() -> None:
     if args.device_worker:
         run_device(args)
         return
+    if args.check_only:
+        folder = Path(args.check_only)
+        count = len(list(folder.glob("device*.db")))
+        report = check(folder, count, collections.Counter(), 0, 0, [], None)
+        print_report(report, args.rss_budget_mb)
+        sys.exit(exit_code(report))
     random.seed(args.seed)
     with tempfile.TemporaryDirectory(prefix="edgeloop-soak-") as tmp:
         folder = Path(tmp)
@@ -454,6 +470,7 @@ def main() -> None:
             subprocess.run(["cp", "-a", f"{folder}/.", str(kept)], check=False)
             print(f"run folder kept in {kept}", file=sys.stderr)
     print_report(report, args.rss_budget_mb)
+    sys.exit(exit_code(report))
 
 
 def soak(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
@@ -541,13 +558,14 @@ def check(
     bad_sent: int,
     bad_ok: int,
     bad_wrong: list[str],
-    cloud: Cloud,
+    cloud: Cloud | None,
 ) -> dict[str, Any]:
     from sync.store import MemoryStore
 
     codes: collections.Counter[str] = collections.Counter()
-    sessions = 0
-    acked: dict[str, list[str]] = {user: [] for user in USERS}
+    sessions = breaker_open = 0
+    # (device index, note text, how it was acknowledged)
+    acked: list[tuple[int, str, str]] = []
     for index in range(devices):
         path = folder / f"device{index}.jsonl"
         for line in path.read_text(encoding="utf-8").splitlines() if path.exists() else []:
@@ -556,16 +574,14 @@ def check(
             except ValueError:
                 continue  # a line cut by SIGKILL: never acknowledged
             if "ack" in entry:
-                acked[device_user(index)].append(entry["ack"])
+                acked.append((index, str(entry["ack"]), str(entry.get("via", ""))))
             else:
                 codes[entry["code"]] += 1
                 sessions += bool(entry.get("session"))
+                breaker_open += entry.get("breaker") == "open"
     replicas = replicas_notes(folder, devices)
-    lost = duplicates = 0
-    for user, notes in acked.items():
-        for replica in replicas[user]:
-            have = collections.Counter(replica)
-            lost += sum(1 for text in set(notes) if have[text] == 0)
+    lost = lost_writes(acked, replicas, folder, devices)
+    duplicates = 0
     for user in USERS:
         for replica in replicas[user]:
             duplicates += sum(n - 1 for n in collections.Counter(replica).values() if n > 1)
@@ -578,18 +594,67 @@ def check(
         "devices": devices,
         "sessions": sessions,
         "errors_by_code": dict(sorted((k, v) for k, v in codes.items() if k != "OK")),
+        "pending_with_breaker_open": breaker_open,
         "faults_injected": sum(faults.values()),
         "faults": dict(faults),
-        "acknowledged_writes": sum(len(set(v)) for v in acked.values()),
-        "lost_writes": lost,
+        "acknowledged_writes": len({(device_user(i), text) for i, text, _ in acked}),
+        "lost_writes": sum(lost.values()),
+        "lost_in_sync": lost["in_sync"],
+        "lost_by_plan": lost["by_plan"],
+        "lost_on_device": lost["on_device"],
         "duplicate_side_effects": duplicates,
         "unresolved_pending": pending,
-        "peak_rss_mb": round(cloud.peak_rss_kb / 1024, 1),
+        "peak_rss_mb": round((cloud.peak_rss_kb if cloud else 0) / 1024, 1),
         "bad_inputs_rejected": bad_ok,
         "bad_inputs_total": bad_sent,
         "bad_inputs_wrong": bad_wrong,
         "digest": hashlib.sha256(json.dumps(replicas, sort_keys=True).encode()).hexdigest()[:12],
     }
+
+
+def lost_writes(
+    acked: list[tuple[int, str, str]],
+    replicas: dict[str, list[list[str]]],
+    folder: Path,
+    devices: int,
+) -> dict[str, int]:
+    """Each acknowledged note missing somewhere, by where it went missing:
+
+    - ``by_plan``: a cloud session acknowledged the note but the device that ran it holds
+      no note of those words (the plan wrote other words: "soak" for "soak ohdydzxtqd");
+    - ``on_device``: a note written offline is not on the device that wrote it;
+    - ``in_sync``: the device that wrote it has it, the cloud or another replica of the
+      same user does not (sync lost it).
+    """
+    from sync.store import MemoryStore
+
+    own: dict[int, set[str]] = {}
+    for index in range(devices):
+        with MemoryStore(folder / f"device{index}.db") as store:
+            own[index] = {n["text"] for n in store.notes()}
+    lost = {"in_sync": 0, "by_plan": 0, "on_device": 0}
+    for index, text in dict.fromkeys((i, t) for i, t, _ in acked):
+        via = next(v for i, t, v in acked if (i, t) == (index, text))
+        if text not in own[index]:
+            lost["by_plan" if via in ("cloud", "resolved") else "on_device"] += 1
+        elif any(text not in replica for replica in replicas[device_user(index)]):
+            lost["in_sync"] += 1
+    return lost
+
+
+FAILING = ("lost_writes", "duplicate_side_effects", "unresolved_pending")
+
+
+def exit_code(report: dict[str, Any]) -> int:
+    """1 when anything was lost, ran twice or was left pending (or the RSS budget or a bad
+    input's code failed), else 0."""
+    failing = [key for key in FAILING if report.get(key, 0) > 0]
+    if report.get("bad_inputs_wrong") or not report.get("rss_within_budget", True):
+        failing.append("bad inputs or RSS")
+    if failing:
+        print(f"soak FAILED: {', '.join(failing)} above zero", file=sys.stderr)
+        return 1
+    return 0
 
 
 def print_report(report: dict[str, Any], budget_mb: float) -> None:
@@ -598,7 +663,8 @@ def print_report(report: dict[str, Any], budget_mb: float) -> None:
     print(f"{'figure':<28} value")
     for key in (
         "devices", "sessions", "faults_injected", "acknowledged_writes", "lost_writes",
-        "duplicate_side_effects", "unresolved_pending", "peak_rss_mb", "rss_budget_mb",
+        "lost_in_sync", "lost_by_plan", "lost_on_device", "duplicate_side_effects",
+        "unresolved_pending", "pending_with_breaker_open", "peak_rss_mb", "rss_budget_mb",
         "bad_inputs_rejected", "bad_inputs_total",
     ):  # fmt: skip
         print(f"{key:<28} {report[key]}")

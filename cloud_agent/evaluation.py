@@ -11,6 +11,9 @@ user's is touched); approvals are granted. Metrics:
   (numbers within 1e-6; names and enums case-insensitive, trimmed; free text ``text`` and
   ``query`` by token F1 >= 0.6; a calculator call matches on its tool alone);
 - ``honest_refusal``: unanswerable lines the planner declined with no tool call;
+- ``wrong_actions``: side-effect calls (device commands, timers, notes) a plan made that
+  match no expected call of its line (every one, on an unanswerable line): the costliest
+  error, as it changes the person's home or memory;
 - ``p50_ms`` / ``p95_ms``: time per query, plan and tool calls included.
 """
 
@@ -124,6 +127,24 @@ def calls_match(expected: list[dict[str, Any]], got: list[tuple[str, dict[str, A
     return True
 
 
+def wrong_actions(expected: list[dict[str, Any]], got: list[tuple[str, dict[str, Any]]]) -> int:
+    """How many side-effect calls of ``got`` match no expected call (one-to-one)."""
+    from understanding.tools import SIDE_EFFECT_TOOLS
+
+    used: set[int] = set()
+    wrong = 0
+    for tool, args in got:
+        if tool not in SIDE_EFFECT_TOOLS:
+            continue
+        for i, want in enumerate(expected):
+            if i not in used and want["tool"] == tool and args_match(tool, want.get("args"), args):
+                used.add(i)
+                break
+        else:
+            wrong += 1
+    return wrong
+
+
 @dataclass
 class Outcome:
     """What the planner did with one query."""
@@ -200,7 +221,7 @@ def evaluate(
     planner = reasoner or PlannerReasoner(router=load_edge_router())
     answerable = [c for c in cases if c.answerable]
     unanswerable = [c for c in cases if not c.answerable]
-    right = declined = 0
+    right = declined = wrong = 0
     timings: list[float] = []
     failures: list[dict[str, Any]] = []
     with scratch_memory() as memory:
@@ -208,6 +229,7 @@ def evaluate(
         for number, case in enumerate(cases):
             outcome = run_query(planner, tools, case.query, f"eval-{number}")
             timings.append(outcome.ms)
+            wrong += wrong_actions(case.calls if case.answerable else [], outcome.calls)
             if case.answerable:
                 ok = calls_match(case.calls, outcome.calls) and not outcome.refused
                 right += ok
@@ -227,6 +249,7 @@ def evaluate(
         "unanswerable": len(unanswerable),
         "plan_accuracy": round(right / len(answerable), 4) if answerable else None,
         "honest_refusal": round(declined / len(unanswerable), 4) if unanswerable else None,
+        "wrong_actions": wrong,
         "p50_ms": round(statistics.median(ordered), 3),
         "p95_ms": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 3),
         "failures": len(failures),

@@ -294,6 +294,7 @@ class OpenAIReasoner:
             steps = parse_model_output(content, ctx.tools).steps
             if steps[-1].metadata.get("parse_error") == "empty":  # e.g. only a <think> block
                 raise BackendRequestError(f"{self.config.base_url}: the reply had no answer")
+            steps = [guard_call(ctx, step) for step in steps]
         for step in steps:
             step.model = self.config.model
         usage = data.get("usage") or {}
@@ -336,8 +337,42 @@ class OpenAIReasoner:
                 step_type=pb.STEP_TYPE_ERROR,
                 content=f"{call['name']!r} is not a tool; answer in plain text instead.",
             )
+        step = guard_call(ctx, step)
         step.metadata[CALL_ID_KEY] = call["id"]
         return step
+
+
+def guard_call(ctx: ReasoningContext, step: pb.ReactStep) -> pb.ReactStep:
+    """A model's side-effect ACTION checked against the person's words before anything runs
+    (the planner's plan check, ``cloud_agent.planner.plan_check``: arguments grounded,
+    counts as asked, with the turn's earlier side effects): a refused call becomes an ERROR
+    naming why, which the model sees as the call's result (a ``tool`` message in native
+    mode), so it can correct itself or answer without it."""
+    from cloud_agent.planner.clauses import normalise
+    from cloud_agent.planner.plan_check import check_plan
+    from understanding.tools import SIDE_EFFECT_TOOLS
+
+    if step.step_type != pb.STEP_TYPE_ACTION or step.tool not in SIDE_EFFECT_TOOLS:
+        return step
+    earlier = [
+        (s.tool, from_struct(s.arguments))
+        for s in ctx.history
+        if s.turn_id == ctx.turn_id
+        and s.step_type == pb.STEP_TYPE_ACTION
+        and s.tool in SIDE_EFFECT_TOOLS
+    ]
+    verdict = check_plan(normalise(ctx.query), [*earlier, (step.tool, from_struct(step.arguments))])
+    if verdict.ok:
+        return step
+    refused = pb.ReactStep(
+        step_type=pb.STEP_TYPE_ERROR,
+        content=(
+            f"{step.tool} was not run: {verdict.reason} ({verdict.part!r}). Use the person's "
+            "own words for its arguments, or answer without it."
+        ),
+    )
+    refused.metadata["refused_tool"] = step.tool
+    return refused
 
 
 # -- reading replies -----------------------------------------------------------------------

@@ -56,6 +56,9 @@ CHANNEL_OPTIONS: list[tuple[str, int]] = [
     ("grpc.max_reconnect_backoff_ms", 2_000),
 ]
 _UNREACHABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+#: With the breaker open, a health check at most this often tells whether the cloud is back.
+PROBE_INTERVAL_S = 1.0
+PROBE_TIMEOUT_S = 0.5
 _BROKEN = (*_UNREACHABLE, grpc.StatusCode.CANCELLED, grpc.StatusCode.INTERNAL)
 
 
@@ -138,6 +141,7 @@ class CloudLink:
         self._token = token
         self._redactor = redactor or _default_redactor
         self._lock = threading.Lock()
+        self._probed_at = float("-inf")
         self._channel = client_channel(
             target, tls_root=tls_root, use_tls=use_tls, options=CHANNEL_OPTIONS
         )
@@ -179,6 +183,18 @@ class CloudLink:
             self.breaker.record_success()
         return serving
 
+    def _probe(self) -> bool:
+        """With the breaker open, whether the cloud is back: one short health check at most
+        every ``PROBE_INTERVAL_S`` (a cloud restarted after a second's outage is used again
+        within a second, not after the breaker's whole reset timeout; a cloud that stays
+        down gets one cheap check a second, not the calls)."""
+        now = time.monotonic()
+        with self._lock:
+            if now - self._probed_at < PROBE_INTERVAL_S:
+                return False
+            self._probed_at = now
+        return self.healthy(timeout_s=PROBE_TIMEOUT_S) and self.breaker.allow()
+
     def run(
         self,
         query: str,
@@ -207,7 +223,7 @@ class CloudLink:
         self.last_receipt = None
         attempt = 0
         while True:
-            if not self.breaker.allow():
+            if not self.breaker.allow() and not self._probe():
                 raise CloudUnavailableError(f"cloud {self.target} circuit breaker is open")
             received = False
             try:

@@ -40,6 +40,9 @@ def describe_call(call: PlannedCall) -> str:
         verb = f"switch {action}" if action in ("on", "off") else verb
         device = str(a.get("device")).replace("door_lock", "door lock")
         return f"ask the device to {verb} the {device}{room}{value}"
+    if call.tool == it.STATUS:
+        room = f" in the {a['room']}" if a.get("room") else ""
+        return f"ask the device how the {str(a.get('device')).replace('_', ' ')}{room} is"
     if call.tool == it.TIMER and a.get("at"):
         return f"ask the device to set an alarm for {a.get('at')}"
     if call.tool == it.TIMER:
@@ -97,6 +100,9 @@ def render(action: pb.ReactStep, observation: pb.ReactStep | None) -> str:
         return f"{args.get('value')} {args.get('from_unit')} = {v['value']} {v.get('unit', '')}"
     if tool == it.CALCULATOR and "value" in v:
         return f"{args.get('expression')} = {v['value']}"
+    if tool == it.STATUS:
+        room = f" ({args['room']})" if args.get("room") else ""
+        return f"{str(args.get('device')).replace('_', ' ')}{room} is {v.get('state', 'unknown')}"
     if tool == it.DEVICE:
         room = f" ({args['room']})" if args.get("room") else ""
         return f"{args.get('device')}{room}: {v.get('state', 'done')}"
@@ -142,7 +148,46 @@ def compose_answer(plan: Plan, done: Done, *, gave_up: bool = False) -> str:
     return ". ".join(line.rstrip(".") for line in lines) + "." if lines else "Nothing to do."
 
 
+def _reading(v: dict[str, Any], kind: str | None) -> int:
+    """The temperature a comparison uses, as the answer shows it: a day's reading, or for a
+    span ("this weekend") its coldest day when asking which is colder, else its warmest,
+    both within the range the span's line states."""
+    days = [int(d["temperature"]) for d in v.get("days") or [] if "temperature" in d]
+    if days:
+        return min(days) if kind == "colder" else max(days)
+    return int(v["temperature"])
+
+
+def _weather_compare(kind: str, weather: list[tuple[str, str, dict[str, Any]]]) -> str | None:
+    if kind in ("warmer", "colder", "difference") and len(weather) >= 2:
+        spans = any(v.get("days") for _, _, v in weather)
+        read = [(name, day, _reading(v, kind)) for name, day, v in weather]
+        ordered = sorted(read, key=lambda w: w[2], reverse=kind != "colder")
+        best, other = ordered[0], ordered[-1]
+        label = best[0] if best[0] != other[0] else best[1]
+        against = other[0] if best[0] != other[0] else other[1]
+        if best[2] == other[2]:
+            return f"They are the same temperature, {best[2]}°C"
+        gap = abs(best[2] - other[2])
+        if kind == "difference":
+            return f"{label} is {gap}°C warmer than {against} ({best[2]}°C against {other[2]}°C)"
+        word = ("down to " if kind == "colder" else "up to ") if spans else ""
+        return f"{label} is {kind}: {word}{best[2]}°C against {word}{other[2]}°C, {gap}°C {kind}"
+    if kind in ("sunny", "rainy", "snowy") and weather:
+        hits = [
+            f"{name} {day}"
+            for name, day, v in weather
+            if v.get("condition") == kind
+            or any(d.get("condition") == kind for d in v.get("days") or [])
+        ]
+        if not hits:
+            return f"None of them is forecast {kind}"
+        return f"{kind.capitalize()}: {', '.join(hits)}"
+    return None
+
+
 def _compare(kind: str | None, done: Done) -> str | None:
+    """The comparison asked for, computed from the very readings the answer lists."""
     weather = [
         (_title(v.get("city")), str(v.get("day", "today")), v)
         for a, o in done
@@ -153,36 +198,28 @@ def _compare(kind: str | None, done: Done) -> str | None:
         for a, o in done
         if a.tool == it.CLOCK and "time" in (v := _values(o))
     ]
-    if kind in ("warmer", "colder") and len(weather) >= 2:
-        ordered = sorted(weather, key=lambda w: int(w[2]["temperature"]), reverse=kind == "warmer")
-        best, other = ordered[0], ordered[-1]
-        if best[2]["temperature"] == other[2]["temperature"]:
-            return f"They are the same temperature, {best[2]['temperature']}°C"
-        label = best[0] if best[0] != other[0] else best[1]
-        return f"{label} is {kind}: {best[2]['temperature']}°C against {other[2]['temperature']}°C"
-    if kind in ("sunny", "rainy", "snowy") and weather:
-        hits = [f"{name} {day}" for name, day, v in weather if v.get("condition") == kind]
-        if not hits:
-            return f"None of them is forecast {kind}"
-        return f"{kind.capitalize()}: {', '.join(hits)}"
     if kind == "summary" and len(weather) >= 2:
         return "; ".join(
             f"{n} {d} {v['temperature']}°C {v.get('condition')}" for n, d, v in weather
         )
     if kind in ("later", "earlier", "difference") and len(clocks) >= 2:
-        offsets = [
-            (name, _offset_minutes(str(v.get("utc_offset", "+00:00")))) for name, v in clocks
-        ]
-        by_offset = sorted(offsets, key=lambda o: o[1], reverse=kind != "earlier")
-        first, last = by_offset[0], by_offset[-1]
-        hours = abs(first[1] - last[1]) / 60
-        if hours == 0:
-            return f"{first[0]} and {last[0]} have the same local time"
-        if kind == "difference":
-            return f"{first[0]} is {hours:g} h ahead of {last[0]}"
-        relation = "ahead of" if kind == "later" else "behind"
-        return f"It is {kind} in {first[0]} ({hours:g} h {relation} {last[0]})"
+        return _clock_compare(kind, clocks)
+    if kind is not None:
+        return _weather_compare(kind, weather)
     return None
+
+
+def _clock_compare(kind: str, clocks: list[tuple[str, dict[str, Any]]]) -> str:
+    offsets = [(name, _offset_minutes(str(v.get("utc_offset", "+00:00")))) for name, v in clocks]
+    by_offset = sorted(offsets, key=lambda o: o[1], reverse=kind != "earlier")
+    first, last = by_offset[0], by_offset[-1]
+    hours = abs(first[1] - last[1]) / 60
+    if hours == 0:
+        return f"{first[0]} and {last[0]} have the same local time"
+    if kind == "difference":
+        return f"{first[0]} is {hours:g} h ahead of {last[0]}"
+    relation = "ahead of" if kind == "later" else "behind"
+    return f"It is {kind} in {first[0]} ({hours:g} h {relation} {last[0]})"
 
 
 def _offset_minutes(offset: str) -> int:

@@ -28,6 +28,19 @@ TIMER = "set_timer"
 ADD_NOTE = "add_note"
 SEARCH_NOTES = "search_notes"
 REMOVE_NOTE = "remove_note"
+STATUS = "device_status"
+
+# A question about a device's state ("is the plug on?", "did i lock the front door", "what
+# is the thermostat set to"): a read, never a command. An imperative ("turn on the plug",
+# "can you lock the door") does not open with these.
+_STATUS_QUESTION = re.compile(
+    r"^(?:(?:and|so|also|oh|hey|quick\s+question)\s+)*(?:"
+    r"(?:is|are|was|were|did|do|does|has|have|had)\s+(?!it\b|there\b|that\b|this\b)"
+    r"|(?:what|how)\s+is\s+(?:the|my|our)\b|what\s+(?:state|setting|temperature|level)\b"
+    r"|(?:check|see|tell\s+me|find\s+out|let\s+me\s+know)\s+(?:whether|if)\b"
+    r"|(?:can|could)\s+you\s+(?:check|see|tell\s+me)\s+(?:whether|if)\b"
+    r")"
+)
 
 _NOTE_SEARCH = re.compile(
     r"\b(?:search|find|look\s*up|look\s+for|check|anything|look\s+(?:in|through|at)|any|what(?:\s+is)?\s+in|read)"
@@ -257,6 +270,39 @@ _TARGET_UNIT = re.compile(r"\b(?:in|into|to)\s+(?:degrees\s+)?([a-z°]+)\s*$")
 QUANTITY = re.compile(r"\d(?:[\d.,]*)\s*(?:°\s*)?[a-z]+")
 
 
+# Words between the question's opening and the device that make it a question about
+# devices in general ("what is the difference between a heater and a radiator").
+_GENERAL = frozenset(
+    {"a", "an", "of", "difference", "between", "best", "better", "kind", "type", "price", "cost"}
+)
+
+
+def is_status_question(text: str) -> bool:
+    """Whether a clause asks about the state of one of the home's devices ("is the plug
+    on?") rather than changing it, or asking about devices in general."""
+    opening = _STATUS_QUESTION.search(text)
+    if opening is None:
+        return False
+    starts = [m.start() for pattern, _ in _DEVICE_WORDS if (m := re.search(pattern, text))]
+    if not starts or min(starts) < opening.end():
+        return False
+    between = text[opening.end() : min(starts)].split()
+    # One of the home's devices is "the plug", "my lights", "the kitchen lights".
+    near = text[opening.start() :].split()[:8]
+    owned = {"the", "my", "our"}.intersection(near) or find_room(text) is not None
+    return len(between) <= 4 and not _GENERAL.intersection(between) and bool(owned)
+
+
+def is_question(text: str) -> bool:
+    """Whether a clause opens as a question ("is...", "did i...", "what is the...")."""
+    return _STATUS_QUESTION.search(text) is not None
+
+
+def asks_for_note(text: str) -> bool:
+    """Whether the words ask to write a note ("add a note", "jot down", "remind me to")."""
+    return _NOTE_ADD.search(text) is not None
+
+
 def is_writing(text: str) -> bool:
     """A request to write something (a letter, a note to someone): an LLM's job."""
     return bool(_WRITING.search(text))
@@ -337,6 +383,10 @@ def read_clause(text: str, extractor: Extractor | None = None) -> Clause:
     if clause.tool in (WEATHER, CLOCK) and clause.device and not clause.cities:
         clause.tool = DEVICE if clause.action else clause.tool
     _read_list_or_alarm(clause)
+    if clause.tool in (None, DEVICE, WEATHER, CLOCK) and is_status_question(text):
+        clause.tool, clause.args = STATUS, None  # "is the plug on?": a read
+    elif clause.tool == DEVICE and is_question(text):
+        clause.tool, clause.args = None, None  # a question is never a command
     clause.own_tool = clause.tool
     return clause
 

@@ -351,5 +351,22 @@ def _model_clause(
         if request.tool == it.WEATHER and kinds & {"date", "timeofday"}:
             clause.days = list(dict.fromkeys([str(args["day"]), *clause.days]))
     elif args is not None:
-        clause.args = dict(args)
+        clause.args = _whole_free_text(request, dict(args))
     return clause
+
+
+def _whole_free_text(request: ModelRequest, args: dict[str, Any]) -> dict[str, Any]:
+    """A note's text or a search's words as the person said them, entire: the tagger may
+    mark part of them ("add a note soak ohdydzxtqd" tagged "soak"); the words after the
+    request's verb are the note when they hold every word of the tagger's span."""
+    from cloud_agent.planner.arguments import own_arguments
+
+    key = {it.ADD_NOTE: "text"}.get(request.tool)
+    if key is None or args.get("list") or not isinstance(args.get(key), str):
+        return args
+    whole = own_arguments(request.tool, request.text)
+    said = str(whole.get(key, "")) if whole else ""
+    tagged = str(args[key]).lower().split()
+    if len(said.split()) > len(tagged) and set(tagged) <= set(said.lower().split()):
+        return {**args, key: said}
+    return args

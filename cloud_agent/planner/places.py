@@ -61,6 +61,8 @@ _EVERYDAY = _words("""
     either neither other another such same few many much more most less least several
     i we he she they myself yourself ourselves is are was were be been being am do does did
     have has had will would shall should can could may might must not no yes yeah yep nope
+    nah naw nay
+    further furthest farther farthest along ahead behind apart
     ok okay and or but if so then than too also very just only really quite still even again
     now today tomorrow tonight yesterday currently later soon earlier early late before after
     day days week weeks weekend weekends month months year years hour hours minute minutes

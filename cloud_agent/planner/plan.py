@@ -20,7 +20,7 @@ import re
 from typing import Any
 
 from cloud_agent.planner import interpret as it
-from cloud_agent.planner import model_split, places, qualifiers
+from cloud_agent.planner import model_split, places, plan_check, qualifiers, shapes
 from cloud_agent.planner.arguments import (
     NOTE_PREFIX,
     SCALES,
@@ -141,22 +141,58 @@ def make_plan(
             return plan
     refusal = refusal or _refusal(text, clauses)
     if refusal:
+        shaped = _comparison_shape(text, home)
+        if shaped is not None:
+            plan.calls = shaped
+            plan.compare = _comparison(text, plan.calls)
+            return plan
         plan.refusal, plan.refusal_kind = refusal, NEEDS_LLM
         return plan
-    previous: it.Clause | None = None
-    for clause in clauses:
-        calls = _calls(clause, previous, clauses, text, extractor, home)
-        if calls is None and by_model:
-            # The model found a request the slots and readers cannot fill: half a plan
-            # would drop it silently.
-            plan.refusal, plan.refusal_kind = _unfilled_message(clause), NEEDS_LLM
-            plan.calls = []
+    unfilled = _build_calls(plan, clauses, text, extractor, home, by_model=by_model)
+    if unfilled is not None:
+        shaped = _comparison_shape(text, home)
+        if shaped is not None:
+            plan.calls, plan.compare = shaped, _comparison(text, shaped)
             return plan
-        plan.calls.extend(calls or [])
-        previous = clause
+        plan.refusal, plan.refusal_kind = _unfilled_message(unfilled), NEEDS_LLM
+        plan.calls = []
+        return plan
+    plan.calls = _timer_for_each(text, plan.calls)
     if not plan.calls:
         plan.refusal, plan.refusal_kind = _OPEN_MESSAGE, NEEDS_LLM
         return plan
+    return _finish(plan, text, qualified)
+
+
+def _build_calls(
+    plan: Plan,
+    clauses: list[it.Clause],
+    text: str,
+    extractor: it.Extractor | None,
+    home: Any,
+    *,
+    by_model: bool,
+) -> it.Clause | None:
+    """Each clause's calls into ``plan``, in order. Returns the first request (the
+    model's, or one its clause's own words ask for) that the slots and readers cannot
+    fill, as half a plan would drop it silently; else None ("a timer for each" is built
+    afterwards)."""
+    previous: it.Clause | None = None
+    for clause in clauses:
+        calls = _calls(clause, previous, clauses, text, extractor, home)
+        if calls is None and clause.tool == it.TIMER and _is_item(clause, text):
+            calls = []  # "a timer for each": the timers come from the durations listed
+        if calls is None and (by_model or clause.own_tool is not None):
+            return clause
+        plan.calls.extend(calls or [])
+        previous = clause
+    return None
+
+
+def _finish(plan: Plan, text: str, qualified: qualifiers.Qualified) -> Plan:
+    """The built calls given their places' keys, repeats dropped, checked (a plan that
+    fails the check runs nothing: declined naming the part), free text restored as
+    written, and how to compare the results."""
     if qualified.picked:
         plan.calls = [
             PlannedCall(c.tool, {**c.args, "city": qualified.city(str(c.args["city"]))})
@@ -165,6 +201,12 @@ def make_plan(
             for c in plan.calls
         ]
     plan.calls = _without_repeats(plan.calls)
+    verdict = plan_check.check_plan(text, [(c.tool, c.args) for c in plan.calls])
+    if not verdict.ok:
+        # Nothing of a plan that fails its check runs: declined naming the part.
+        plan.refusal, plan.refusal_kind = plan_check.refusal_message(verdict), PLAN_CHECK
+        plan.calls = []
+        return plan
     if qualified.others or qualified.picked_written:
         # "add a note: drive to Paris, Texas": the place in free text as written.
         plan.calls = [
@@ -178,6 +220,8 @@ def make_plan(
             for c in plan.calls
         ]
     plan.compare = _comparison(text, plan.calls)
+    if plan.compare is not None:
+        plan.calls = shapes.same_day(text, plan.calls)
     return plan
 
 
@@ -228,6 +272,47 @@ def _without_repeats(calls: list[PlannedCall]) -> list[PlannedCall]:
     return out
 
 
+# Open-knowledge cues a comparison of readings may hold ("whose clock is further along").
+_COMPARISON_CUES = re.compile(r"^(?:whose|how\s+far)$")
+
+
+def _comparison_shape(text: str, home: Any) -> list[PlannedCall] | None:
+    """The readings of a comparison the clause rules declined (``shapes``), unless the
+    words ask for open knowledge too ("is oslo colder than rome in january")."""
+    if any(not _COMPARISON_CUES.match(cue) for cue in open_knowledge_cues(text)):
+        return None
+    if it.is_writing(text):
+        return None
+    calls = shapes.comparison_calls(text, home)
+    if calls and _comparison(text, calls):
+        return calls
+    return shapes.per_period_calls(text)
+
+
+def _timer_for_each(text: str, calls: list[PlannedCall]) -> list[PlannedCall]:
+    """ "rice and lentils, 18 and 25 minutes, a timer for each": one timer per listed
+    duration, where the first timer stood; the items named are no note of their own
+    unless the words ask for one."""
+    if not plan_check.wants_timer_each(text):
+        return calls
+    durations = plan_check.listed_durations(text)
+    if len(durations) < 2:
+        return calls
+    noted = it.asks_for_note(text)
+    out: list[PlannedCall] = []
+    for call in calls:
+        if call.tool == it.TIMER:
+            if not any(c.tool == it.TIMER for c in out):
+                out += [PlannedCall(it.TIMER, {"seconds": s}) for s in durations]
+            continue
+        if call.tool == it.ADD_NOTE and not noted:
+            continue
+        out.append(call)
+    if not any(c.tool == it.TIMER for c in out):
+        out += [PlannedCall(it.TIMER, {"seconds": s}) for s in durations]
+    return out
+
+
 def _without_chatter(clauses: list[it.Clause]) -> list[it.Clause]:
     """Greetings, thanks and remarks that ask for nothing set aside; when nothing else is
     left, the query keeps them (and is declined as small talk the tools cannot answer)."""
@@ -243,6 +328,7 @@ _OPEN_MESSAGE = (
 
 
 NEEDS_LLM = "needs_llm"
+PLAN_CHECK = plan_check.PLAN_CHECK
 UNSERVED_DAY = "unserved_day"
 
 
@@ -260,8 +346,20 @@ def _refusal(text: str, clauses: list[it.Clause], *, open_only: bool = False) ->
         if cues and clause.tool not in (it.ADD_NOTE, it.SEARCH_NOTES, it.TIMER):
             return _OPEN_MESSAGE
         if not open_only and clause.tool is None and not _is_context(clause, clauses):
+            if _is_item(clause, text):
+                continue
             return _OPEN_MESSAGE
     return None
+
+
+def _is_item(clause: it.Clause, text: str) -> bool:
+    """One of the items a "for each" names ("rice and lentils, 18 and 25 minutes, a timer
+    for each"): words the timers stand for, asking for nothing of their own."""
+    return (
+        plan_check.wants_timer_each(text)
+        and len(plan_check.listed_durations(text)) >= 2
+        and not clause.has_entity
+    )
 
 
 def _is_context(clause: it.Clause, clauses: list[it.Clause]) -> bool:
@@ -366,6 +464,8 @@ def _calls(
                 for step in (call, PlannedCall(it.CONVERT, temperature_args(target)))
             ]
         return calls
+    if tool == it.STATUS:
+        return _status_call(clause, previous)
     if clause.args and tool not in NEEDS_CITY:
         return [PlannedCall(tool, dict(clause.args))]  # placed by the edge's router
     if tool == it.DEVICE:
@@ -395,6 +495,16 @@ def _calls(
     return [PlannedCall(tool, args)] if args else None
 
 
+def _status_call(clause: it.Clause, previous: it.Clause | None) -> list[PlannedCall] | None:
+    """The read a device question asks for ("is the plug on?"; "and is the fan on there")."""
+    device = clause.device or (previous.device if previous is not None else None)
+    if device is None:
+        return None
+    there = previous is not None and re.search(r"\bthere\b", clause.text) is not None
+    room = clause.room or (previous.room if there and previous is not None else None)
+    return [PlannedCall(it.STATUS, {"device": device, **({"room": room} if room else {})})]
+
+
 _ONLY_COMPARES = re.compile(
     r"^(?:so\s+|and\s+)?(?:which|what|where|who)(?:\s+(?:one|1|city|place|of\s+them|of\s+the\s+2))?"
     r"\s+(?:is|has|'s|will\s+be)\s+(?:it\s+)?(?:the\s+)?(?:\w+er|\w+est|more\s+\w+|ahead|behind)"
@@ -422,6 +532,7 @@ def _comparison(text: str, calls: list[PlannedCall]) -> str | None:
     clock = sum(1 for c in calls if c.tool == it.CLOCK)
     if weather >= 2:
         for pattern, kind in (
+            (r"\bhow\s+(?:much|many\s+degrees)\b|\bdifference\b|\bby\s+how\s+much\b", "difference"),
             (r"\b(?:warmer|hotter|warmest|hottest)\b", "warmer"),
             (r"\b(?:colder|cooler|chillier|coldest|coolest)\b", "colder"),
             (r"\bsunn\w*\b", "sunny"),
@@ -433,8 +544,9 @@ def _comparison(text: str, calls: list[PlannedCall]) -> str | None:
                 return kind
     if clock >= 2:
         for pattern, kind in (
-            (r"\b(?:later|ahead)\b", "later"),
-            (r"\b(?:earlier|behind)\b", "earlier"),
+            (r"\bhow\s+(?:far|many\s+hours|much)\b|\bby\s+how\s+much\b", "difference"),
+            (r"\b(?:later|latest|ahead|further\s+along|furthest)\b", "later"),
+            (r"\b(?:earlier|earliest|behind)\b", "earlier"),
             (r"\bdifference\b", "difference"),
         ):
             if re.search(pattern, text):

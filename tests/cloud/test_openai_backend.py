@@ -301,6 +301,36 @@ def test_native_device_tool_over_converse(endpoint: ScriptedEndpoint, make_cloud
     assert '"state": "on"' in tool_message["content"]
 
 
+def test_a_question_is_not_switched_by_the_model(
+    endpoint: ScriptedEndpoint, make_cloud: Any
+) -> None:
+    """The plan check guards the model's calls (issue 25): "is the plug on?" proposed as
+    device_control(plug, on) is refused before the device runs anything, and the model
+    sees the refusal as the call's tool result."""
+    from edge_agent.cloud_link import CloudLink
+
+    switch = call("device_control", {"device": "plug", "action": "on"}, "call_p")
+    endpoint.script = [
+        {"content": "", "tool_calls": [switch]},
+        {"content": "I can't tell without reading it."},
+    ]
+    cloud = cloud_for(endpoint, make_cloud, tools="native")
+    ran: list[pb.ReactStep] = []
+
+    def run_here(action: pb.ReactStep) -> pb.ReactStep:
+        ran.append(action)
+        return pb.ReactStep(step_type=pb.STEP_TYPE_OBSERVATION)
+
+    with CloudLink(cloud.target, deadline_s=8) as link:
+        steps = list(link.run("is the plug on?", session_id="dev2", trace_id="t",
+                              run_device_tool=run_here))  # fmt: skip
+    assert ran == []
+    assert steps[-1].content == "I can't tell without reading it."
+    tool_message = endpoint.requests[1]["messages"][-1]
+    assert tool_message["role"] == "tool" and tool_message["tool_call_id"] == "call_p"
+    assert "was not run" in tool_message["content"]
+
+
 def test_auto_mode_falls_back_to_text_once(endpoint: ScriptedEndpoint, make_cloud: Any) -> None:
     endpoint.refuse_tools = True
     endpoint.script = [
@@ -469,6 +499,12 @@ def test_malformed_replies_from_the_parser_corpus(endpoint: ScriptedEndpoint) ->
                 continue
             decisive = steps[-1]
             expected = case["expect"]["step_type"]
+            refused = decisive.metadata.get("refused_tool")
+            if refused and expected == "ACTION":
+                # Parsed right; the plan check refused a side effect the query "q" never
+                # asked for (issue 25): the refusal names the tool the parser read.
+                assert refused == case["expect"].get("tool", refused), case["name"]
+                continue
             assert pb.StepType.Name(decisive.step_type) == f"STEP_TYPE_{expected}", case["name"]
             if "tool" in case["expect"]:
                 assert decisive.tool == case["expect"]["tool"], case["name"]

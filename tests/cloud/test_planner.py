@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from cloud_agent.cli import app
-from cloud_agent.evaluation import args_match, evaluate, token_f1
+from cloud_agent.evaluation import args_match, evaluate, token_f1, wrong_actions
 from cloud_agent.planner.plan import make_plan
 from cloud_agent.planner.reasoner import PlannerReasoner, load_edge_router
 
@@ -59,6 +59,17 @@ def test_honest_refusal(query: str) -> None:
     assert plan.refusal and not plan.calls
 
 
+def test_wrong_actions_counts_unasked_side_effects() -> None:
+    expected = [{"tool": "add_note", "args": {"text": "buy milk"}}]
+    assert wrong_actions(expected, [("add_note", {"text": "buy milk"})]) == 0
+    assert wrong_actions(expected, [("add_note", {"text": "soak"})]) == 1
+    # Reads never count; a side effect on a line that asked for none always does.
+    assert wrong_actions([], [("get_weather", {"city": "oslo"})]) == 0
+    assert wrong_actions([], [("device_control", {"device": "plug", "action": "on"})]) == 1
+    twice = [("set_timer", {"seconds": 60}), ("set_timer", {"seconds": 60})]
+    assert wrong_actions([{"tool": "set_timer", "args": {"seconds": 60}}], twice) == 1
+
+
 def test_matching_rules() -> None:
     assert args_match("get_weather", {"city": "Paris "}, {"city": "paris", "day": "today"})
     assert args_match("unit_convert", {"value": 12}, {"value": 12.0000001})
@@ -95,7 +106,7 @@ def test_eval_cli_json(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["eval", str(DATA / "compound_heldout.jsonl"), "--json"])
     assert result.exit_code == 0, result.output
     metrics = json.loads(result.output.strip().splitlines()[-1])
-    assert {"plan_accuracy", "honest_refusal", "p50_ms"} <= set(metrics)
+    assert {"plan_accuracy", "honest_refusal", "wrong_actions", "p50_ms"} <= set(metrics)
 
 
 def test_eval_cli_bad_file(tmp_path: Path) -> None:

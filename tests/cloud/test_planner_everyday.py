@@ -25,9 +25,9 @@ def router() -> Any:
         ("is it warmer in paris or rome this weekend",
          [("get_weather", {"city": "paris", "day": "weekend"}),
           ("get_weather", {"city": "rome", "day": "weekend"})]),
-        ("dim the kitchen lights and turn it up",
-         [("device_control", {"device": "light", "action": "brightness_down", "room": "kitchen"}),
-          ("device_control", {"device": "speaker", "action": "volume_up"})]),
+        # "it" is no speaker the words name: the plan check declines the whole plan
+        # rather than turn up a device nobody mentioned (issue 25).
+        ("dim the kitchen lights and turn it up", []),
         ("what lists do i have and what time is it in tokyo",
          [("search_notes", {"lists": True}), ("world_clock", {"city": "tokyo"})]),
     ],

@@ -131,6 +131,22 @@ def test_breaker_opens_after_repeated_outages(make_cloud: Any) -> None:
             list(link.run("q", session_id="s", trace_id="t", run_device_tool=lambda a: a))
 
 
+def test_an_open_breaker_lets_a_cloud_that_is_back_serve(make_cloud: Any) -> None:
+    """A cloud that is up again is used within a health probe, not after the breaker's
+    whole reset timeout (bench/soak.py: sessions ended pending long after each restart)."""
+    from react_kernel import CircuitBreaker
+
+    cloud = make_cloud()
+    breaker = CircuitBreaker(1, 3600.0)
+    breaker.record_failure()  # open for an hour, as after an outage
+    with CloudLink(cloud.target, deadline_s=5, retries=0, breaker=breaker) as link:
+        steps = list(
+            link.run("weather in Paris", session_id="s", trace_id="t", run_device_tool=lambda a: a)
+        )
+        assert steps[-1].step_type == pb.STEP_TYPE_FINAL_ANSWER
+        assert breaker.state == "closed"
+
+
 def test_cloud_dies_mid_stream(make_cloud: Any) -> None:
     cloud = make_cloud()
     received: list[pb.ReactStep] = []

@@ -131,8 +131,8 @@ def test_a_polling_loop_failure_is_logged_once_not_swallowed(
 
 
 def test_memory_cells_are_cut() -> None:
-    from webui.memory_view import CELL_CHARS, read_memory
     from sync.store import MemoryStore
+    from webui.memory_view import CELL_CHARS, read_memory
 
     with MemoryStore(":memory:", node_id="d") as store:
         store.add_note("x" * 50_000)

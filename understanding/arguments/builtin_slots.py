@@ -133,7 +133,8 @@ _PM_TIMES = ("afternoon", "evening", "tonight", "night")
 
 
 def _said(span: str) -> str:
-    return " ".join(re.sub(r"[^\w' ]+", " ", span.lower()).split())
+    # A decimal point stays ("7.5 hours" is 27000 s, never "7 5 hours").
+    return " ".join(re.sub(r"(?<!\d)\.|\.(?!\d)|[^\w'. ]+", " ", span.lower()).split())
 
 
 def slot_day(spans: Sequence[str]) -> str | None:

@@ -1,0 +1,130 @@
+"""Plan shapes: a comparison over N places (or one place over two days) with one reading
+tool, whatever the sentence around it ("A vs B, whose clock is further along", "is A
+behind B, by how much", "will tomorrow be any cooler than today here").
+
+The clause rules read a query clause by clause; a comparison is one request spread over
+the whole sentence, so when they decline it, this module reads its shape instead: the
+places (the gazetteer's), the days, and the one reading the comparison is about (weather
+or the clock). The calls are N readings; the answer compares them
+(:mod:`cloud_agent.planner.answer`).
+
+    >>> [c.args["city"] for c in comparison_calls("tokyo vs osaka, whose clock is further along")]
+    ['tokyo', 'osaka']
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from cloud_agent.planner import interpret as it
+from cloud_agent.planner.calls import PlannedCall
+from cloud_agent.planner.clauses import split_clauses
+from understanding.gazetteer import find_cities
+
+__all__ = ["comparison_calls", "per_period_calls", "same_day"]
+
+# How many of each period a year holds: "1450 a month, what is that for a year" is
+# 1450 * 12 / 1; a sum stated with no period ("my bonus is 6000") is a year's.
+_PER_YEAR = {"year": 1, "month": 12, "week": 52, "day": 365, "hour": 8760}
+_PERIOD = r"(?:year|month|week|day|hour)"
+_PERIOD_WORDS = {
+    "annual": "year",
+    "yearly": "year",
+    "monthly": "month",
+    "weekly": "week",
+    "daily": "day",
+    "hourly": "hour",
+    "annually": "year",
+}
+_STATED = re.compile(
+    r"^(?P<head>.*?\b(?:is|was|are|of|earn|make|pay|get|costs?)\s+(?:about\s+|around\s+)?"
+    r"[$€£]?\s*(?P<value>\d+(?:\.\d+)?))(?P<per>\s*(?:a|an|per|each|every)\s+"
+    + _PERIOD
+    + r"|\s+(?:annual|yearly|monthly|weekly|daily|hourly)\b)?"
+)
+_ASKED = re.compile(
+    r"\b(?:that|it|this)\s+(?:is\s+)?(?:per|a|an|each|every|for\s+(?:a|an|the|one))\s+(?P<to>"
+    + _PERIOD
+    + r")\b|\b(?:that|it|this)\s+(?P<word>annually|yearly|monthly|weekly|daily|hourly)\b"
+)
+
+_COMPARES = re.compile(
+    r"\b(?:than|or|versus|vs|compared?|between|out\s+of|among|of\s+the\s+(?:2|two|3|three)|"
+    r"which|whose|where|by\s+how\s+much|how\s+(?:much|far|many\s+(?:hours|degrees))|"
+    r"difference|apart|any\s+\w+er)\b"
+)
+_CLOCK = re.compile(
+    r"\b(?:clocks?|ahead|behind|later|latest|earlier|earliest|further\s+along|time\s+zones?|"
+    r"hours?\s+(?:apart|ahead|behind|difference)|time\s+difference|what\s+time)\b"
+)
+_WEATHER = re.compile(
+    r"\b(?:warm|warmer|warmest|hot|hotter|hottest|cold|colder|coldest|cool|cooler|coolest|"
+    r"sun\w*|rain\w*|snow\w*|wind(?:y|ier|iest)|storm\w*|cloud\w*|fog\w*|"
+    r"wett?(?:er|est)|dr(?:ier|iest)|chill(?:y|ier|iest)|mild(?:er|est)?|weather|"
+    r"temperatures?|forecast|degrees)\b"
+)
+_HERE = re.compile(r"\b(?:here|at\s+home|where\s+i\s+(?:am|live))\b")
+
+
+def comparison_calls(text: str, home: Any = None) -> list[PlannedCall] | None:
+    """The readings a comparison of ``text`` (normalised) needs, or None when the text is
+    no comparison of one reading: no comparing word, both or neither reading named, a
+    request of another tool beside it, fewer than two things to compare."""
+    if not _COMPARES.search(text):
+        return None
+    clock, weather = bool(_CLOCK.search(text)), bool(_WEATHER.search(text))
+    if clock == weather:
+        return None
+    tool = it.CLOCK if clock else it.WEATHER
+    for piece in split_clauses(text):
+        cue = it.tool_cue(piece)
+        if cue not in (None, it.CLOCK, it.WEATHER):
+            return None  # another request beside the comparison: the clause rules' job
+    cities = list(dict.fromkeys(city for _, city in find_cities(text)))
+    home_city = getattr(home, "home_city", None)
+    if not cities and home_city and _HERE.search(text):
+        cities = [home_city]
+    if tool == it.CLOCK:
+        return [PlannedCall(tool, {"city": c}) for c in cities] if len(cities) >= 2 else None
+    days = it.find_days(text) or ["today"]
+    if len(cities) >= 2 and len(days) == 1:
+        return [PlannedCall(tool, {"city": c, "day": days[0]}) for c in cities]
+    if len(cities) == 1 and len(days) >= 2:
+        return [PlannedCall(tool, {"city": cities[0], "day": d}) for d in days]
+    return None
+
+
+def same_day(text: str, calls: list[PlannedCall]) -> list[PlannedCall]:
+    """A weather comparison across places is of one day: when the words name exactly one
+    ("of moscow and stockholm, which will be colder tomorrow"), every reading takes it."""
+    days = it.find_days(text)
+    if not _COMPARES.search(text):
+        return calls  # readings asked one after another, not compared
+    weather = [c for c in calls if c.tool == it.WEATHER]
+    if len(days) != 1 or len(weather) < 2 or len(weather) != len(calls):
+        return calls
+    if len({c.args.get("city") for c in weather}) != len(weather):
+        return calls
+    return [PlannedCall(c.tool, {**c.args, "day": days[0]}) for c in calls]
+
+
+def per_period_calls(text: str) -> list[PlannedCall] | None:
+    """A number stated, then asked for per another period ("my bonus is 6000, what's that
+    per month"; "the rent is 1450 a month, what is that for a year"): one calculation."""
+    pieces = split_clauses(text)
+    if len(pieces) != 2:
+        return None
+    stated, asked = _STATED.match(pieces[0]), _ASKED.search(pieces[1])
+    if stated is None or asked is None or it.tool_cue(pieces[0]) not in (None, it.CALCULATOR):
+        return None
+    source = "year"
+    if stated.group("per"):
+        word = stated.group("per").split()[-1]
+        source = _PERIOD_WORDS.get(word, word)
+    target = asked.group("to") or _PERIOD_WORDS[asked.group("word")]
+    if source == target or "hour" in (source, target):
+        return None  # hours worked a week are not the words' to say
+    value = stated.group("value")
+    expression = f"{value} * {_PER_YEAR[source]} / {_PER_YEAR[target]}"
+    return [PlannedCall(it.CALCULATOR, {"expression": expression})]
