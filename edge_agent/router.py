@@ -6,6 +6,8 @@ A decision has four gates, each of which can only send a query to the cloud:
    small talk and is in scope;
 2. its confidence clears the calibrated threshold stored with the model
    (``router.json``, written by ``scripts/build_router.py`` from the validation set);
+   a tool of yours with side effects also needs the model's stricter side-effect floor
+   (``IntentPrediction.side_effect_ok``, calibrated by ``edge-agent train``);
 3. the structure of the query is one request (``edge_agent.structure``): no second
    request after "and"/"then", no comparison or advice around a weather or time lookup;
 4. the tool's arguments fill validly from the words (``edge_agent.arguments``).
@@ -226,6 +228,10 @@ class Router:
             spec = self.tools.get(intent)
             if spec is None:
                 return cloud(f"intent {intent!r} has no device tool")
+            if spec.side_effects and not getattr(prediction, "side_effect_ok", True):
+                # The model's floor for side effects, calibrated on the user's own
+                # validation lines apart from the lookup threshold (edge_agent.intents).
+                return cloud(f"below the side-effect floor for {intent}, a tool that acts")
             return self._user_tool(spec, query, plain, confidence, scores)
         if intent in PLACE_TOOLS and (place := _another_place(query)) is not None:
             return cloud(f"{place} is not a city the device knows")

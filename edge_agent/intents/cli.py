@@ -63,6 +63,14 @@ def train(
             help="Share of in-scope validation queries the threshold may send to the cloud.",
         ),
     ] = 0.01,
+    side_effect_escalation: Annotated[
+        float,
+        typer.Option(
+            "--side-effect-escalation",
+            help="Share of in-scope validation queries the side-effect floor may send to "
+            "the cloud: your tools with side effects run only below this stricter floor.",
+        ),
+    ] = 0.05,
     refit: Annotated[
         bool,
         typer.Option(
@@ -148,7 +156,7 @@ def train(
         val,
         out,
         oos_label,
-        max_escalation,
+        (max_escalation, side_effect_escalation),
         refit,
         seed,
         json_output,
@@ -234,7 +242,7 @@ def _train_heads(
     val: Path | None,
     out: Path,
     oos_label: str,
-    max_escalation: float,
+    escalations: tuple[float, float],
     refit: bool,
     seed: int,
     json_output: bool,
@@ -244,41 +252,69 @@ def _train_heads(
     from edge_agent.intents.train import train_model
 
     source = _source(data, val)
+    stage = ["loading the encoder"]
+
+    def log(message: str) -> None:
+        stage[0] = message
+        if not json_output:
+            typer.echo(f"[{time.perf_counter() - started:5.0f} s] {message}", err=True)
+
     try:
         report = train_model(
             train_examples,
             val_examples,
             out,
             oos_label=oos_label,
-            max_escalation=max_escalation,
+            max_escalation=escalations[0],
+            side_effect_escalation=escalations[1],
             seed=seed,
             refit=refit,
             progress=not json_output,
             source=source,
-            log=None if json_output else (lambda msg: typer.echo(msg, err=True)),
+            log=log,
         )
     except IntentDataError as exc:
         raise fail(str(exc), 2) from None
     except (IntentError, OSError, ValueError) as exc:
         raise fail(str(exc), 1) from None
+    except (KeyboardInterrupt, MemoryError) as exc:
+        why = "interrupted" if isinstance(exc, KeyboardInterrupt) else "out of memory"
+        elapsed = time.perf_counter() - started
+        raise fail(
+            f"training stopped early: {why} at '{stage[0]}' after {elapsed:.0f} s; "
+            f"no model was saved to {out}",
+            1,
+        ) from None
     total = time.perf_counter() - started
+    cv = report.candidates.get(report.method, {})
     result = {
         "out": str(report.out_dir),
         "classes": len(report.classes),
         "method": report.method,
         "threshold": report.threshold,
+        "side_effect_threshold": report.side_effect_threshold,
         "n_train": report.n_train,
         "n_val": report.n_val,
         "train_s": round(total, 2),
         "validation": report.val_metrics,
+        "validation_side_effect": report.side_effect_metrics,
+        "cross_validation": {k[3:]: v for k, v in cv.items() if k.startswith("cv_")},
     }
     if json_output:
         typer.echo(json.dumps(result))
         return
     title = f"validation ({report.n_val} examples), method {report.method}"
     _print_table(title, METRIC_KEYS, report.val_metrics)
+    _print_table("at the side-effect floor", METRIC_KEYS, report.side_effect_metrics)
     from rich.console import Console
 
+    if cv.get("cv_oos_recall_mean") is not None:
+        Console().print(
+            f"cross-validated over folds of the validation lines: OOS recall "
+            f"{cv['cv_oos_recall_mean']:.3f} ± {cv['cv_oos_recall_std']:.3f}, in-scope "
+            f"accuracy {cv['cv_in_scope_accuracy_mean']:.3f} ± "
+            f"{cv['cv_in_scope_accuracy_std']:.3f}"
+        )
     Console().print(f"saved {report.out_dir} in {total:.1f} s ({len(report.classes)} classes)")
 
 

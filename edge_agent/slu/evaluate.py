@@ -2,7 +2,9 @@
 
 Both kinds of model answer with the same keys: ``intent_accuracy``, ``slot_f1``,
 ``exact_match`` (None for an intents-only model) and, where the data has out-of-scope
-lines, the routing keys of :mod:`edge_agent.intents.evaluate`.
+lines, the routing keys of :mod:`edge_agent.intents.evaluate`, at the model's threshold
+and, for an intents-only model, at its side-effect floor too (``SIDE_EFFECT_KEYS``: what
+a tool of yours that acts would see; None for a joint model, which has no floor yet).
 """
 
 from __future__ import annotations
@@ -16,9 +18,14 @@ from edge_agent.intents.evaluate import METRIC_KEYS, routing_metrics
 from edge_agent.slu.data import Utterance
 from edge_agent.slu.metrics import slu_metrics
 
-__all__ = ["EVAL_KEYS", "evaluate_heads", "evaluate_joint"]
+__all__ = ["EVAL_KEYS", "SIDE_EFFECT_KEYS", "evaluate_heads", "evaluate_joint"]
 
-EVAL_KEYS = ("intent_accuracy", "slot_f1", "exact_match", *METRIC_KEYS)
+SIDE_EFFECT_KEYS = (
+    "oos_recall_side_effect",
+    "in_scope_accuracy_side_effect",
+    "escalated_in_scope_side_effect",
+)
+EVAL_KEYS = ("intent_accuracy", "slot_f1", "exact_match", *METRIC_KEYS, *SIDE_EFFECT_KEYS)
 
 
 def _routing(
@@ -60,7 +67,16 @@ def evaluate_joint(model: Any, data: Sequence[Utterance]) -> dict[str, float | N
         "exact_match": joint["exact_match"],
     }
     out.update(_routing(data, top, keep, score, oos))
+    out.update(dict.fromkeys(SIDE_EFFECT_KEYS))
     return out
+
+
+def _side_effect(routing: dict[str, float | None]) -> dict[str, float | None]:
+    """The side-effect keys from routing figures measured at the side-effect floor."""
+    return {
+        f"{key}_side_effect": routing[key]
+        for key in ("oos_recall", "in_scope_accuracy", "escalated_in_scope")
+    }
 
 
 def evaluate_heads(model: Any, data: Sequence[Utterance]) -> dict[str, float | None]:
@@ -83,4 +99,5 @@ def evaluate_heads(model: Any, data: Sequence[Utterance]) -> dict[str, float | N
         "exact_match": None,
     }
     out.update(_routing(data, top, batch.in_scope, batch.oos_score, oos))
+    out.update(_side_effect(_routing(data, top, batch.side_effect_ok, batch.oos_score, oos)))
     return out
