@@ -10,17 +10,24 @@ refitted heads on val would be in-sample), and the JSON says so in ``eval_split`
 With ``--halves`` it also gives an honest estimate on validation data: val is split in two
 stratified halves; a model is trained on train with one half as its validation data
 (method, threshold, refit) and evaluated on the other half, both ways (embeddings are
-computed once and shared).
+computed once and shared). The trainer itself cross-validates the chosen method's
+threshold over 5 folds of val (``cv``: mean and std of each figure, issue 30); with
+``--compare`` every out-of-scope method is cross-validated the same way
+(``bench/clinc150_methods.py``) and printed as a table.
 
-Prints a table, the training time and the per-query latency of ``IntentModel.predict``
-(INT8 encoder + heads, one thread, distinct queries); the LAST line is one JSON object:
-``in_scope_accuracy``, ``oos_recall``, ``oos_precision``, ``oos_auroc``,
-``escalated_in_scope``, ``train_s``, ``query_p50_ms`` (plus p95, the encoder's own p50 on
-a 12-token query, the method and the evaluated split).
+Prints a table, the training time (wall and CPU) and the per-query latency of
+``IntentModel.predict`` (INT8 encoder + heads, one thread, distinct queries); the LAST line
+is one JSON object: ``in_scope_accuracy``, ``oos_recall``, ``oos_precision``,
+``oos_auroc``, ``escalated_in_scope``, ``oos_recall_side_effect`` and
+``in_scope_accuracy_side_effect`` (at the side-effect floor), ``cv`` (the chosen method's
+cross-validated figures), ``train_s``, ``train_cpu_s``, ``query_p50_ms`` (plus p95, the
+encoder's own p50 on a 12-token query, the method, the evaluated split, and ``methods``
+with ``--compare``).
 
 Usage::
 
     python bench/clinc150.py --data PATH [--eval FILE] [--eval-format clinc|jsonl] [--out DIR]
+        [--compare] [--halves]
 
 ``--data`` is CLINC150's ``data_full.json`` (clinc/oos-eval, CC BY 3.0; its train and val
 splits), which the repository does not ship: pass its path. ``--data
@@ -98,6 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         out = args.out or Path(tmp) / "model"
         t0 = time.perf_counter()
+        cpu0 = time.process_time()
         report = train_model(
             train,
             val,
@@ -108,6 +116,7 @@ def main(argv: list[str] | None = None) -> int:
             log=lambda msg: console.print(f"[{time.perf_counter() - t0:5.0f} s] {msg}"),
         )
         train_s = time.perf_counter() - t0
+        train_cpu_s = time.process_time() - cpu0
         model = IntentModel.load(out, encoder=encoder)
 
     feats = features_from_layers(encoder.embed_layers_many([ex.text for ex in eval_examples]))
@@ -160,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     console.print(table)
     console.print(
         f"method {report.method}, threshold {report.threshold:.4f}, "
-        f"{len(report.classes)} classes; train {train_s:.1f} s "
+        f"{len(report.classes)} classes; train {train_s:.1f} s ({train_cpu_s:.0f} CPU-s) "
         f"(embed {report.embed_s:.1f} s, fit {report.fit_s:.1f} s); "
         f"query p50 {p50:.2f} ms, p95 {p95:.2f} ms (one thread); "
         f"encoder alone, 12 tokens: p50 {enc_p50:.2f} ms"
@@ -197,6 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     result.update(
         {
             "train_s": round(train_s, 2),
+            "train_cpu_s": round(train_cpu_s, 2),
             "query_p50_ms": round(p50, 3),
             "query_p95_ms": round(p95, 3),
             "encoder_12tok_p50_ms": round(enc_p50, 3),

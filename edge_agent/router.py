@@ -219,7 +219,8 @@ class Router:
         parts = getattr(prediction, "parts", None)
         if parts is not None:
             words = tuple(getattr(prediction, "words", ()))
-            return self._from_parts(parts, query, plain, confidence, scores, intent, words)
+            side_ok = bool(getattr(prediction, "side_effect_ok", True))
+            return self._from_parts(parts, query, plain, confidence, scores, intent, words, side_ok)
         if intent == SMALLTALK:
             if smalltalk_kind(query) is None:
                 return cloud("small talk the device has no answer for")
@@ -288,6 +289,7 @@ class Router:
         scores: dict[str, float],
         intent: str,
         words: tuple[str, ...] = (),
+        side_effect_ok: bool = True,
     ) -> RouteDecision:
         """The decision of a joint intent + slot model: every request it found, each
         with its tool and its arguments from its slots (``edge_agent.arguments.slots``
@@ -313,6 +315,8 @@ class Router:
                     )
                 return cloud("small talk the device has no answer for")
             spec = self.tools.get(name)
+            if spec is not None and spec.side_effects and not side_effect_ok:
+                return cloud(f"below the side-effect floor for {name}, a tool that acts")
             if spec is not None:
                 filled = fill_from_slots(spec.input_schema, part.slots, spec.validator)
                 if filled.arguments is None:

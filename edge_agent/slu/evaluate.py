@@ -3,8 +3,8 @@
 Both kinds of model answer with the same keys: ``intent_accuracy``, ``slot_f1``,
 ``exact_match`` (None for an intents-only model) and, where the data has out-of-scope
 lines, the routing keys of :mod:`edge_agent.intents.evaluate`, at the model's threshold
-and, for an intents-only model, at its side-effect floor too (``SIDE_EFFECT_KEYS``: what
-a tool of yours that acts would see; None for a joint model, which has no floor yet).
+and at its side-effect floor too (``SIDE_EFFECT_KEYS``: what a tool of yours that acts
+would see).
 """
 
 from __future__ import annotations
@@ -43,11 +43,13 @@ def evaluate_joint(model: Any, data: Sequence[Utterance]) -> dict[str, float | N
     oos = model.oos_label
     gi, gt, pi, pt, top = [], [], [], [], []
     keep = np.zeros(len(data), dtype=bool)
+    keep_acting = np.zeros(len(data), dtype=bool)
     score = np.zeros(len(data))
     in_scope = intents_right = 0
     for k, u in enumerate(data):
         p = model.predict_words(u.words)
         keep[k], score[k] = p.in_scope, p.oos_score
+        keep_acting[k] = p.in_scope and getattr(p, "side_effect_ok", True)
         top.append(p.top_intent)
         if oos in u.intents:
             continue
@@ -67,7 +69,7 @@ def evaluate_joint(model: Any, data: Sequence[Utterance]) -> dict[str, float | N
         "exact_match": joint["exact_match"],
     }
     out.update(_routing(data, top, keep, score, oos))
-    out.update(dict.fromkeys(SIDE_EFFECT_KEYS))
+    out.update(_side_effect(_routing(data, top, keep_acting, score, oos)))
     return out
 
 
