@@ -46,7 +46,7 @@ from edge_agent.intents.errors import IntentDataError
 from edge_agent.intents.evaluate import routing_metrics
 from edge_agent.intents.heads import GaussianHead, SoftmaxHead
 from edge_agent.intents.model import IntentModel, features_from_layers
-from edge_agent.intents.ood import METHODS, combine, select_threshold
+from edge_agent.intents.ood import METHODS, combine, select_threshold, side_effect_floor
 
 __all__ = ["DEFAULT_METHOD", "TrainReport", "train_model"]
 
@@ -222,10 +222,12 @@ def train_model(
     threshold = float(chosen["threshold"] or 0.0)
     val_metrics = {k: v for k, v in chosen.items() if k != "threshold" and not k.startswith("cv_")}
     score = scores[method]
-    floor = select_threshold(
-        score[~val_is_oos], score[val_is_oos], max_escalation=side_effect_escalation
-    ).threshold
-    floor = min(floor, threshold)
+    floor = side_effect_floor(
+        score[~val_is_oos],
+        score[val_is_oos],
+        threshold,
+        max_escalation=side_effect_escalation,
+    )
     side_metrics = routing_metrics(val_gold, predicted, score <= floor, score, oos_label=oos_label)
     side_cv = cross_validate(
         score,

@@ -49,7 +49,7 @@ import numpy as np
 from edge_agent.intents.data import OOS
 from edge_agent.intents.errors import IntentDataError
 from edge_agent.intents.evaluate import routing_metrics
-from edge_agent.intents.ood import select_threshold
+from edge_agent.intents.ood import select_threshold, side_effect_floor
 from edge_agent.slu.data import Joints, Utterance, compose
 from edge_agent.slu.decode import allowed_transitions, with_learned
 from edge_agent.slu.metrics import slu_metrics
@@ -534,11 +534,11 @@ def train_slu(
             oos_scores[is_oos],
         )
         # Your tools with side effects run only under this stricter floor (issue 30).
-        side_effect_threshold = min(
+        side_effect_threshold = side_effect_floor(
+            oos_scores[~is_oos],
+            oos_scores[is_oos],
             threshold,
-            select_threshold(
-                oos_scores[~is_oos], oos_scores[is_oos], max_escalation=side_effect_escalation
-            ).threshold,
+            max_escalation=side_effect_escalation,
         )
     val_metrics, _ = _evaluate(
         int8_out, val_rows, val_list, intents, tags, oos_label, threshold, learned

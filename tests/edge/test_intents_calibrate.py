@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from edge_agent.intents.calibrate import CrossValidation, cross_validate, stratified_folds
-from edge_agent.intents.ood import select_threshold
+from edge_agent.intents.ood import select_threshold, side_effect_floor
 
 
 @settings(max_examples=60, deadline=None)
@@ -65,3 +65,28 @@ def test_the_summary_skips_undefined_figures() -> None:
     summary = cv.summary()
     assert summary["oos_recall_mean"] is None
     assert summary["threshold_mean"] == 2.0 and summary["threshold_std"] == 1.0
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    in_scores=st.lists(st.floats(-5, 5), min_size=1, max_size=60),
+    oos_scores=st.lists(st.floats(-5, 8), max_size=20),
+    budget=st.sampled_from([0.0, 0.05, 0.1, 0.3]),
+)
+def test_the_side_effect_floor_buys_recall_within_its_budget(
+    in_scores: list[float], oos_scores: list[float], budget: float
+) -> None:
+    ins, oos = np.asarray(in_scores), np.asarray(oos_scores)
+    threshold = select_threshold(ins, oos, max_escalation=0.01).threshold
+    floor = side_effect_floor(ins, oos, threshold, max_escalation=budget)
+    at_budget = select_threshold(ins, oos, max_escalation=budget).threshold
+    assert floor <= threshold
+    assert (ins > floor).mean() <= max(budget, (ins > threshold).mean()) + 1e-9
+    if len(oos):  # it escalates every out-of-scope line the budget would, or the threshold's
+        want = max((oos > at_budget).mean(), (oos > threshold).mean())
+        assert (oos > floor).mean() >= want - 1e-9
+
+
+def test_without_out_of_scope_lines_the_floor_is_the_threshold() -> None:
+    ins = np.linspace(0.0, 1.0, 50)
+    assert side_effect_floor(ins, None, 0.9, max_escalation=0.2) == 0.9
