@@ -275,3 +275,18 @@ def test_a_model_from_before_the_floor_uses_its_threshold(
     (old / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     model = IntentModel.load(old, encoder=encoder)
     assert model.side_effect_threshold == model.threshold
+
+
+def test_a_training_stopped_early_says_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    data = write_jsonl(tmp_path / "train.jsonl", examples())
+
+    def interrupted(*_args: object, **_kwargs: object) -> None:
+        raise KeyboardInterrupt  # what Ctrl-C raises while the encoder embeds
+
+    monkeypatch.setattr(Encoder, "embed_layers_many", interrupted)
+    result = CliRunner().invoke(app, ["train", "--data", str(data), "--out", str(tmp_path / "m")])
+    assert result.exit_code == 1
+    lines = result.stderr.strip().splitlines()
+    assert lines[-1].startswith("error: training stopped early: interrupted at 'embedding")
+    assert "no model was saved" in lines[-1]
+    assert not (tmp_path / "m" / "manifest.json").exists()
