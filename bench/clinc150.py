@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     from edge_agent.intents.evaluate import METRIC_KEYS, routing_metrics
     from edge_agent.intents.model import features_from_layers
 
-    console = Console(stderr=False)
+    console = Console(stderr=False, width=120)
     if not args.data.is_file():
         print(f"error: {args.data}: no such file", file=sys.stderr)
         return 2

@@ -21,10 +21,10 @@ Methods (scores: higher = more out of scope):
 * ``oos_class+0.5maha`` and ``oos_class+knn``: standardised sums (the trainer's
   ``msp+0.5maha`` with an oos class is the first).
 
-The fine-tuned encoder (the joint trainer on intent-only lines) is not in the table: one
-fine-tuning run over CLINC150's 15,000 lines takes about 25 CPU-minutes (the joint
-trainer's 875 CPU-s for 8,759 lines, docs/edge.md), over the 10-minute laptop budget
-before any cross-validation.
+The fine-tuned encoder (the joint trainer on intent-only lines) is not in the table: its
+three epochs over CLINC150's 15,000 lines take about 11 CPU-minutes at its measured rate
+(docs/edge.md), past the 10-minute laptop budget before any cross-validation, and more
+than an hour of wall time on the shared machine this was measured on.
 """
 
 from __future__ import annotations
