@@ -68,7 +68,9 @@ def train(
         typer.Option(
             "--side-effect-escalation",
             help="Share of in-scope validation queries the side-effect floor may send to "
-            "the cloud: your tools with side effects run only below this stricter floor.",
+            "the cloud: your tools with side effects run only on queries that clear this "
+            "stricter floor (intents-only models; a slot model's threshold serves as its "
+            "floor).",
         ),
     ] = 0.05,
     refit: Annotated[
