@@ -10,17 +10,24 @@ refitted heads on val would be in-sample), and the JSON says so in ``eval_split`
 With ``--halves`` it also gives an honest estimate on validation data: val is split in two
 stratified halves; a model is trained on train with one half as its validation data
 (method, threshold, refit) and evaluated on the other half, both ways (embeddings are
-computed once and shared).
+computed once and shared). The trainer itself cross-validates the chosen method's
+threshold over 5 folds of val (``cv``: mean and std of each figure, issue 30); with
+``--compare`` every out-of-scope method is cross-validated the same way
+(``bench/clinc150_methods.py``) and printed as a table.
 
-Prints a table, the training time and the per-query latency of ``IntentModel.predict``
-(INT8 encoder + heads, one thread, distinct queries); the LAST line is one JSON object:
-``in_scope_accuracy``, ``oos_recall``, ``oos_precision``, ``oos_auroc``,
-``escalated_in_scope``, ``train_s``, ``query_p50_ms`` (plus p95, the encoder's own p50 on
-a 12-token query, the method and the evaluated split).
+Prints a table, the training time (wall and CPU) and the per-query latency of
+``IntentModel.predict`` (INT8 encoder + heads, one thread, distinct queries); the LAST line
+is one JSON object: ``in_scope_accuracy``, ``oos_recall``, ``oos_precision``,
+``oos_auroc``, ``escalated_in_scope``, ``oos_recall_side_effect`` and
+``in_scope_accuracy_side_effect`` (at the side-effect floor), ``cv`` (the chosen method's
+cross-validated figures), ``train_s``, ``train_cpu_s``, ``query_p50_ms`` (plus p95, the
+encoder's own p50 on a 12-token query, the method, the evaluated split, and ``methods``
+with ``--compare``).
 
 Usage::
 
     python bench/clinc150.py --data PATH [--eval FILE] [--eval-format clinc|jsonl] [--out DIR]
+        [--compare] [--halves]
 
 ``--data`` is CLINC150's ``data_full.json`` (clinc/oos-eval, CC BY 3.0; its train and val
 splits), which the repository does not ship: pass its path. ``--data
@@ -41,6 +48,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -59,6 +67,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--latency-n", type=int, default=300)
     parser.add_argument("--no-refit", action="store_true")
     parser.add_argument("--halves", action="store_true", help="split-half estimate on val")
+    parser.add_argument(
+        "--compare",
+        action="store_true",
+        help="cross-validate every out-of-scope method on val (bench/clinc150_methods.py)",
+    )
     args = parser.parse_args(argv)
 
     import numpy as np
@@ -70,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     from understanding.intents.evaluate import METRIC_KEYS, routing_metrics
     from understanding.intents.model import features_from_layers
 
-    console = Console(stderr=False)
+    console = Console(stderr=False, width=120)
     if not args.data.is_file():
         print(f"error: {args.data}: no such file", file=sys.stderr)
         return 2
@@ -87,11 +100,23 @@ def main(argv: list[str] | None = None) -> int:
         )
 
     encoder = Encoder.load(cache_size=0)
+    # Embeds each line once (timed inside train_s); --compare and --halves reuse them.
+    cached = _CachedEncoder(encoder)
     with tempfile.TemporaryDirectory() as tmp:
         out = args.out or Path(tmp) / "model"
         t0 = time.perf_counter()
-        report = train_model(train, val, out, encoder=encoder, max_escalation=args.max_escalation)
+        cpu0 = time.process_time()
+        report = train_model(
+            train,
+            val,
+            out,
+            encoder=cached,
+            max_escalation=args.max_escalation,
+            progress=True,
+            log=lambda msg: console.print(f"[{time.perf_counter() - t0:5.0f} s] {msg}"),
+        )
         train_s = time.perf_counter() - t0
+        train_cpu_s = time.process_time() - cpu0
         model = IntentModel.load(out, encoder=encoder)
 
     feats = features_from_layers(encoder.embed_layers_many([ex.text for ex in eval_examples]))
@@ -144,22 +169,44 @@ def main(argv: list[str] | None = None) -> int:
     console.print(table)
     console.print(
         f"method {report.method}, threshold {report.threshold:.4f}, "
-        f"{len(report.classes)} classes; train {train_s:.1f} s "
+        f"{len(report.classes)} classes; train {train_s:.1f} s ({train_cpu_s:.0f} CPU-s) "
         f"(embed {report.embed_s:.1f} s, fit {report.fit_s:.1f} s); "
         f"query p50 {p50:.2f} ms, p95 {p95:.2f} ms (one thread); "
         f"encoder alone, 12 tokens: p50 {enc_p50:.2f} ms"
     )
     halves: dict[str, float | None] = {}
     if args.halves:
-        halves = split_half_estimate(train, val, encoder, args.max_escalation, not args.no_refit)
+        halves = split_half_estimate(train, val, cached, args.max_escalation, not args.no_refit)
         console.print(
             "split-half estimate on val (choose on one half, evaluate on the other): "
             + ", ".join(f"{k} {v:.4f}" for k, v in halves.items() if v is not None)
         )
+    chosen = report.candidates.get(report.method, {})
+    cv = {k[3:]: v for k, v in chosen.items() if k.startswith("cv_")}
+    if cv:
+        console.print(
+            f"method {report.method}, cross-validated on val (5 folds, threshold chosen on "
+            f"four): in-scope accuracy {cv['in_scope_accuracy_mean']:.4f} ± "
+            f"{cv['in_scope_accuracy_std']:.4f}, OOS recall {cv['oos_recall_mean']:.4f} ± "
+            f"{cv['oos_recall_std']:.4f}, threshold {cv['threshold_mean']:.4f} ± "
+            f"{cv['threshold_std']:.4f}"
+        )
+    side = report.side_effect_metrics
+    console.print(
+        f"side-effect floor {report.side_effect_threshold:.4f} (val, pre-refit): "
+        + ", ".join(f"{k} {side[k]:.4f}" for k in METRIC_KEYS if side.get(k) is not None)
+    )
+    methods = (
+        compare_methods(train, val, cached, args.max_escalation, console) if args.compare else {}
+    )
     result = {k: headline[k] for k in METRIC_KEYS}
+    result["oos_recall_side_effect"] = side.get("oos_recall")
+    result["in_scope_accuracy_side_effect"] = side.get("in_scope_accuracy")
+    result["cv"] = cv
     result.update(
         {
             "train_s": round(train_s, 2),
+            "train_cpu_s": round(train_cpu_s, 2),
             "query_p50_ms": round(p50, 3),
             "query_p95_ms": round(p95, 3),
             "encoder_12tok_p50_ms": round(enc_p50, 3),
@@ -171,6 +218,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     if halves:
         result["val_split_half"] = halves
+    if methods:
+        result["methods"] = methods
     print(json.dumps(result))
     return 0
 
@@ -198,6 +247,45 @@ class _CachedEncoder:
         return np.stack([self.embed_layers(t) for t in texts])
 
 
+def compare_methods(
+    train: list[Any], val: list[Any], cached: Any, max_escalation: float, console: Any
+) -> dict[str, dict[str, float | None]]:
+    """Every out-of-scope method, cross-validated on val (see bench/clinc150_methods.py)."""
+    import numpy as np
+    from clinc150_methods import METHOD_NAMES, compare, method_scores
+    from rich.table import Table
+
+    in_train = [ex for ex in train if ex.intent != "oos"]
+    classes = sorted({ex.intent for ex in in_train})
+    index = {c: i for i, c in enumerate(classes)}
+    scores, tops = method_scores(
+        cached.embed_layers_many([ex.text for ex in in_train]),
+        np.asarray([index[ex.intent] for ex in in_train]),
+        cached.embed_layers_many([ex.text for ex in train if ex.intent == "oos"]),
+        cached.embed_layers_many([ex.text for ex in val]),
+        len(classes),
+        log=console.print,
+    )
+    figures = compare(
+        scores, tops, [ex.intent for ex in val], classes, max_escalation=max_escalation
+    )
+    table = Table(title=f"OOS methods on CLINC150 val, 3 x 5 folds, {max_escalation:.1%} budget")
+    for column in ("method", "in-scope acc", "OOS recall", "mean - std", "threshold", "AUROC"):
+        table.add_column(column, justify="left" if column == "method" else "right")
+    for name in METHOD_NAMES:
+        f = figures[name]
+        table.add_row(
+            name,
+            f"{f['in_scope_accuracy_mean']:.4f} ± {f['in_scope_accuracy_std']:.4f}",
+            f"{f['oos_recall_mean']:.3f} ± {f['oos_recall_std']:.3f}",
+            f"{f['oos_recall_lower']:.3f}",
+            f"{f['threshold_mean']:.4f} ± {f['threshold_std']:.4f}",
+            f"{f['oos_auroc']:.4f}",
+        )
+    console.print(table)
+    return figures
+
+
 def split_half_estimate(
     train: list[Any], val: list[Any], encoder: Any, max_escalation: float, refit: bool
 ) -> dict[str, float | None]:
@@ -207,7 +295,7 @@ def split_half_estimate(
     from understanding.intents.evaluate import METRIC_KEYS, routing_metrics
     from understanding.intents.model import features_from_layers
 
-    cached = _CachedEncoder(encoder)
+    cached = encoder if isinstance(encoder, _CachedEncoder) else _CachedEncoder(encoder)
     half_a, half_b = stratified_split(val, 0.5, seed=0)
     runs = []
     for tune, test in ((half_a, half_b), (half_b, half_a)):

@@ -6,6 +6,8 @@ A decision has four gates, each of which can only send a query to the cloud:
    small talk and is in scope;
 2. its confidence clears the calibrated threshold stored with the model
    (``router.json``, written by ``scripts/build_router.py`` from the validation set);
+   a tool of yours with side effects also needs the model's stricter side-effect floor
+   (``IntentPrediction.side_effect_ok``, calibrated by ``edge-agent train``);
 3. the structure of the query is one request (``understanding.structure``): no second
    request after "and"/"then", no comparison or advice around a weather or time lookup;
 4. the tool's arguments fill validly from the words (``understanding.arguments``).
@@ -222,7 +224,8 @@ class Router:
         parts = getattr(prediction, "parts", None)
         if parts is not None:
             words = tuple(getattr(prediction, "words", ()))
-            return self._from_parts(parts, query, plain, confidence, scores, intent, words)
+            side_ok = bool(getattr(prediction, "side_effect_ok", True))
+            return self._from_parts(parts, query, plain, confidence, scores, intent, words, side_ok)
         if intent == SMALLTALK:
             if smalltalk_kind(query) is None:
                 return cloud("small talk the device has no answer for")
@@ -231,6 +234,10 @@ class Router:
             spec = self.tools.get(intent)
             if spec is None:
                 return cloud(f"intent {intent!r} has no device tool")
+            if spec.side_effects and not getattr(prediction, "side_effect_ok", True):
+                # The model's floor for side effects, calibrated on the user's own
+                # validation lines apart from the lookup threshold (understanding.intents).
+                return cloud(f"below the side-effect floor for {intent}, a tool that acts")
             return self._user_tool(spec, query, plain, confidence, scores)
         if intent in PLACE_TOOLS and (place := _another_place(query)) is not None:
             return cloud(f"{place} is not a city the device knows")
@@ -292,6 +299,7 @@ class Router:
         scores: dict[str, float],
         intent: str,
         words: tuple[str, ...] = (),
+        side_effect_ok: bool = True,
     ) -> RouteDecision:
         """The decision of a joint intent + slot model: every request it found, each
         with its tool and its arguments from its slots (``understanding.arguments.slots``
@@ -317,6 +325,8 @@ class Router:
                     )
                 return cloud("small talk the device has no answer for")
             spec = self.tools.get(name)
+            if spec is not None and spec.side_effects and not side_effect_ok:
+                return cloud(f"below the side-effect floor for {name}, a tool that acts")
             if spec is not None:
                 filled = fill_from_slots(spec.input_schema, part.slots, spec.validator)
                 if filled.arguments is None:

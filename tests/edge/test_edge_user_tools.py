@@ -24,7 +24,7 @@ from react_kernel.steps import from_struct
 from sync.store import MemoryStore
 from understanding.arguments.schema import fill_from_schema, filler_of
 from understanding.encoder import Encoder
-from understanding.intents import Example, train_model
+from understanding.intents import Example, IntentModel, train_model
 from understanding.router import Router
 from understanding.tools.user import (
     UserToolError,
@@ -173,6 +173,26 @@ def test_a_user_tool_runs_on_the_device_with_schema_valid_arguments(
     assert restaurant.calls == [{"people": 4, "city": "rome"}]
     assert steps[2].status == pb.OBSERVATION_STATUS_OK
     assert steps[-1].content == "Booked a table for 4 in Rome."
+
+
+def test_a_tool_that_acts_runs_only_above_the_side_effect_floor(
+    router_dir: Path, restaurant: Restaurant
+) -> None:
+    query = "could you book a table for four in Rome"
+    router = Router.load(router_dir, tools=tools(restaurant))
+    assert router.decide(query).route == "edge"
+    model = router.model
+    assert isinstance(model, IntentModel)
+    model.side_effect_threshold = model.threshold - 1e6  # a floor no query clears
+    decision = router.decide(query)
+    assert decision.route == "cloud" and decision.tool is None
+    assert "side-effect floor" in decision.reason
+    lookup = [
+        device_tool("book_table", "Find a table.", BOOK_INPUT, restaurant.book, side_effects=False)
+    ]
+    looked_up = Router.load(router_dir, tools=lookup)
+    looked_up.model.side_effect_threshold = model.side_effect_threshold  # type: ignore[attr-defined]
+    assert looked_up.decide(query).route == "edge"  # the floor is for tools that act
 
 
 def test_a_user_tool_without_arguments_runs_too(agent: EdgeAgent) -> None:

@@ -21,6 +21,7 @@ from understanding.intents import (
 )
 from understanding.intents.cli import eval_intents, train
 from understanding.intents.evaluate import METRIC_KEYS
+from understanding.slu.evaluate import SIDE_EFFECT_KEYS
 
 INTENTS = {
     "weather": [
@@ -208,7 +209,13 @@ def test_cli_train_then_eval_intents(tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     metrics = json.loads(result.stdout)
-    assert list(metrics) == ["intent_accuracy", "slot_f1", "exact_match", *METRIC_KEYS]
+    assert list(metrics) == [
+        "intent_accuracy",
+        "slot_f1",
+        "exact_match",
+        *METRIC_KEYS,
+        *SIDE_EFFECT_KEYS,
+    ]
     assert metrics["slot_f1"] is None and metrics["exact_match"] is None  # intents only
     assert all(0.0 <= v <= 1.0 for v in metrics.values() if v is not None)
 
@@ -238,3 +245,48 @@ def test_training_without_refit_records_it(encoder: Encoder, tmp_path: Path) -> 
     assert report.refit_s == 0.0
     model = IntentModel.load(tmp_path / "m", encoder=encoder)
     assert model.predict("switch the kitchen lights off").intent == "lights"
+
+
+def test_the_side_effect_floor_is_stricter_and_recorded(
+    trained: TrainReport, encoder: Encoder
+) -> None:
+    manifest = json.loads((trained.out_dir / "manifest.json").read_text(encoding="utf-8"))
+    assert trained.side_effect_threshold <= trained.threshold
+    assert manifest["side_effect_threshold"] == trained.side_effect_threshold
+    assert set(manifest["validation_side_effect"]) == set(METRIC_KEYS)
+    floor_escalated = manifest["validation_side_effect"]["escalated_in_scope"]
+    assert floor_escalated >= manifest["validation"]["escalated_in_scope"]
+    assert manifest["cross_validation"]["folds"] == 5
+    assert "oos_recall_mean" in manifest["cross_validation"]
+    model = IntentModel.load(trained.out_dir, encoder=encoder)
+    for query in ("turn on the lights", "what were the causes of the first world war"):
+        p = model.predict(query)
+        assert p.side_effect_ok == (p.in_scope and p.oos_score <= model.side_effect_threshold)
+
+
+def test_a_model_from_before_the_floor_uses_its_threshold(
+    trained: TrainReport, encoder: Encoder, tmp_path: Path
+) -> None:
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / "heads.npz").write_bytes((trained.out_dir / "heads.npz").read_bytes())
+    manifest = json.loads((trained.out_dir / "manifest.json").read_text(encoding="utf-8"))
+    del manifest["side_effect_threshold"]
+    (old / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    model = IntentModel.load(old, encoder=encoder)
+    assert model.side_effect_threshold == model.threshold
+
+
+def test_a_training_stopped_early_says_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    data = write_jsonl(tmp_path / "train.jsonl", examples())
+
+    def interrupted(*_args: object, **_kwargs: object) -> None:
+        raise KeyboardInterrupt  # what Ctrl-C raises while the encoder embeds
+
+    monkeypatch.setattr(Encoder, "embed_layers_many", interrupted)
+    result = CliRunner().invoke(app, ["train", "--data", str(data), "--out", str(tmp_path / "m")])
+    assert result.exit_code == 1
+    lines = result.stderr.strip().splitlines()
+    assert lines[-1].startswith("error: training stopped early: interrupted at 'embedding")
+    assert "no model was saved" in lines[-1]
+    assert not (tmp_path / "m" / "manifest.json").exists()

@@ -63,6 +63,16 @@ def train(
             help="Share of in-scope validation queries the threshold may send to the cloud.",
         ),
     ] = 0.01,
+    side_effect_escalation: Annotated[
+        float,
+        typer.Option(
+            "--side-effect-escalation",
+            help="Share of in-scope validation queries the side-effect floor may send to "
+            "the cloud: your tools with side effects run only on queries that clear this "
+            "stricter floor (intents-only models; a slot model's threshold serves as its "
+            "floor).",
+        ),
+    ] = 0.05,
     refit: Annotated[
         bool,
         typer.Option(
@@ -111,7 +121,7 @@ def train(
                     out,
                     fmt,
                     oos_label,
-                    max_escalation,
+                    (max_escalation, side_effect_escalation),
                     seed,
                     epochs,
                     max_minutes,
@@ -148,7 +158,7 @@ def train(
         val,
         out,
         oos_label,
-        max_escalation,
+        (max_escalation, side_effect_escalation),
         refit,
         seed,
         json_output,
@@ -164,7 +174,7 @@ def _train_joint(
     out: Path,
     fmt: str,
     oos_label: str,
-    max_escalation: float,
+    escalations: tuple[float, float],
     seed: int,
     epochs: float | None,
     max_minutes: float | None,
@@ -184,7 +194,7 @@ def _train_joint(
             oos_label=oos_label,
             epochs=epochs,
             max_seconds=None if max_minutes is None else max_minutes * 60.0,
-            max_escalation=max_escalation,
+            max_escalation=escalations[0],
             seed=seed,
             source=source,
             log=None if json_output else (lambda msg: typer.echo(msg, err=True)),
@@ -234,7 +244,7 @@ def _train_heads(
     val: Path | None,
     out: Path,
     oos_label: str,
-    max_escalation: float,
+    escalations: tuple[float, float],
     refit: bool,
     seed: int,
     json_output: bool,
@@ -244,41 +254,69 @@ def _train_heads(
     from understanding.intents.train import train_model
 
     source = _source(data, val)
+    stage = ["loading the encoder"]
+
+    def log(message: str) -> None:
+        stage[0] = message
+        if not json_output:
+            typer.echo(f"[{time.perf_counter() - started:5.0f} s] {message}", err=True)
+
     try:
         report = train_model(
             train_examples,
             val_examples,
             out,
             oos_label=oos_label,
-            max_escalation=max_escalation,
+            max_escalation=escalations[0],
+            side_effect_escalation=escalations[1],
             seed=seed,
             refit=refit,
             progress=not json_output,
             source=source,
-            log=None if json_output else (lambda msg: typer.echo(msg, err=True)),
+            log=log,
         )
     except IntentDataError as exc:
         raise fail(str(exc), 2) from None
     except (IntentError, OSError, ValueError) as exc:
         raise fail(str(exc), 1) from None
+    except (KeyboardInterrupt, MemoryError) as exc:
+        why = "interrupted" if isinstance(exc, KeyboardInterrupt) else "out of memory"
+        elapsed = time.perf_counter() - started
+        raise fail(
+            f"training stopped early: {why} at '{stage[0]}' after {elapsed:.0f} s; "
+            f"no model was saved to {out}",
+            1,
+        ) from None
     total = time.perf_counter() - started
+    cv = report.candidates.get(report.method, {})
     result = {
         "out": str(report.out_dir),
         "classes": len(report.classes),
         "method": report.method,
         "threshold": report.threshold,
+        "side_effect_threshold": report.side_effect_threshold,
         "n_train": report.n_train,
         "n_val": report.n_val,
         "train_s": round(total, 2),
         "validation": report.val_metrics,
+        "validation_side_effect": report.side_effect_metrics,
+        "cross_validation": {k[3:]: v for k, v in cv.items() if k.startswith("cv_")},
     }
     if json_output:
         typer.echo(json.dumps(result))
         return
     title = f"validation ({report.n_val} examples), method {report.method}"
     _print_table(title, METRIC_KEYS, report.val_metrics)
+    _print_table("at the side-effect floor", METRIC_KEYS, report.side_effect_metrics)
     from rich.console import Console
 
+    if cv.get("cv_oos_recall_mean") is not None:
+        Console().print(
+            f"cross-validated over folds of the validation lines: OOS recall "
+            f"{cv['cv_oos_recall_mean']:.3f} ± {cv['cv_oos_recall_std']:.3f}, in-scope "
+            f"accuracy {cv['cv_in_scope_accuracy_mean']:.3f} ± "
+            f"{cv['cv_in_scope_accuracy_std']:.3f}"
+        )
     Console().print(f"saved {report.out_dir} in {total:.1f} s ({len(report.classes)} classes)")
 
 

@@ -2,7 +2,8 @@
 
 * :class:`SoftmaxHead`: multinomial logistic regression (L2, mini-batch Adam). Trained
   on the six layers' pooled embeddings concatenated (2304 features); out-of-scope
-  training examples, when there are any, form one more class.
+  training examples, when there are any, form one more class (or, labelled -1, are
+  negatives whose target is the uniform distribution: outlier exposure).
 * :class:`GaussianHead`: class means with one shared, shrunk covariance (the
   Mahalanobis out-of-scope detector of Lee et al. 2018 / Podolskiy et al. 2021), on the
   last layer's sentence embedding.
@@ -71,7 +72,9 @@ class SoftmaxHead:
 
         Args:
             x: Features (n, d), float32.
-            y: Class indices (n,).
+            y: Class indices (n,); -1 marks a negative example, trained toward the
+                uniform distribution over the classes (outlier exposure, Hendrycks et al.
+                2019).
             n_classes: Number of classes.
             init: Start from this head's weights (a warm start, for a refit on more data).
             on_epoch: Called with (epoch, total epochs) after each epoch (progress bars).
@@ -88,7 +91,8 @@ class SoftmaxHead:
         else:
             weight = np.zeros((d, n_classes), dtype=np.float32)
             bias = np.zeros(n_classes, dtype=np.float32)
-        onehot = np.eye(n_classes, dtype=np.float32)[y]
+        onehot = np.eye(n_classes, dtype=np.float32)[np.maximum(y, 0)]
+        onehot[y < 0] = 1.0 / n_classes
         m_w, v_w = np.zeros_like(weight), np.zeros_like(weight)
         m_b, v_b = np.zeros_like(bias), np.zeros_like(bias)
         beta1, beta2, eps = 0.9, 0.999, 1e-8

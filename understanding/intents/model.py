@@ -1,8 +1,8 @@
 """A trained intent router: load it, and predict an intent or "send to the cloud".
 
 A model folder holds ``heads.npz`` (the softmax and Gaussian heads) and
-``manifest.json`` (classes, method, threshold, validation figures, the sha256 of the
-training data and of the encoder it was trained with).
+``manifest.json`` (classes, method, threshold, side-effect floor, validation figures,
+the sha256 of the training data and of the encoder it was trained with).
 
 Example, with a folder written by ``edge-agent train`` from intents-only data (the
 shipped router is a joint intent + slot model, ``understanding.slu``)::
@@ -54,6 +54,8 @@ class IntentPrediction:
         scores: Probability per class (in-scope intents, plus ``oos`` when it was trained
             as a class).
         top_intent: The best in-scope intent even when ``in_scope`` is False.
+        side_effect_ok: ``oos_score <= side_effect_threshold``: sure enough to run a tool
+            with side effects (a stricter floor, calibrated separately).
     """
 
     intent: str
@@ -62,6 +64,7 @@ class IntentPrediction:
     oos_score: float
     scores: dict[str, float] = field(default_factory=dict)
     top_intent: str = ""
+    side_effect_ok: bool = False
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,7 @@ class BatchPrediction:
     confidence: np.ndarray
     oos_score: np.ndarray
     in_scope: np.ndarray
+    side_effect_ok: np.ndarray
 
 
 class IntentModel:
@@ -87,6 +91,7 @@ class IntentModel:
         method: dict[str, float],
         stats: dict[str, tuple[float, float]],
         threshold: float,
+        side_effect_threshold: float | None = None,
         manifest: dict[str, Any] | None = None,
         encoder: Any = None,
     ) -> None:
@@ -101,6 +106,11 @@ class IntentModel:
         self.method = dict(method)
         self.stats = dict(stats)
         self.threshold = float(threshold)
+        # Models trained before the floor existed: side effects get the lookup threshold.
+        self.side_effect_threshold = min(
+            self.threshold,
+            self.threshold if side_effect_threshold is None else float(side_effect_threshold),
+        )
         self.manifest: dict[str, Any] = manifest or {}
         self._encoder = None
         self._precision: str | None = None
@@ -133,6 +143,7 @@ class IntentModel:
             confidence=in_probs.max(axis=1),
             oos_score=score,
             in_scope=score <= self.threshold,
+            side_effect_ok=score <= self.side_effect_threshold,
         )
 
     def predict_embedding(self, vec: np.ndarray) -> IntentPrediction:
@@ -157,6 +168,7 @@ class IntentModel:
             oos_score=score,
             scores={c: float(p) for c, p in zip(self.classes, probs[0], strict=True)},
             top_intent=top,
+            side_effect_ok=in_scope and score <= self.side_effect_threshold,
         )
 
     def predict(self, text: str) -> IntentPrediction:
@@ -211,6 +223,7 @@ class IntentModel:
                 "method": self.method,
                 "score_stats": {k: list(v) for k, v in self.stats.items()},
                 "threshold": self.threshold,
+                "side_effect_threshold": self.side_effect_threshold,
                 "features": "layer_embeddings (6 x 384), concatenated",
             }
         )
@@ -262,6 +275,11 @@ class IntentModel:
                     str(k): (float(v[0]), float(v[1])) for k, v in manifest["score_stats"].items()
                 },
                 threshold=float(manifest["threshold"]),
+                side_effect_threshold=(
+                    None
+                    if manifest.get("side_effect_threshold") is None
+                    else float(manifest["side_effect_threshold"])
+                ),
                 manifest=manifest,
                 encoder=encoder,
             )

@@ -25,6 +25,7 @@ __all__ = [
     "auroc",
     "combine",
     "select_threshold",
+    "side_effect_floor",
 ]
 
 # method name -> {component: weight}
@@ -113,3 +114,31 @@ def select_threshold(
     if oos_scores is not None and len(oos_scores) > 0:
         recall = float((np.asarray(oos_scores, dtype=np.float64) > threshold).mean())
     return ThresholdChoice(threshold=threshold, escalated_in_scope=escalated, oos_recall=recall)
+
+
+def side_effect_floor(
+    in_scores: np.ndarray,
+    oos_scores: np.ndarray | None,
+    threshold: float,
+    *,
+    max_escalation: float = 0.05,
+) -> float:
+    """The side-effect floor: a second, stricter threshold for tools that act.
+
+    The budget (``max_escalation`` of in-scope validation queries) bounds what the floor
+    may cost; it spends it only where it buys out-of-scope recall on validation: the
+    floor is the highest one that escalates the same out-of-scope validation queries as
+    the budget's threshold, and never above ``threshold``. Without out-of-scope
+    validation queries (or when the threshold already escalates all the budget would),
+    the floor is the threshold.
+    """
+    oos = np.asarray(oos_scores if oos_scores is not None else [], dtype=np.float64)
+    budget = select_threshold(in_scores, oos, max_escalation=max_escalation).threshold
+    caught = oos[oos > budget]
+    if len(caught) == 0:
+        return float(threshold)
+    lowest = float(caught.min())
+    below = np.concatenate([np.asarray(in_scores, dtype=np.float64), oos])
+    below = below[below < lowest]
+    floor = max(budget, float(below.max())) if len(below) else budget
+    return float(min(floor, threshold))

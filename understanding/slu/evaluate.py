@@ -2,7 +2,9 @@
 
 Both kinds of model answer with the same keys: ``intent_accuracy``, ``slot_f1``,
 ``exact_match`` (None for an intents-only model) and, where the data has out-of-scope
-lines, the routing keys of :mod:`understanding.intents.evaluate`.
+lines, the routing keys of :mod:`understanding.intents.evaluate`, at the model's threshold
+and at its side-effect floor too (``SIDE_EFFECT_KEYS``: what a tool of yours that acts
+would see).
 """
 
 from __future__ import annotations
@@ -16,9 +18,14 @@ from understanding.intents.evaluate import METRIC_KEYS, routing_metrics
 from understanding.slu.data import Utterance
 from understanding.slu.metrics import slu_metrics
 
-__all__ = ["EVAL_KEYS", "evaluate_heads", "evaluate_joint"]
+__all__ = ["EVAL_KEYS", "SIDE_EFFECT_KEYS", "evaluate_heads", "evaluate_joint"]
 
-EVAL_KEYS = ("intent_accuracy", "slot_f1", "exact_match", *METRIC_KEYS)
+SIDE_EFFECT_KEYS = (
+    "oos_recall_side_effect",
+    "in_scope_accuracy_side_effect",
+    "escalated_in_scope_side_effect",
+)
+EVAL_KEYS = ("intent_accuracy", "slot_f1", "exact_match", *METRIC_KEYS, *SIDE_EFFECT_KEYS)
 
 
 def _routing(
@@ -36,11 +43,13 @@ def evaluate_joint(model: Any, data: Sequence[Utterance]) -> dict[str, float | N
     oos = model.oos_label
     gi, gt, pi, pt, top = [], [], [], [], []
     keep = np.zeros(len(data), dtype=bool)
+    keep_acting = np.zeros(len(data), dtype=bool)
     score = np.zeros(len(data))
     in_scope = intents_right = 0
     for k, u in enumerate(data):
         p = model.predict_words(u.words)
         keep[k], score[k] = p.in_scope, p.oos_score
+        keep_acting[k] = p.in_scope and getattr(p, "side_effect_ok", True)
         top.append(p.top_intent)
         if oos in u.intents:
             continue
@@ -60,7 +69,16 @@ def evaluate_joint(model: Any, data: Sequence[Utterance]) -> dict[str, float | N
         "exact_match": joint["exact_match"],
     }
     out.update(_routing(data, top, keep, score, oos))
+    out.update(_side_effect(_routing(data, top, keep_acting, score, oos)))
     return out
+
+
+def _side_effect(routing: dict[str, float | None]) -> dict[str, float | None]:
+    """The side-effect keys from routing figures measured at the side-effect floor."""
+    return {
+        f"{key}_side_effect": routing[key]
+        for key in ("oos_recall", "in_scope_accuracy", "escalated_in_scope")
+    }
 
 
 def evaluate_heads(model: Any, data: Sequence[Utterance]) -> dict[str, float | None]:
@@ -83,4 +101,5 @@ def evaluate_heads(model: Any, data: Sequence[Utterance]) -> dict[str, float | N
         "exact_match": None,
     }
     out.update(_routing(data, top, batch.in_scope, batch.oos_score, oos))
+    out.update(_side_effect(_routing(data, top, batch.side_effect_ok, batch.oos_score, oos)))
     return out

@@ -185,6 +185,8 @@ class SluPrediction:
     parts: tuple[SluPart, ...]
     scores: dict[str, float] = field(default_factory=dict)
     top_intent: str = ""
+    # Sure enough for a tool of yours with side effects (the model's stricter floor).
+    side_effect_ok: bool = True
 
     @property
     def slots(self) -> tuple[Slot, ...]:
@@ -203,6 +205,8 @@ class SluModel:
         self.oos_label = str(manifest.get("oos_label", "oos"))
         threshold = manifest.get("threshold")
         self.threshold = None if threshold is None else float(threshold)
+        floor = manifest.get("side_effect_threshold", threshold)
+        self.side_effect_threshold = None if floor is None else float(floor)
         self.multi_threshold = float(manifest.get("multi_threshold", MULTI_THRESHOLD))
         self.transitions = with_learned(
             allowed_transitions(self.tags), learned_transitions(folder, len(self.tags))
@@ -285,7 +289,9 @@ class SluModel:
         """The prediction for pre-split words (annotated data)."""
         words = list(words)
         if not words:
-            return SluPrediction(self.oos_label, 0.0, False, 1.0, (), (), (), ())
+            return SluPrediction(
+                self.oos_label, 0.0, False, 1.0, (), (), (), (), side_effect_ok=False
+            )
         decoded, oos_score = self.run(words)
         probs: list[float] = decoded.probs.tolist()
         in_scope = self.threshold is None or oos_score <= self.threshold
@@ -317,6 +323,8 @@ class SluModel:
             parts=tuple(parts),
             scores=dict(zip(self.intents, probs, strict=True)),
             top_intent=top,
+            side_effect_ok=in_scope
+            and (self.side_effect_threshold is None or oos_score <= self.side_effect_threshold),
         )
 
     def predict(self, text: str) -> SluPrediction:
