@@ -56,7 +56,7 @@ DEFAULT_THRESHOLD = 0.5
 PLACE_TOOLS = frozenset({"get_weather", "world_clock"})
 CLOCK = "world_clock"
 
-Route = Literal["edge", "cloud"]
+Route = Literal["edge", "cloud", "ask"]
 
 
 class IntentPredictor(Protocol):
@@ -78,7 +78,9 @@ class RouteDecision:
     """Where a query goes and, for the edge, with which tool and arguments.
 
     ``calls`` lists every call when the query holds several requests (a joint intent +
-    slot model found them); ``tool`` and ``arguments`` are then the first one's.
+    slot model found them); ``tool`` and ``arguments`` are then the first one's. Route
+    ``ask``: the tool is clear but ``missing`` (an argument's name) is not in the words;
+    ``question`` is what to ask the person, ``arguments`` what was understood so far.
     """
 
     route: Route
@@ -89,6 +91,8 @@ class RouteDecision:
     intent: str = ""
     scores: dict[str, float] = field(default_factory=dict, compare=False)
     calls: tuple[ToolCall, ...] = ()
+    missing: str = ""
+    question: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (for ``--json`` output and step metadata)."""
