@@ -11,7 +11,13 @@ A decision has four gates, each of which can only send a query to the cloud:
 4. the tool's arguments fill validly from the words (``edge_agent.arguments``).
 
 So the device keeps a query only when all four agree, and guessing is never the
-fallback. A router trained on your own intents can carry your own tools
+fallback. Every call with a side effect then goes through the side-effect policy
+(``edge_agent.policy``): its floor, its grounding, its qualifiers (read into
+``device_control``'s ``room: "all"``, ``except``, ``at``, ``for`` where the device executes
+them, ``edge_agent.arguments.qualifiers``) and no second request; a question about a
+device is a read (``device_status``), and a clear request missing an argument is asked
+back (route ``ask``, with ``missing`` and ``question``). A router trained on your own
+intents can carry your own tools
 (``Router.load(dir, tools=[...])``, see ``edge_agent.tools.user``): an intent named like
 one of them runs it, with arguments read by the schema-driven readers of
 ``edge_agent.arguments.schema``. A joint intent + slot model (``edge_agent.slu``,
@@ -39,11 +45,13 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from edge_agent.answers import smalltalk_kind
 from edge_agent.arguments import extract_arguments
+from edge_agent.arguments.qualifiers import device_qualifiers
 from edge_agent.cities import country_clock, read_places, region_in
 from edge_agent.errors import ModelFilesError
+from edge_agent.policy import ACTION_TOOLS, CATALOGUE, Verdict, ask_back, check_call
 from edge_agent.settings import Settings, complete_arguments
-from edge_agent.structure import compound_reason, request_reason
-from edge_agent.tools import SIDE_EFFECT_TOOLS, TOOL_NAMES
+from edge_agent.structure import compound_reason, needs_reasoning, request_reason
+from edge_agent.tools import TOOL_NAMES
 
 if TYPE_CHECKING:
     from react_kernel import ToolSpec
@@ -215,7 +223,7 @@ class Router:
             return cloud("out of the device's scope")
         if confidence < self.threshold:
             return cloud(f"low confidence {confidence:.2f} < {self.threshold:.2f}")
-        if intent in SIDE_EFFECT_TOOLS and confidence < self.action_threshold:
+        if intent in ACTION_TOOLS and confidence < self.action_threshold:
             bar = self.action_threshold
             return cloud(f"low confidence {confidence:.2f} < {bar:.2f} for {intent}")
         parts = getattr(prediction, "parts", None)
@@ -239,9 +247,37 @@ class Router:
         arguments = complete_arguments(self.home, intent, query, extract_arguments(intent, query))
         if arguments is None:
             return cloud(f"cannot fill {intent} arguments")
+        if intent == "device_control":
+            arguments = {**arguments, **device_qualifiers(query)}
+        verdict = check_call(intent, arguments, query, confidence, self.action_threshold)
+        if verdict.action != "allow":
+            return self._refused(verdict, intent, confidence, intent, scores)
         return RouteDecision(
             "edge", intent, arguments, confidence, f"one {intent} call", intent, scores
         )
+
+    def _refused(
+        self,
+        verdict: Verdict,
+        tool: str,
+        confidence: float,
+        intent: str,
+        scores: dict[str, float],
+    ) -> RouteDecision:
+        """The decision of a call the side-effect policy did not let run."""
+        if verdict.action == "ask":
+            return RouteDecision(
+                "ask",
+                tool,
+                {},
+                confidence,
+                verdict.reason,
+                intent,
+                scores,
+                missing=verdict.missing,
+                question=verdict.question,
+            )
+        return RouteDecision("cloud", None, None, confidence, verdict.reason, intent, scores)
 
     def _user_tool(
         self,
@@ -290,7 +326,6 @@ class Router:
         """The decision of a joint intent + slot model: every request it found, each
         with its tool and its arguments from its slots (``edge_agent.arguments.slots``
         for your tools, ``edge_agent.arguments.builtin_slots`` for the built-in ones)."""
-        from edge_agent.arguments.builtin_slots import builtin_from_slots
         from edge_agent.arguments.slots import fill_from_slots
 
         def cloud(reason: str) -> RouteDecision:
@@ -301,7 +336,7 @@ class Router:
         calls: list[ToolCall] = []
         for part in parts:
             name = str(part.intent)
-            bar = self.action_threshold if name in SIDE_EFFECT_TOOLS else self.threshold
+            bar = self.action_threshold if name in ACTION_TOOLS else self.threshold
             if float(part.confidence) < bar:
                 return cloud(f"low confidence {part.confidence:.2f} for {name}")
             if name == SMALLTALK:
@@ -317,7 +352,7 @@ class Router:
                     return cloud(f"cannot fill {name} arguments: {filled.reason}")
                 calls.append(ToolCall(name, filled.arguments))
                 continue
-            if name not in TOOL_NAMES:
+            if name not in CATALOGUE:
                 return cloud(f"intent {name!r} has no device tool")
             text = str(part.text) if len(parts) > 1 else query
             # "Tokyo, Japan": the region qualifies the city (as on the frozen-heads path).
@@ -326,13 +361,20 @@ class Router:
                 # A country the clock reads on its own ("time in india") is the filler's:
                 # one clock answers, several zones are refused by name.
                 return cloud(f"{place} is not a city the device knows")
-            structural = request_reason(read_places(text).text, name)
+            # A scheduled or conditional device command is the side-effect policy's to
+            # read or refuse (its qualifiers); comparisons and advice stay the cloud's.
+            structural = (
+                ("needs reasoning: comparison or advice on top of the tool" if
+                 needs_reasoning(read_places(text).text, name) else None)
+                if name == "device_control"
+                else request_reason(read_places(text).text, name)
+            )  # fmt: skip
             if structural is not None:
                 return cloud(structural)
-            filled = builtin_from_slots(name, part.slots, text, self.home, utterance=words)
-            if filled.arguments is None:
-                return cloud(f"cannot fill {name} arguments: {filled.reason}")
-            calls.append(ToolCall(name, filled.arguments))
+            made = self._part_calls(name, part, text, words)
+            if isinstance(made, Verdict):
+                return self._refused(made, name, confidence, intent, scores)
+            calls.extend(made)
         if not calls:
             return cloud("no request the device can run")
         first = calls[0]
@@ -353,6 +395,64 @@ class Router:
             scores,
             tuple(calls) if len(calls) > 1 else (),
         )
+
+    def _part_calls(
+        self, name: str, part: Any, text: str, words: tuple[str, ...]
+    ) -> list[ToolCall] | Verdict:
+        """One request's calls (several list items are several calls), each through the
+        side-effect policy; or the policy's verdict against them."""
+        from edge_agent.arguments.builtin_slots import builtin_from_slots
+        from edge_agent.arguments.newer_tools import (
+            item_calls,
+            known_list,
+            names_a_device,
+            newer_from_slots,
+            reminder_label,
+        )
+        from edge_agent.arguments.qualifiers import ambiguous_hour, is_question, without_times
+
+        confidence = float(part.confidence)
+        floor = self.action_threshold
+        if name == "device_control" and is_question(text):
+            name = "device_status"  # "is the plug on?" asks; it commands nothing
+        slots, said = part.slots, text
+        if name == "device_control":
+            # "at 11 pm", "for 2 hours" are the command's time, never its level.
+            slots = [s for s in slots if s.type not in ("time", "date", "timeofday")]
+            said = without_times(text)
+        filled = newer_from_slots(name, slots, said) or builtin_from_slots(
+            name, slots, said, self.home, utterance=words
+        )
+        if filled.arguments is None:
+            reason = filled.reason
+            if name == "device_control" and not names_a_device(said):
+                reason = "no device named: the required argument 'device'"
+            first = check_call(name, {}, text, confidence, floor)
+            asked = ask_back(name, reason, words=text) if first.action == "allow" else None
+            if asked is not None:
+                return asked
+            if first.action != "allow":
+                return first
+            return Verdict("cloud", f"cannot fill {name} arguments: {filled.reason}")
+        args = dict(filled.arguments)
+        if name == "device_control":
+            if ambiguous_hour(text):
+                return Verdict("ask", "a bare hour: morning or evening", "at",
+                               "At what time: morning or evening?")  # fmt: skip
+            args.update(device_qualifiers(text))
+        label = reminder_label(text) if name == "set_timer" else None
+        # The reminder's words, whole: the tagger may keep only part of them.
+        if label is not None and (not args.get("label") or str(args["label"]).lower() in label):
+            args["label"] = label
+        if args.get("list") and name in ("add_note", "remove_note", "search_notes"):
+            args["list"] = known_list(str(args["list"]))
+        listed = name in ("add_note", "remove_note")
+        every = item_calls(args, part.slots, words) if listed else [args]
+        for one in every:
+            verdict = check_call(name, one, text, confidence, floor)
+            if verdict.action != "allow":
+                return verdict
+        return [ToolCall(name, one) for one in every]
 
 
 def _another_place(query: str) -> str | None:
