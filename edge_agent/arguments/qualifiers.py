@@ -178,7 +178,7 @@ def find_qualifiers(words: str) -> list[Qualifier]:
             kind, span = "time", 1 + n
         elif (
             token in ("until", "till", "til", "before", "after")
-            or (token in _WHEN_WORDS and not (token == "later" and before == "for"))
+            or (token in _WHEN_WORDS and not _attributive(token, before))
             or (token == "next" and tokens[i + 1 : i + 2] != ["alarm"])
         ):
             kind = "time"
@@ -206,6 +206,17 @@ def _asks_when(tokens: list[str], i: int) -> bool:
     """ "when is my alarm", "so when does it go off": a question about time."""
     after = tokens[i + 1 : i + 2]
     return tokens[i] == "when's" or (bool(after) and after[0] in _ASKED)
+
+
+_PARTS_OF_DAY = frozenset({"morning", "afternoon", "evening", "night"})
+_BEFORE_A_TIME = frozenset({"the", "this", "in", "tomorrow", "at", "on", "by", "until", "till"})
+
+
+def _attributive(token: str, before: str) -> bool:
+    """ "my morning coffee", "good night", "save this for later": no time of the request."""
+    if token == "later":
+        return before == "for"
+    return token in _PARTS_OF_DAY and before not in _BEFORE_A_TIME
 
 
 def without_times(words: str) -> str:
@@ -299,6 +310,8 @@ def read_for(words: str) -> int | None:
     if len(spans) != 1:
         return None
     said = re.sub(r"^for (?:the )?(?:next |another )?", "", spans[0].word)
+    if said.split()[0] in _UNITS:
+        said = f"1 {said}"  # "for the next hour"
     return parse_duration(said)
 
 
