@@ -140,8 +140,8 @@ def unconsumed(tool: str, args: dict[str, Any], qualifier: Qualifier) -> str | N
             return None
         return f"the exception {word!r} is not one {tool} leaves out"
     if kind == "scope":
-        if tool == "device_control" and args.get("room") == "all" and word != "both":
-            return None
+        if tool == "device_control" and args.get("room") and word != "both":
+            return None  # every room, or every light of the room named
         if tool == "cancel_timer" and args.get("all"):
             return None
         if tool == "clear_list":

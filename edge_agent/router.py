@@ -416,9 +416,17 @@ class Router:
         if name == "device_control" and is_question(text):
             name = "device_status"  # "is the plug on?" asks; it commands nothing
         slots, said = part.slots, text
+        qualified: dict[str, Any] = {}
         if name == "device_control":
-            # "at 11 pm", "for 2 hours" are the command's time, never its level.
-            slots = [s for s in slots if s.type not in ("time", "date", "timeofday")]
+            # "at 11 pm", "for 2 hours" are the command's time, never its level; the rooms
+            # left out of "all" are no room of the command.
+            qualified = device_qualifiers(text)
+            slots = [
+                s
+                for s in slots
+                if s.type not in ("time", "date", "timeofday")
+                and not (s.type == "house_place" and _left_out(s.value, qualified))
+            ]
             said = without_times(text)
         filled = newer_from_slots(name, slots, said) or builtin_from_slots(
             name, slots, said, self.home, utterance=words
@@ -439,7 +447,7 @@ class Router:
             if ambiguous_hour(text):
                 return Verdict("ask", "a bare hour: morning or evening", "at",
                                "At what time: morning or evening?")  # fmt: skip
-            args.update(device_qualifiers(text))
+            args.update(qualified)
         label = reminder_label(text) if name == "set_timer" else None
         # The reminder's words, whole: the tagger may keep only part of them.
         if label is not None and (not args.get("label") or str(args["label"]).lower() in label):
@@ -453,6 +461,17 @@ class Router:
             if verdict.action != "allow":
                 return verdict
         return [ToolCall(name, one) for one in every]
+
+
+def _left_out(span: str, qualified: dict[str, Any]) -> bool:
+    """A room slot of a command over every room: one of the rooms left out, or no room of
+    its own ("every room")."""
+    from edge_agent.arguments.devices import room_name
+
+    if qualified.get("room") != "all":
+        return False
+    room = room_name(span)
+    return room is None or room in qualified.get("except", ()) or room in ("room", "rooms")
 
 
 def _another_place(query: str) -> str | None:

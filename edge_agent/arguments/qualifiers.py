@@ -219,17 +219,6 @@ def _attributive(token: str, before: str) -> bool:
     return token in _PARTS_OF_DAY and before not in _BEFORE_A_TIME
 
 
-def without_times(words: str) -> str:
-    """The words with their time qualifiers left out ("turn off the lights at 11 pm" ->
-    "turn off the lights"): a clock time's number is no level of the lights."""
-    tokens = tokens_of(words)
-    drop: set[int] = set()
-    for q in find_qualifiers(words):
-        if q.kind in ("time", "recurring"):
-            drop.update(range(q.start, q.end))
-    return " ".join(t for k, t in enumerate(tokens) if k not in drop)
-
-
 def _polite(tokens: list[str], i: int) -> bool:
     """ "if you can", "when you get a chance": politeness, no condition."""
     return _POLITE_IF.match(" ".join(tokens[i : i + 4])) is not None
@@ -323,28 +312,70 @@ def _rooms_in(text: str) -> list[str]:
     return list(dict.fromkeys(kind for _s, _e, kind in _find_phrases(tokenize(said), ROOM_NAMES)))
 
 
+_AROUND_ROOMS = frozenset({"the", "and", "not", "in", "my", "or", "our", "one", "ones", "room"})
+
+
+def _exception_end(tokens: list[str], start: int) -> tuple[int, list[str]]:
+    """Where the rooms after an exception word end, and the rooms ("except the kitchen
+    and the hallway's" -> kitchen, hallway)."""
+    from edge_agent.arguments.devices import ROOM_NAMES
+
+    rooms: list[str] = []
+    j = start
+    while j < len(tokens):
+        for k in (3, 2, 1):
+            said = " ".join(re.sub(r"'s$", "", t) for t in tokens[j : j + k])
+            if said in ROOM_NAMES:
+                rooms.append(ROOM_NAMES[said])
+                j += k
+                break
+        else:
+            if tokens[j] not in _AROUND_ROOMS:
+                break
+            j += 1
+    return j, list(dict.fromkeys(rooms))
+
+
+def _spans(words: str) -> tuple[list[str], set[int], list[str]]:
+    """The words, the indices of their time and exception qualifiers, and the rooms
+    left out."""
+    tokens = tokens_of(words)
+    drop: set[int] = set()
+    left_out: list[str] = []
+    for q in find_qualifiers(words):
+        if q.kind in ("time", "recurring"):
+            drop.update(range(q.start, q.end))
+        elif q.kind == "exception":
+            end, rooms = _exception_end(tokens, q.end)
+            if rooms:
+                drop.update(range(q.start, end))
+                left_out += [r for r in rooms if r not in left_out]
+    return tokens, drop, left_out
+
+
+def without_times(words: str) -> str:
+    """The words of the command itself, its time and its exception left out ("turn off
+    the lights at 11 pm" -> "turn off the lights"; "... except the hall" -> "turn off the
+    lights"): a clock time's number is no level, a room left out no room of the command."""
+    tokens, drop, _ = _spans(words)
+    return " ".join(t for k, t in enumerate(tokens) if k not in drop)
+
+
 def device_qualifiers(words: str) -> dict[str, Any]:
     """The qualifiers of a device command the device executes, as ``device_control``
-    arguments: ``room: "all"`` for every room, ``except`` (the rooms after except / but /
-    other than / apart from / all but), ``at`` ("HH:MM") and ``for`` (seconds)."""
-    tokens = tokens_of(words)
+    arguments: ``room: "all"`` for every room (all, every, everywhere), ``except`` (the
+    rooms after except / but / other than / apart from / all but), ``at`` ("HH:MM") and
+    ``for`` (seconds). "all the lights in the kitchen" is the kitchen's: no ``all``."""
+    tokens, drop, left_out = _spans(words)
     qualifiers = find_qualifiers(words)
-    out: dict[str, Any] = {}
     scoped = any(q.kind == "scope" and q.word != "both" for q in qualifiers)
     everywhere = "everywhere" in tokens or "every room" in " ".join(tokens)
-    exceptions = [q for q in qualifiers if q.kind == "exception"]
-    if exceptions:
-        rest = tokens[exceptions[0].end :]
-        cut = len(rest)
-        for q in qualifiers:
-            if q.start >= exceptions[0].end and q.kind in ("time", "condition"):
-                cut = min(cut, q.start - exceptions[0].end)
-        rooms = _rooms_in(" ".join(rest[:cut]))
-        if rooms:
-            out["except"] = rooms
-            scoped = True
-    if scoped or everywhere:
+    kept = " ".join(t for k, t in enumerate(tokens) if k not in drop)
+    out: dict[str, Any] = {}
+    if (scoped or everywhere or left_out) and not _rooms_in(kept):
         out["room"] = "all"
+        if left_out:
+            out["except"] = left_out
     at = read_at(words)
     if at is not None:
         out["at"] = at
