@@ -95,8 +95,11 @@ def check_call(
     words: str,
     confidence: float,
     floor: float,
+    kept: Sequence[str] = (),
 ) -> Verdict:
-    """The verdict on one call read from ``words`` (see the module docstring)."""
+    """The verdict on one call read from ``words`` (see the module docstring). ``kept``:
+    the free text of the utterance's other calls (the other items of a list), which this
+    call's words need not keep."""
     if tool not in ACTION_TOOLS:
         return ALLOW
     args = arguments or {}
@@ -104,6 +107,10 @@ def check_call(
         return Verdict("cloud", f"low confidence {confidence:.2f} < {floor:.2f} for {tool}")
     tokens = tokens_of(words)
     inside = _free_text_tokens(tool, args, tokens)
+    for other in kept:
+        inside |= _free_text_tokens(
+            tool, {**args, **dict.fromkeys(FREE_TEXT.get(tool, ()), other)}, tokens
+        )
     ungrounded = _ungrounded(tool, args, tokens)
     if ungrounded is not None:
         return Verdict("cloud", ungrounded)
@@ -210,11 +217,12 @@ def _ungrounded(tool: str, args: dict[str, Any], tokens: list[str]) -> str | Non
 def _note_left_out(
     tool: str, args: dict[str, Any], tokens: list[str], inside: set[int]
 ) -> str | None:
-    """The first word the person said to keep that a note (not a list item) leaves out."""
-    if tool != "add_note" or args.get("list") or not args.get("text"):
+    """The first word the person said to keep that a note or a list item leaves out."""
+    if tool != "add_note" or not args.get("text"):
         return None
+    listed = set(tokens_of(str(args.get("list") or "")))
     for k, token in enumerate(tokens):
-        if k in inside or token in _NOTE_FRAME or token.rstrip(":") in _NOTE_FRAME:
+        if k in inside or token in _NOTE_FRAME or token in listed:
             continue
         if len(token) > 2 and not token.startswith(("note", "remind")):
             return token

@@ -38,6 +38,7 @@ the cloud's planner can reuse it on each clause of a compound query.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -409,11 +410,18 @@ class Router:
             newer_from_slots,
             reminder_label,
         )
-        from edge_agent.arguments.qualifiers import ambiguous_hour, is_question, without_times
+        from edge_agent.arguments.qualifiers import (
+            ambiguous_hour,
+            is_question,
+            is_status_question,
+            without_times,
+        )
 
         confidence = float(part.confidence)
         floor = self.action_threshold
         if name == "device_control" and is_question(text):
+            if not is_status_question(text):
+                return Verdict("cloud", "a question about a device is no command")
             name = "device_status"  # "is the plug on?" asks; it commands nothing
         slots, said = part.slots, text
         qualified: dict[str, Any] = {}
@@ -435,6 +443,10 @@ class Router:
             reason = filled.reason
             if name == "device_control" and not names_a_device(said):
                 reason = "no device named: the required argument 'device'"
+            elif name == "device_control" and re.fullmatch(
+                r"(?:please )?set (?:the |my )?\w+", said
+            ):
+                reason = "no level named: the required argument 'value'"
             first = check_call(name, {}, text, confidence, floor)
             asked = ask_back(name, reason, words=text) if first.action == "allow" else None
             if asked is not None:
@@ -456,11 +468,15 @@ class Router:
             args["list"] = known_list(str(args["list"]))
         listed = name in ("add_note", "remove_note")
         every = item_calls(args, part.slots, words) if listed else [args]
+        items = [str(one.get("text", "")) for one in every]
         for one in every:
-            verdict = check_call(name, one, text, confidence, floor)
+            verdict = check_call(name, one, text, confidence, floor, kept=items)
             if verdict.action != "allow":
                 return verdict
         return [ToolCall(name, one) for one in every]
+
+
+_BARE_SET = re.compile(r"(?:please )?set (?:the |my )?\w+")
 
 
 def _left_out(span: str, qualified: dict[str, Any]) -> bool:

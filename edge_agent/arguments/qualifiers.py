@@ -31,6 +31,7 @@ __all__ = [
     "device_qualifiers",
     "find_qualifiers",
     "is_question",
+    "is_status_question",
     "read_at",
     "read_for",
     "tokens_of",
@@ -256,6 +257,29 @@ def is_question(words: str) -> bool:
             " ".join(tokens),
         )
     ) or " ".join(tokens[:2]) in ("status of", "i wonder")
+
+
+_STATUS_WH = re.compile(
+    r"^(?:what(?:'s| is| are)?|whats|how's|hows|which)\b|^how (?:loud|bright|warm|hot|cold|"
+    r"high|low|long)\b"
+)
+
+
+def is_status_question(words: str) -> bool:
+    """A question about a device's kept state ("is the plug on?", "what's the vacuum
+    doing", "how loud is the speaker"); "why does my vacuum keep stopping" and "how do i
+    reset the plug" are questions, but no read of the state."""
+    if not is_question(words):
+        return False
+    tokens = tokens_of(words)
+    while tokens and tokens[0] in ("hey", "ok", "okay", "so", "um", "uh", "quick", "q", "oh"):
+        tokens = tokens[1:]
+    said = " ".join(tokens)
+    if tokens[0] in ("why", "where") or re.match(r"how (?:do|does|did|can|much|many|to)\b", said):
+        return False
+    if tokens[0] in ("what", "what's", "whats", "how", "how's", "hows", "which"):
+        return _STATUS_WH.match(said) is not None
+    return True
 
 
 def read_at(words: str) -> str | None:
