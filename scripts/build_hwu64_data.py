@@ -49,6 +49,10 @@ CONVERSATION = frozenset(
     }
 )  # fmt: skip
 CLOUD_SHARE = 25  # percent of the cloud's sentences kept
+# A date or time said inside a note or a list item is the note's words, no argument of its
+# own ("add call the plumber on monday"): those tags are dropped, the words kept.
+NOTE_TOOLS = frozenset({"add_note", "remove_note", "search_notes"})
+_UNTAGGED = re.compile(r"\[\s*(?:date|time|timeofday)\s*:\s*([^\[\]]*?)\s*\]")
 _QUESTION = re.compile(r"^(?:is|are|was|were|does|do|did|has|have)\b")
 
 
@@ -79,7 +83,10 @@ def hwu64_lines(path: Path, share: int) -> list[dict[str, Any]]:
         row = json.loads(raw)
         tool = mapped(row["intent"], row["sentence"])
         if tool is not None and kept(tool, row["sentence"], share):
-            out.append({"text": inline(row["sentence_annotation"]), "intent": tool})
+            text = inline(row["sentence_annotation"])
+            if tool in NOTE_TOOLS:
+                text = _UNTAGGED.sub(r"\1", text)
+            out.append({"text": text, "intent": tool})
     return out
 
 
