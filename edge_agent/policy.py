@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from edge_agent.arguments.newer_tools import known_list
 from edge_agent.arguments.qualifiers import Qualifier, find_qualifiers, tokens_of
 from edge_agent.tools import SIDE_EFFECT_TOOLS, TOOL_NAMES
 
@@ -224,6 +225,8 @@ def _note_left_out(
     for k, token in enumerate(tokens):
         if k in inside or token in _NOTE_FRAME or token in listed:
             continue
+        if listed and known_list(token) == args.get("list"):
+            continue  # the list's name as said ("shoping")
         if len(token) > 2 and not token.startswith(("note", "remind")):
             return token
     return None

@@ -443,9 +443,7 @@ class Router:
             reason = filled.reason
             if name == "device_control" and not names_a_device(said):
                 reason = "no device named: the required argument 'device'"
-            elif name == "device_control" and re.fullmatch(
-                r"(?:please )?set (?:the |my )?\w+", said
-            ):
+            elif name == "device_control" and _BARE_SET.fullmatch(said):
                 reason = "no level named: the required argument 'value'"
             first = check_call(name, {}, text, confidence, floor)
             asked = ask_back(name, reason, words=text) if first.action == "allow" else None
@@ -456,9 +454,6 @@ class Router:
             return Verdict("cloud", f"cannot fill {name} arguments: {filled.reason}")
         args = dict(filled.arguments)
         if name == "device_control":
-            if ambiguous_hour(text):
-                return Verdict("ask", "a bare hour: morning or evening", "at",
-                               "At what time: morning or evening?")  # fmt: skip
             args.update(qualified)
         label = reminder_label(text) if name == "set_timer" else None
         # The reminder's words, whole: the tagger may keep only part of them.
@@ -473,6 +468,10 @@ class Router:
             verdict = check_call(name, one, text, confidence, floor, kept=items)
             if verdict.action != "allow":
                 return verdict
+        if name == "device_control" and "at" in args and ambiguous_hour(text):
+            # After the policy: a recurring or conditional one is the cloud's, not asked.
+            return Verdict("ask", "a bare hour: morning or evening", "at",
+                           "At what time: morning or evening?")  # fmt: skip
         return [ToolCall(name, one) for one in every]
 
 
