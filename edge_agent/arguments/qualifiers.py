@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 __all__ = [
@@ -143,6 +144,12 @@ def _clock_after(tokens: list[str], i: int) -> int:
 
 def find_qualifiers(words: str) -> list[Qualifier]:
     """Every qualifier the words say, in order (see the module docstring for the kinds)."""
+    return list(_qualifiers(words))
+
+
+@lru_cache(maxsize=64)
+def _qualifiers(words: str) -> tuple[Qualifier, ...]:
+    """:func:`find_qualifiers`, kept for the few readers of one decision's words."""
     tokens = tokens_of(words)
     found: list[Qualifier] = []
     i = 0
@@ -188,7 +195,7 @@ def find_qualifiers(words: str) -> list[Qualifier]:
             i += span
         else:
             i += 1
-    return found
+    return tuple(found)
 
 
 _POLITE_IF = re.compile(
