@@ -456,8 +456,9 @@ def _print_report(report: EvalReport) -> None:
         confusion.add_row(expected, *cells)
     console.print(confusion)
     for miss in report.misses[:40]:
+        mark = "WRONG ACTION " if miss.get("wrong_action") else ""
         console.print(
-            f"line {miss['line']}: expected {miss['expected']}, got {miss['got']} "
+            f"{mark}line {miss['line']}: expected {miss['expected']}, got {miss['got']} "
             f"({miss['reason']}) args={miss['args']} :: {miss['query']}",
             markup=False,
         )

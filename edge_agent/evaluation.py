@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from edge_agent.errors import EvalFileError
+from understanding.policy import ACTION_TOOLS
 from understanding.router import RouteDecision, Router
 from understanding.settings import Settings
 from understanding.tools.calculator import CalculatorError, evaluate
@@ -84,11 +85,13 @@ def _parse_line(file: Path, number: int, raw: str) -> EvalCase:
     query, route = data.get("query"), data.get("route")
     if not isinstance(query, str) or not query.strip():
         raise EvalFileError(f"{where}: 'query' must be a non-empty string")
-    if route not in ("edge", "cloud"):
-        raise EvalFileError(f'{where}: \'route\' must be "edge" or "cloud"')
+    if route not in ("edge", "cloud", "ask"):
+        raise EvalFileError(f'{where}: \'route\' must be "edge", "cloud" or "ask"')
     tool, args, value = data.get("tool"), data.get("args"), data.get("expected_value")
     if tool is not None and not isinstance(tool, str):
         raise EvalFileError(f"{where}: 'tool' must be a string or null")
+    if route == "ask" and not tool:
+        raise EvalFileError(f"{where}: an \"ask\" line names the 'tool' whose argument is missing")
     if args is not None and not isinstance(args, dict):
         raise EvalFileError(f"{where}: 'args' must be an object or null")
     if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
@@ -166,7 +169,29 @@ def args_match(expected: dict[str, Any], predicted: dict[str, Any] | None) -> bo
 def _label(route: str, tool: str | None) -> str:
     if route == "cloud":
         return "cloud"
+    if route == "ask":
+        return f"ask:{tool}"
     return tool or "smalltalk"
+
+
+def is_wrong_action(case: EvalCase, decision: RouteDecision) -> bool:
+    """True when the decision would run a side-effect call the line does not expect: on a
+    cloud or ask line, as another tool, or with other arguments (a null ``args`` expects
+    the tool alone)."""
+    made = [(t, a) for t, a in _calls_of(decision) if t in ACTION_TOOLS]
+    if not made:
+        return False
+    if case.route != "edge":
+        return True
+    expected = list(case.calls) or [(case.tool or "", case.args)]
+    for tool, args in made:
+        for k, (want_tool, want_args) in enumerate(expected):
+            if want_tool == tool and (want_args is None or args_match(want_args, args)):
+                del expected[k]
+                break
+        else:
+            return True
+    return False
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -185,7 +210,7 @@ def run_eval(router: Router, cases: list[EvalCase], home: Settings | None = None
     router.decide("warm up")  # first call pays for lazy imports and session set-up
     latencies: list[float] = []
     route_ok = edge_total = tool_ok = args_total = args_ok = 0
-    cloud_total = cloud_ok = kept = kept_ok = 0
+    cloud_total = cloud_ok = kept = kept_ok = wrong = asked = 0
     report = EvalReport(metrics={})
     for case in cases:
         start = time.perf_counter()
@@ -196,6 +221,9 @@ def run_eval(router: Router, cases: list[EvalCase], home: Settings | None = None
         if decision.route == "edge":
             kept += 1
             kept_ok += case.route == "edge"
+        asked += decision.route == "ask"
+        wrong_action = is_wrong_action(case, decision)
+        wrong += wrong_action
         made = _calls_of(decision)
         if case.calls:
             right_tool = right_route and sorted(t for t, _ in made) == sorted(
@@ -206,7 +234,10 @@ def run_eval(router: Router, cases: list[EvalCase], home: Settings | None = None
         right_args = True
         if case.route == "cloud":
             cloud_total += 1
-            cloud_ok += decision.route in ("cloud", "ask")  # nothing ran: sent on, or asked
+            # Asking back ran nothing: the person is no worse off than with the cloud.
+            cloud_ok += decision.route in ("cloud", "ask")
+        elif case.route == "ask":
+            pass
         else:
             edge_total += 1
             tool_ok += right_tool
@@ -221,7 +252,9 @@ def run_eval(router: Router, cases: list[EvalCase], home: Settings | None = None
         report.confusion[
             (_label(case.route, case.tool), _label(decision.route, decision.tool))
         ] += 1
-        if not (right_route and (case.route == "cloud" or (right_tool and right_args))):
+        if wrong_action or not (
+            right_route and (case.route == "cloud" or (right_tool and right_args))
+        ):
             report.misses.append(
                 {
                     "line": case.line,
@@ -231,6 +264,7 @@ def run_eval(router: Router, cases: list[EvalCase], home: Settings | None = None
                     "args": decision.arguments,
                     "expected_args": case.args,
                     "reason": decision.reason,
+                    "wrong_action": wrong_action,
                     **(
                         {
                             "calls": [{"tool": t, "args": a} for t, a in made],
@@ -252,6 +286,8 @@ def run_eval(router: Router, cases: list[EvalCase], home: Settings | None = None
         "args_accuracy": share(args_ok, args_total),
         "cloud_recall": share(cloud_ok, cloud_total),
         "edge_precision": share(kept_ok, kept),
+        "wrong_actions": wrong,
+        "asked_back": asked,
         "p50_ms": round(_percentile(latencies, 0.5), 3),
         "p95_ms": round(_percentile(latencies, 0.95), 3),
     }

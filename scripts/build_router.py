@@ -70,6 +70,13 @@ SLURP_HALVES = {
 # The shipped router's build trains on both halves (SLURP's whole development split): its
 # SLURP figure is the two folds' mean (docs/edge.md, "SLURP's whole development split").
 SHIPPED_SLURP = list(SLURP_HALVES)
+# HWU64's mapped sentences (slots inline) and SLURP's extra training sentences (intents
+# only), written by scripts/build_hwu64_data.py: neither holds a sentence of SLURP's devel
+# or test split.
+HWU64 = DATA / "hwu64_train.jsonl"
+SLURP_EXTRA = DATA / "slurp_extra_train.jsonl"
+# Hand-written held-out sets: measured on, never trained on.
+HELD_OUT = [ROOT / "examples" / "understanding_heldout.jsonl"]
 # SNIPS's training split mapped by scripts/build_snips_data.py: so many lines of each kind
 # train (its weather requests, its weather requests for days the forecast does not serve,
 # and each of its six other intents, all three of the last ``oos``) and validate.
@@ -195,12 +202,14 @@ def joint_selection(
     snips: Path | None = None,
     device: Path | None = None,
     measured: Sequence[Path] | None = None,
+    more: Sequence[Path] = (),
 ) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
     """The joint model's training and validation lines (deterministic).
 
     ``slurp``: SLURP's training lines, one half or both. ``measured``: eval files whose
     utterances nothing trains on (by default, the SLURP halves not trained on:
-    ``measured_halves``).
+    ``measured_halves``; the hand-written held-out sets always). ``more``: more people's
+    lines that train (HWU64's, SLURP's extra intents-only ones).
 
     No compound line trains it (its trainer composes compound utterances from single
     ones, with each word's request known); compounds of two different requests validate
@@ -210,7 +219,10 @@ def joint_selection(
     # today's date"): it is left out, so nothing measured on is trained on.
     measured = {
         plain_text(str(r["query"])).lower()
-        for path in (measured_halves(halves) if measured is None else measured)
+        for path in [
+            *(measured_halves(halves) if measured is None else measured),
+            *(p for p in HELD_OUT if p.is_file()),
+        ]
         for r in read_rows(path)
     }
     own = [r for r in read_rows(own_train) if plain_text(r["text"]).lower() not in measured]
@@ -243,6 +255,9 @@ def joint_selection(
     # (CLINC150's device intents: they train the intent heads only, never the tagger).
     if device is not None:
         train.extend(r for r in read_rows(device) if plain_text(r["text"]).lower() not in measured)
+    # What people wrote and said to assistants, mapped to the device's intents.
+    for path in more:
+        train.extend(r for r in read_rows(path) if plain_text(r["text"]).lower() not in measured)
     # Nor does a line validate what trains (a generated line may say what SLURP says).
     validating = {plain_text(r["text"]).lower() for r in val}
     return [r for r in train if plain_text(r["text"]).lower() not in validating], val
@@ -383,6 +398,13 @@ def main() -> int:
         "(scripts/build_clinc_device.py); not in the shipped router's build",
     )
     parser.add_argument(
+        "--more",
+        type=Path,
+        nargs="*",
+        default=[HWU64, SLURP_EXTRA],
+        help="joint: more people's lines (scripts/build_hwu64_data.py); none with no value",
+    )
+    parser.add_argument(
         "--selection",
         type=Path,
         default=DATA,
@@ -445,7 +467,7 @@ def build_joint(args: argparse.Namespace) -> int:
     from understanding.slu.train import train_slu
 
     train, val = joint_selection(
-        args.train, args.val, args.slurp, args.cloud, args.snips, args.device
+        args.train, args.val, args.slurp, args.cloud, args.snips, args.device, more=args.more
     )
     kept_out = [path.name for path in measured_halves(args.slurp)]
     files = {
@@ -493,6 +515,7 @@ def build_joint(args: argparse.Namespace) -> int:
         "trained_on": [files["train"].name],
         "slurp": [path.name for path in args.slurp],
         "slurp_kept_out": kept_out,
+        "more": [path.name for path in args.more],
         "trainer": "understanding.slu.train_slu",
         "training": {
             k: dataclasses.asdict(v) if isinstance(v, Joints) else v

@@ -13,7 +13,13 @@ A decision has four gates, each of which can only send a query to the cloud:
 4. the tool's arguments fill validly from the words (``understanding.arguments``).
 
 So the device keeps a query only when all four agree, and guessing is never the
-fallback. A router trained on your own intents can carry your own tools
+fallback. Every call with a side effect then goes through the side-effect policy
+(``understanding.policy``): its floor, its grounding, its qualifiers (read into
+``device_control``'s ``room: "all"``, ``except``, ``at``, ``for`` where the device executes
+them, ``understanding.arguments.qualifiers``) and no second request; a question about a
+device is a read (``device_status``), and a clear request missing an argument is asked
+back (route ``ask``, with ``missing`` and ``question``). A router trained on your own
+intents can carry your own tools
 (``Router.load(dir, tools=[...])``, see ``understanding.tools.user``): an intent named like
 one of them runs it, with arguments read by the schema-driven readers of
 ``understanding.arguments.schema``. A joint intent + slot model (``understanding.slu``,
@@ -33,8 +39,8 @@ the cloud's planner can reuse it on each clause of a compound query.
 
 from __future__ import annotations
 
-import dataclasses
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -42,12 +48,13 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from understanding.answers import smalltalk_kind
 from understanding.arguments import extract_arguments
-from understanding.arguments.scope import device_scope
+from understanding.arguments.qualifiers import device_qualifiers
 from understanding.errors import ModelFilesError
 from understanding.gazetteer import country_clock, read_places, region_in
+from understanding.policy import ACTION_TOOLS, Verdict, ask_back, check_call
 from understanding.settings import Settings, complete_arguments
-from understanding.structure import compound_reason, request_reason
-from understanding.tools import SIDE_EFFECT_TOOLS, TOOL_NAMES
+from understanding.structure import compound_reason, needs_reasoning, request_reason
+from understanding.tools import TOOL_NAMES
 
 if TYPE_CHECKING:
     from react_kernel import ToolSpec
@@ -82,7 +89,9 @@ class RouteDecision:
     """Where a query goes and, for the edge, with which tool and arguments.
 
     ``calls`` lists every call when the query holds several requests (a joint intent +
-    slot model found them); ``tool`` and ``arguments`` are then the first one's.
+    slot model found them); ``tool`` and ``arguments`` are then the first one's. Route
+    ``ask``: the tool is clear but ``missing`` (an argument's name) is not in the words;
+    ``question`` is what to ask the person, ``arguments`` what was understood so far.
     """
 
     route: Route
@@ -218,7 +227,7 @@ class Router:
             return cloud("out of the device's scope")
         if confidence < self.threshold:
             return cloud(f"low confidence {confidence:.2f} < {self.threshold:.2f}")
-        if intent in SIDE_EFFECT_TOOLS and confidence < self.action_threshold:
+        if intent in ACTION_TOOLS and confidence < self.action_threshold:
             bar = self.action_threshold
             return cloud(f"low confidence {confidence:.2f} < {bar:.2f} for {intent}")
         parts = getattr(prediction, "parts", None)
@@ -245,16 +254,40 @@ class Router:
         if structural is not None:
             return cloud(structural)
         arguments = complete_arguments(self.home, intent, query, extract_arguments(intent, query))
-        if arguments is not None and intent == "device_control":
-            arguments = device_scope(query, arguments)
-            if arguments is None:
-                return cloud("an exception that names no room the device knows")
         if arguments is None:
             asked = _ask_back(intent, query, confidence, scores)
             return asked or cloud(f"cannot fill {intent} arguments")
+        if intent == "device_control":
+            arguments = {**arguments, **device_qualifiers(query)}
+        verdict = check_call(intent, arguments, query, confidence, self.action_threshold)
+        if verdict.action != "allow":
+            return self._refused(verdict, intent, confidence, intent, scores)
         return RouteDecision(
             "edge", intent, arguments, confidence, f"one {intent} call", intent, scores
         )
+
+    def _refused(
+        self,
+        verdict: Verdict,
+        tool: str,
+        confidence: float,
+        intent: str,
+        scores: dict[str, float],
+    ) -> RouteDecision:
+        """The decision of a call the side-effect policy did not let run."""
+        if verdict.action == "ask":
+            return RouteDecision(
+                "ask",
+                tool,
+                {},
+                confidence,
+                verdict.reason,
+                intent,
+                scores,
+                missing=verdict.missing,
+                question=verdict.question,
+            )
+        return RouteDecision("cloud", None, None, confidence, verdict.reason, intent, scores)
 
     def _user_tool(
         self,
@@ -304,7 +337,6 @@ class Router:
         """The decision of a joint intent + slot model: every request it found, each
         with its tool and its arguments from its slots (``understanding.arguments.slots``
         for your tools, ``understanding.arguments.builtin_slots`` for the built-in ones)."""
-        from understanding.arguments.builtin_slots import builtin_from_slots
         from understanding.arguments.slots import fill_from_slots
 
         def cloud(reason: str) -> RouteDecision:
@@ -315,7 +347,7 @@ class Router:
         calls: list[ToolCall] = []
         for part in parts:
             name = str(part.intent)
-            bar = self.action_threshold if name in SIDE_EFFECT_TOOLS else self.threshold
+            bar = self.action_threshold if name in ACTION_TOOLS else self.threshold
             if float(part.confidence) < bar:
                 return cloud(f"low confidence {part.confidence:.2f} for {name}")
             if name == SMALLTALK:
@@ -342,19 +374,24 @@ class Router:
                 # A country the clock reads on its own ("time in india") is the filler's:
                 # one clock answers, several zones are refused by name.
                 return cloud(f"{place} is not a city the device knows")
-            structural = request_reason(read_places(text).text, name)
+            # A scheduled or conditional device command is the side-effect policy's to
+            # read or refuse (its qualifiers); comparisons and advice stay the cloud's.
+            structural = (
+                ("needs reasoning: comparison or advice on top of the tool" if
+                 needs_reasoning(read_places(text).text, name) else None)
+                if name == "device_control"
+                else request_reason(read_places(text).text, name)
+            )  # fmt: skip
             if structural is not None:
                 return cloud(structural)
-            filled = builtin_from_slots(name, part.slots, text, self.home, utterance=words)
-            if filled.arguments is not None and name == "device_control":
-                scoped = device_scope(text, filled.arguments)
-                if scoped is None:
-                    return cloud("an exception that names no room the device knows")
-                filled = dataclasses.replace(filled, arguments=scoped)
-            if filled.arguments is None:
-                asked = _ask_back(name, query, confidence, scores) if len(parts) == 1 else None
-                return asked or cloud(f"cannot fill {name} arguments: {filled.reason}")
-            calls.append(ToolCall(name, filled.arguments))
+            made = self._part_calls(name, part, text, words)
+            if isinstance(made, Verdict):
+                if made.action == "cloud" and made.reason.startswith("cannot fill"):
+                    asked = _ask_back(name, query, confidence, scores) if len(parts) == 1 else None
+                    if asked is not None:
+                        return asked
+                return self._refused(made, name, confidence, intent, scores)
+            calls.extend(made)
         if not calls:
             return cloud("no request the device can run")
         first = calls[0]
@@ -375,6 +412,97 @@ class Router:
             scores,
             tuple(calls) if len(calls) > 1 else (),
         )
+
+    def _part_calls(
+        self, name: str, part: Any, text: str, words: tuple[str, ...]
+    ) -> list[ToolCall] | Verdict:
+        """One request's calls (several list items are several calls), each through the
+        side-effect policy; or the policy's verdict against them."""
+        from understanding.arguments.builtin_slots import builtin_from_slots
+        from understanding.arguments.newer_tools import (
+            item_calls,
+            known_list,
+            names_a_device,
+            newer_from_slots,
+            reminder_label,
+        )
+        from understanding.arguments.qualifiers import (
+            ambiguous_hour,
+            is_question,
+            is_status_question,
+            without_times,
+        )
+
+        confidence = float(part.confidence)
+        floor = self.action_threshold
+        if name == "device_control" and is_question(text):
+            if not is_status_question(text):
+                return Verdict("cloud", "a question about a device is no command")
+            name = "device_status"  # "is the plug on?" asks; it commands nothing
+        slots, said = part.slots, text
+        qualified: dict[str, Any] = {}
+        if name == "device_control":
+            # "at 11 pm", "for 2 hours" are the command's time, never its level; the rooms
+            # left out of "all" are no room of the command.
+            qualified = device_qualifiers(text)
+            slots = [
+                s
+                for s in slots
+                if s.type not in ("time", "date", "timeofday")
+                and not (s.type == "house_place" and _left_out(s.value, qualified))
+            ]
+            said = without_times(text)
+        filled = newer_from_slots(name, slots, said) or builtin_from_slots(
+            name, slots, said, self.home, utterance=words
+        )
+        if filled.arguments is None:
+            reason = filled.reason
+            if name == "device_control" and not names_a_device(said):
+                reason = "no device named: the required argument 'device'"
+            elif name == "device_control" and _BARE_SET.fullmatch(said):
+                reason = "no level named: the required argument 'value'"
+            first = check_call(name, {}, text, confidence, floor)
+            asked = ask_back(name, reason, words=text) if first.action == "allow" else None
+            if asked is not None:
+                return asked
+            if first.action != "allow":
+                return first
+            return Verdict("cloud", f"cannot fill {name} arguments: {filled.reason}")
+        args = dict(filled.arguments)
+        if name == "device_control":
+            args.update(qualified)
+        label = reminder_label(text) if name == "set_timer" else None
+        # The reminder's words, whole: the tagger may keep only part of them.
+        if label is not None and (not args.get("label") or str(args["label"]).lower() in label):
+            args["label"] = label
+        if args.get("list") and name in ("add_note", "remove_note", "search_notes"):
+            args["list"] = known_list(str(args["list"]))
+        listed = name in ("add_note", "remove_note")
+        every = item_calls(args, part.slots, words) if listed else [args]
+        items = [str(one.get("text", "")) for one in every]
+        for one in every:
+            verdict = check_call(name, one, text, confidence, floor, kept=items)
+            if verdict.action != "allow":
+                return verdict
+        if name == "device_control" and "at" in args and ambiguous_hour(text):
+            # After the policy: a recurring or conditional one is the cloud's, not asked.
+            return Verdict("ask", "a bare hour: morning or evening", "at",
+                           "At what time: morning or evening?")  # fmt: skip
+        return [ToolCall(name, one) for one in every]
+
+
+_BARE_SET = re.compile(r"(?:please )?set (?:the |my )?\w+")
+
+
+def _left_out(span: str, qualified: dict[str, Any]) -> bool:
+    """A room slot of a command over every room: one of the rooms left out, or no room of
+    its own ("every room")."""
+    from understanding.arguments.devices import room_name
+
+    if qualified.get("room") != "all":
+        return False
+    room = room_name(span)
+    return room is None or room in qualified.get("except", ()) or room in ("room", "rooms")
 
 
 def _ask_back(

@@ -8,14 +8,18 @@ from pathlib import Path
 import pytest
 
 from edge_agent.evaluation import (
+    EvalCase,
     EvalFileError,
+    _parse_line,
     args_match,
     calls_match,
+    is_wrong_action,
     load_cases,
     run_eval,
     token_f1,
 )
-from understanding.router import Router
+from tests.edge.conftest import StubIntentModel
+from understanding.router import RouteDecision, Router, ToolCall
 
 
 def write(tmp_path: Path, lines: list[str]) -> Path:
@@ -105,3 +109,95 @@ def test_metrics(tmp_path: Path, stub_router: Router) -> None:
     assert {"p50_ms", "p95_ms"} <= set(metrics)
     assert report.confusion[("cloud", "set_timer")] == 1
     assert {miss["line"] for miss in report.misses} == {2, 7}
+
+
+class ScriptedRouter(Router):
+    """A router whose decisions are written out per query (the eval is what is tested)."""
+
+    def __init__(self, decisions: dict[str, RouteDecision]) -> None:
+        super().__init__(StubIntentModel(), threshold=0.5)
+        self.decisions = decisions
+
+    def decide(self, text: str) -> RouteDecision:
+        default = RouteDecision("cloud", None, None, 0.0, "unscripted")
+        return self.decisions.get(text, default)
+
+
+def edge(tool: str, **args: object) -> RouteDecision:
+    return RouteDecision("edge", tool, dict(args), 0.9, f"one {tool} call")
+
+
+def ask(tool: str, missing: str) -> RouteDecision:
+    return RouteDecision("ask", tool, {}, 0.9, "asks", missing=missing, question="When?")
+
+
+def test_wrong_actions_and_asking_back(tmp_path: Path) -> None:
+    timer = {"seconds": 300}
+    lamp = {"device": "light", "action": "off", "room": "all"}
+    path = write(
+        tmp_path,
+        [
+            line(query="is the plug on", route="cloud"),  # switched on: wrong
+            line(query="set a timer", route="ask", tool="set_timer"),  # asked: right
+            line(query="wake me up", route="ask", tool="set_timer"),  # guessed a time: wrong
+            line(query="write a poem", route="cloud"),  # asked back: no wrong action
+            line(query="timer 5 min", tool="set_timer", args=timer),  # right
+            line(query="lights off everywhere", tool="device_control", args=lamp),  # room: wrong
+            line(query="what's 2 plus 2", tool="calculator", expected_value=4),  # lookup only
+            line(query="note milk", tool="add_note", args=None),  # tool alone: right
+        ],
+    )
+    router = ScriptedRouter(
+        {
+            "is the plug on": edge("device_control", device="plug", action="on"),
+            "set a timer": ask("set_timer", "seconds"),
+            "wake me up": edge("set_timer", seconds=60),
+            "write a poem": ask("add_note", "text"),
+            "timer 5 min": edge("set_timer", seconds=300),
+            "lights off everywhere": edge("device_control", device="light", action="off"),
+            "what's 2 plus 2": edge("calculator", expression="2 + 3"),
+            "note milk": edge("add_note", text="milk"),
+        }
+    )
+    report = run_eval(router, load_cases(path))
+    metrics = report.metrics
+    assert metrics["wrong_actions"] == 3
+    assert metrics["asked_back"] == 2
+    assert metrics["cloud_recall"] == 0.5  # the poem was asked back, the plug switched
+    assert metrics["route_accuracy"] == pytest.approx(5 / 8, abs=1e-4)
+    assert report.confusion[("ask:set_timer", "ask:set_timer")] == 1
+    flagged = {miss["line"] for miss in report.misses if miss["wrong_action"]}
+    assert flagged == {1, 3, 6}
+
+
+def test_is_wrong_action_on_compound_lines() -> None:
+    expected = ({"tool": "set_timer", "args": {"seconds": 60}}, {"tool": "add_note", "args": None})
+    case = load_case(line(query="q", calls=list(expected)))
+    both = RouteDecision(
+        "edge",
+        "set_timer",
+        {"seconds": 60},
+        0.9,
+        "2 calls",
+        calls=(ToolCall("set_timer", {"seconds": 60}), ToolCall("add_note", {"text": "x"})),
+    )
+    assert not is_wrong_action(case, both)
+    off = RouteDecision(
+        "edge",
+        "set_timer",
+        {"seconds": 90},
+        0.9,
+        "2 calls",
+        calls=(ToolCall("set_timer", {"seconds": 90}), ToolCall("add_note", {"text": "x"})),
+    )
+    assert is_wrong_action(case, off)
+    assert not is_wrong_action(case, RouteDecision("cloud", None, None, 0.1, "cloud"))
+
+
+def load_case(raw: str) -> EvalCase:
+    return _parse_line(Path("x.jsonl"), 1, raw)
+
+
+def test_an_ask_line_names_its_tool(tmp_path: Path) -> None:
+    with pytest.raises(EvalFileError, match="names the 'tool'"):
+        load_cases(write(tmp_path, [line(query="set a timer", route="ask")]))

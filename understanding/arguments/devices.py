@@ -322,7 +322,7 @@ def room_name(span: str) -> str | None:
     >>> room_name("bed room")
     'bedroom'
     """
-    tokens = tokenize(span)
+    tokens = tokenize(re.sub(r"'s\b", "", span.lower()))  # "the bedroom's light"
     rooms = {kind for _s, _e, kind in _find_phrases(tokens, ROOM_NAMES)}
     if len(rooms) == 1:
         return rooms.pop()

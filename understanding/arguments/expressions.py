@@ -99,6 +99,16 @@ def _rewrite(text: str) -> str:
     text = re.sub(r"\b(?:the )?square of (\S+)", r" \1 ^ 2 ", text)
     text = re.sub(r"\b(?:the )?cube of (\S+)", r" \1 ^ 3 ", text)
     text = re.sub(r"\bhalf of\b", " 0.5 * ", text)
+    # Verbs of word arithmetic: "halve 347", "cube 9", "square 12", "split 96 bucks 4 ways".
+    text = re.sub(r"\bhalve (\d+(?:\.\d+)?)\b", r" \1 / 2 ", text)
+    text = re.sub(r"\bcube (\d+(?:\.\d+)?)\b", r" \1 ^ 3 ", text)
+    text = re.sub(r"\bsquare (\d+(?:\.\d+)?)\b", r" \1 ^ 2 ", text)
+    text = re.sub(
+        r"\bsplit (\d+(?:\.\d+)?) (?:(?:bucks|dollars|euros|pounds|quid) )?(?:in |into )?"
+        r"(\d+) ways\b",
+        r" \1 / \2 ",
+        text,
+    )
     text = re.sub(r"\bdouble\b", " 2 * ", text)
     text = re.sub(r"\btriple\b", " 3 * ", text)
     text = re.sub(r"\ba (?:third|3rd) of\b", " 1 / 3 * ", text)

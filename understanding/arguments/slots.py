@@ -70,6 +70,8 @@ def clock_time(text: str) -> str | None:
     if said == "midnight":
         return "00:00"
     minute_of = {"half": 30, "quarter": 15}
+    # British "half six" is half past six.
+    said = re.sub(r"^half (\d{1,2})\b", r"half past \1", said)
     past = _PAST.match(said)
     if past is not None:
         minutes = minute_of.get(past.group(1)) or int(past.group(1))

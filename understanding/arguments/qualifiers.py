@@ -1,0 +1,416 @@
+"""The qualifiers of a request: the words that change what a command means.
+
+"turn off the lights" and "turn off the lights at 11 pm", "... for an hour", "... except the
+hall's", "... if it rains", "don't turn off the lights" are different requests. A reader
+that drops the qualifier acts on a misunderstanding, so each one is found here, and
+either read into an argument the device executes (``device_control``'s ``room: "all"``,
+``except``, ``at``, ``for``) or named, so the side-effect policy (``understanding.policy``)
+sends the request to the cloud or asks back instead of dropping it.
+
+Kinds: ``time`` (at, in, for, until, before, after, tonight, tomorrow...), ``recurring``
+(every day, each morning, daily), ``exception`` (except, but, other than, apart from,
+all but), ``condition`` (if, when, unless, once, as soon as), ``negation`` (don't, not,
+never) and ``scope`` (all, every, both, everything, everywhere). Pure functions over
+the words.
+
+>>> [q.kind for q in find_qualifiers("turn off all lights except the hall at 11 pm")]
+['scope', 'exception', 'time']
+>>> device_qualifiers("turn off all lights except the hall")
+{'room': 'all', 'except': ['hallway']}
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+__all__ = [
+    "Qualifier",
+    "ambiguous_hour",
+    "device_qualifiers",
+    "find_qualifiers",
+    "is_question",
+    "is_status_question",
+    "read_at",
+    "read_for",
+    "tokens_of",
+    "without_times",
+]
+
+_TOKEN = re.compile(r"[a-z0-9]+(?:[:'.][a-z0-9]+)*'?")
+
+_NUMBERS_SAID = (
+    "one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty ninety a "
+    "an half quarter couple few"
+)
+NUMBER_WORDS = frozenset(_NUMBERS_SAID.split())
+_UNITS_WORDS = (
+    "second seconds sec secs minute minutes min mins hour hours hr hrs h m day days week weeks"
+)
+_UNITS = frozenset(_UNITS_WORDS.split())
+_CLOCK_START = frozenset(
+    {*NUMBER_WORDS, "noon", "midday", "midnight", "sunrise", "sunset", "dawn", "dusk"}
+) - {"a", "an", "couple", "few"}
+_WHEN_SAID = (
+    "today tonight tomorrow tomorrow's tonight's morning afternoon evening night weekend "
+    "monday tuesday wednesday thursday friday saturday sunday later soon"
+)
+_WHEN_WORDS = frozenset(_WHEN_SAID.split())
+_PERIODS_WORDS = (
+    "day days morning mornings night nights evening evenings afternoon afternoons week "
+    "weekday weekdays weekend weekends hour hours minute minutes month year time monday "
+    "tuesday wednesday thursday friday saturday sunday other"
+)
+_PERIODS = frozenset(_PERIODS_WORDS.split())
+_RECURRING = frozenset({"daily", "nightly", "weekly", "hourly", "everyday", "weekdays"})
+_CONDITIONS = frozenset({"if", "unless", "whenever", "once", "when"})
+_NEGATIONS = frozenset({"don't", "dont", "do not", "not", "never", "no", "nothing", "won't"})
+_SCOPE = frozenset({"all", "every", "everything", "everywhere", "both", "whole", "entire", "each"})
+_EXCEPT = ("except", "excepting", "other than", "apart from", "aside from", "besides",
+           "but not", "save for", "all but", "not the", "but")  # fmt: skip
+_POLITE = frozenset({"can", "could", "would", "will"})
+
+
+@dataclass(frozen=True)
+class Qualifier:
+    """One qualifier: its kind, the words that say it, and where (token indices)."""
+
+    kind: str
+    word: str
+    start: int
+    end: int
+
+
+def tokens_of(words: str) -> list[str]:
+    """The words as the readers see them: lower case, "6:45" and "don't" kept whole."""
+    return _TOKEN.findall(words.lower().replace("’", "'"))
+
+
+def _is_number(token: str) -> bool:
+    return token[:1].isdigit() or token in NUMBER_WORDS
+
+
+def _duration_after(tokens: list[str], i: int) -> int:
+    """How many tokens from ``i`` say a duration ("an hour and a half", "30 minutes",
+    "the next 2 hours"), 0 for none."""
+    j = i
+    if j < len(tokens) and tokens[j] in ("the", "next", "another"):
+        j += 1 + (tokens[j + 1 : j + 2] == ["next"])
+    k = j
+    while (
+        k < len(tokens)
+        and k - j < 7
+        and (_is_number(tokens[k]) or tokens[k] in _UNITS or tokens[k] in ("and", "of"))
+    ):
+        k += 1
+    said = tokens[j:k]
+    while said and said[-1] in ("and", "of", "a", "an", "half", "quarter"):
+        if said[-1] in ("half", "quarter") and len(said) > 1 and said[-2] in ("a", "and"):
+            break
+        said.pop()
+    if not any(t in _UNITS for t in said) and said[-2:] != ["and", "half"]:
+        return 0
+    return j - i + len(said)
+
+
+def _clock_after(tokens: list[str], i: int) -> int:
+    """How many tokens from ``i`` say a clock time ("6:45", "half past ten", "11 pm",
+    "5:30 in the morning", "noon"), 0 for none."""
+    if i >= len(tokens):
+        return 0
+    first = tokens[i]
+    if not (_is_number(first) or first in _CLOCK_START):
+        return 0
+    if _duration_after(tokens, i):
+        return 0
+    k = i + 1
+    while k < len(tokens) and (
+        tokens[k] in ("am", "pm", "a.m", "p.m", "a.m.", "p.m.", "past", "to", "o'clock", "oclock")
+        or _is_number(tokens[k])
+    ):
+        k += 1
+    if tokens[k : k + 3] in (
+        ["in", "the", "morning"], ["in", "the", "afternoon"], ["in", "the", "evening"],
+        ["at", "night", "x"][:2] + tokens[k + 2 : k + 3],
+    ):  # fmt: skip
+        k += 3 if tokens[k + 1] == "the" else 2
+    while k < len(tokens) and tokens[k] in ("tonight", "tomorrow", "today", "this", "evening"):
+        k += 1
+    return k - i
+
+
+def find_qualifiers(words: str) -> list[Qualifier]:
+    """Every qualifier the words say, in order (see the module docstring for the kinds)."""
+    return list(_qualifiers(words))
+
+
+@lru_cache(maxsize=64)
+def _qualifiers(words: str) -> tuple[Qualifier, ...]:
+    """:func:`find_qualifiers`, kept for the few readers of one decision's words."""
+    tokens = tokens_of(words)
+    found: list[Qualifier] = []
+    i = 0
+    while i < len(tokens):
+        token, before = tokens[i], tokens[i - 1] if i else ""
+        pair = " ".join(tokens[i : i + 2])
+        span = 1
+        kind = ""
+        if pair in _EXCEPT or token in _EXCEPT:
+            kind, span = "exception", 2 if pair in _EXCEPT else 1
+            if token == "but" and not _names_a_place_after(tokens, i + 1):
+                kind = "" if tokens[i + 1 : i + 2] != ["only"] else "condition"
+        elif pair == "do not" or token in _NEGATIONS:
+            kind, span = "negation", 2 if pair == "do not" else 1
+            if token == "no" and tokens[i + 1 : i + 2] in (["more"], ["longer"]):
+                span = 2
+        elif pair in ("as soon", "in case") or (
+            token in _CONDITIONS
+            and not (token == "when" and (before in _POLITE or _asks_when(tokens, i)))
+            and not _polite(tokens, i)
+        ):
+            kind, span = "condition", 3 if pair == "as soon" else (2 if pair == "in case" else 1)
+            if token == "once" and tokens[i + 1 : i + 2] in (["more"], ["again"]):
+                kind = ""
+        elif token in _RECURRING or (
+            token in ("every", "each") and tokens[i + 1 : i + 2] and tokens[i + 1] in _PERIODS
+        ):
+            kind, span = "recurring", 2 if token in ("every", "each") else 1
+        elif token in _SCOPE:
+            kind = "scope"
+        elif (token in ("at", "by") and (n := _clock_after(tokens, i + 1))) or (
+            token in ("for", "in") and (n := _duration_after(tokens, i + 1))
+        ):
+            kind, span = "time", 1 + n
+        elif (
+            token in ("until", "till", "til", "before", "after")
+            or (token in _WHEN_WORDS and not _attributive(token, before))
+            or (token == "next" and tokens[i + 1 : i + 2] != ["alarm"])
+        ):
+            kind = "time"
+        if kind:
+            found.append(Qualifier(kind, " ".join(tokens[i : i + span]), i, i + span))
+            i += span
+        else:
+            i += 1
+    return tuple(found)
+
+
+_POLITE_IF = re.compile(
+    r"^(?:if (?:that'?s|it'?s|its) (?:ok|okay|alright|fine|possible|not too much)|if (?:you|u) "
+    r"(?:can|could|don'?t|dont|please|would|wouldn'?t|want|have|get|like)|if possible|when "
+    r"(?:you|u) (?:can|get|have|are ready)|whenever (?:you|u) (?:can|get|are ready))\b"
+)
+
+
+_ASKED = frozenset(
+    "is are was were does do did will would should can could 's it's".split()  # noqa: SIM905
+)
+
+
+def _asks_when(tokens: list[str], i: int) -> bool:
+    """ "when is my alarm", "so when does it go off": a question about time."""
+    after = tokens[i + 1 : i + 2]
+    return tokens[i] == "when's" or (bool(after) and after[0] in _ASKED)
+
+
+_PARTS_OF_DAY = frozenset({"morning", "afternoon", "evening", "night"})
+_BEFORE_A_TIME = frozenset({"the", "this", "in", "tomorrow", "at", "on", "by", "until", "till"})
+
+
+def _attributive(token: str, before: str) -> bool:
+    """ "my morning coffee", "good night", "save this for later": no time of the request."""
+    if token == "later":
+        return before == "for"
+    return token in _PARTS_OF_DAY and before not in _BEFORE_A_TIME
+
+
+def _polite(tokens: list[str], i: int) -> bool:
+    """ "if you can", "when you get a chance": politeness, no condition."""
+    return _POLITE_IF.match(" ".join(tokens[i : i + 4])) is not None
+
+
+def _names_a_place_after(tokens: list[str], i: int) -> bool:
+    """ "but the hallway('s)", "but the kitchen ones", "but not the bedroom": a room left
+    out; "but make it quick" is no exception."""
+    from understanding.arguments.devices import ROOM_NAMES
+
+    rest = [t for t in tokens[i : i + 5] if t not in ("the", "not", "in", "my", "leave")]
+    said = " ".join(re.sub(r"'s$", "", t) for t in rest)
+    return any(said == name or said.startswith(name + " ") for name in ROOM_NAMES)
+
+
+def is_question(words: str) -> bool:
+    """True when the words ask about something rather than command it ("is the plug
+    on?", "what's the vacuum doing", "did i leave the heater on"): a read, never an action."""
+    tokens = tokens_of(words)
+    while tokens and tokens[0] in ("hey", "ok", "okay", "so", "um", "uh", "quick", "q", "oh"):
+        tokens = tokens[1:]
+    if not tokens:
+        return False
+    first, second = tokens[0], tokens[1] if len(tokens) > 1 else ""
+    if first in ("is", "are", "was", "were", "did", "has", "have", "does", "do") and second not in (
+        "not",
+        "you",
+    ):
+        return first != "do" or second in ("i", "we")
+    if first in ("what", "what's", "whats", "how", "how's", "hows", "which", "where", "why"):
+        return True
+    return bool(
+        re.match(
+            r"(?:can you |could you |please )?(?:check|tell me|see) (?:if|whether)",
+            " ".join(tokens),
+        )
+    ) or " ".join(tokens[:2]) in ("status of", "i wonder")
+
+
+_STATUS_WH = re.compile(
+    r"^(?:what(?:'s| is| are)?|whats|how's|hows|which)\b|^how (?:loud|bright|warm|hot|cold|"
+    r"high|low|long)\b"
+)
+
+
+def is_status_question(words: str) -> bool:
+    """A question about a device's kept state ("is the plug on?", "what's the vacuum
+    doing", "how loud is the speaker"); "why does my vacuum keep stopping" and "how do i
+    reset the plug" are questions, but no read of the state."""
+    if not is_question(words):
+        return False
+    tokens = tokens_of(words)
+    while tokens and tokens[0] in ("hey", "ok", "okay", "so", "um", "uh", "quick", "q", "oh"):
+        tokens = tokens[1:]
+    said = " ".join(tokens)
+    if tokens[0] in ("why", "where") or re.match(r"how (?:do|does|did|can|much|many|to)\b", said):
+        return False
+    if tokens[0] in ("what", "what's", "whats", "how", "how's", "hows", "which"):
+        return _STATUS_WH.match(said) is not None
+    return True
+
+
+def read_at(words: str) -> str | None:
+    """ "HH:MM" of the one "at <clock time>" the words say, or None (none, several, or
+    no reading)."""
+    from understanding.arguments.slots import clock_time
+
+    tokens = tokens_of(words)
+    times = [q for q in find_qualifiers(words) if q.kind == "time" and q.word.split()[0] == "at"]
+    if len(times) != 1:
+        return None
+    said = tokens[times[0].start + 1 : times[0].end]
+    said = [t for t in said if t not in ("tonight", "today", "this", "evening")]
+    text = " ".join(said).replace("a.m.", "am").replace("p.m.", "pm").replace("a.m", "am")
+    text = text.replace("p.m", "pm").replace("at night", "pm")
+    text = re.sub(r"in the (?:afternoon|evening)", "pm", text).replace("in the morning", "am")
+    evening = any(t in ("tonight", "evening") for t in tokens[times[0].start : times[0].end])
+    if evening and not re.search(r"\b(?:am|pm)\b|in the", text):
+        text += " pm"
+    return clock_time(text)
+
+
+def ambiguous_hour(words: str) -> bool:
+    """ "at three": a bare hour with no am/pm, minutes or time of day (3 am or 3 pm?)."""
+    for q in find_qualifiers(words):
+        parts = q.word.split()
+        if q.kind == "time" and parts[0] == "at" and len(parts) == 2:
+            hour = parts[1]
+            if hour.isdigit() and 1 <= int(hour) <= 12 and not hour.startswith("0"):
+                return True
+            if hour in NUMBER_WORDS and hour not in ("half", "quarter", "a", "an"):
+                return True
+    return False
+
+
+def read_for(words: str) -> int | None:
+    """Seconds of the one "for <duration>" the words say, or None."""
+    from understanding.arguments.durations import parse_duration
+
+    spans = [q for q in find_qualifiers(words) if q.kind == "time" and q.word.split()[0] == "for"]
+    if len(spans) != 1:
+        return None
+    said = re.sub(r"^for (?:the )?(?:next |another )?", "", spans[0].word)
+    if said.split()[0] in _UNITS:
+        said = f"1 {said}"  # "for the next hour"
+    return parse_duration(said)
+
+
+def _rooms_in(text: str) -> list[str]:
+    from understanding.arguments.devices import ROOM_NAMES, _find_phrases
+    from understanding.arguments.numbers import tokenize
+
+    said = re.sub(r"'s\b", "", text)
+    return list(dict.fromkeys(kind for _s, _e, kind in _find_phrases(tokenize(said), ROOM_NAMES)))
+
+
+_AROUND_ROOMS = frozenset({"the", "and", "not", "in", "my", "or", "our", "one", "ones", "room"})
+
+
+def _exception_end(tokens: list[str], start: int) -> tuple[int, list[str]]:
+    """Where the rooms after an exception word end, and the rooms ("except the kitchen
+    and the hallway's" -> kitchen, hallway)."""
+    from understanding.arguments.devices import ROOM_NAMES
+
+    rooms: list[str] = []
+    j = start
+    while j < len(tokens):
+        for k in (3, 2, 1):
+            said = " ".join(re.sub(r"'s$", "", t) for t in tokens[j : j + k])
+            if said in ROOM_NAMES:
+                rooms.append(ROOM_NAMES[said])
+                j += k
+                break
+        else:
+            if tokens[j] not in _AROUND_ROOMS:
+                break
+            j += 1
+    return j, list(dict.fromkeys(rooms))
+
+
+def _spans(words: str) -> tuple[list[str], set[int], list[str]]:
+    """The words, the indices of their time and exception qualifiers, and the rooms
+    left out."""
+    tokens = tokens_of(words)
+    drop: set[int] = set()
+    left_out: list[str] = []
+    for q in find_qualifiers(words):
+        if q.kind in ("time", "recurring"):
+            drop.update(range(q.start, q.end))
+        elif q.kind == "exception":
+            end, rooms = _exception_end(tokens, q.end)
+            if rooms:
+                drop.update(range(q.start, end))
+                left_out += [r for r in rooms if r not in left_out]
+    return tokens, drop, left_out
+
+
+def without_times(words: str) -> str:
+    """The words of the command itself, its time and its exception left out ("turn off
+    the lights at 11 pm" -> "turn off the lights"; "... except the hall" -> "turn off the
+    lights"): a clock time's number is no level, a room left out no room of the command."""
+    tokens, drop, _ = _spans(words)
+    return " ".join(t for k, t in enumerate(tokens) if k not in drop)
+
+
+def device_qualifiers(words: str) -> dict[str, Any]:
+    """The qualifiers of a device command the device executes, as ``device_control``
+    arguments: ``room: "all"`` for every room (all, every, everywhere), ``except`` (the
+    rooms after except / but / other than / apart from / all but), ``at`` ("HH:MM") and
+    ``for`` (seconds). "all the lights in the kitchen" is the kitchen's: no ``all``."""
+    tokens, drop, left_out = _spans(words)
+    qualifiers = find_qualifiers(words)
+    scoped = any(q.kind == "scope" and q.word != "both" for q in qualifiers)
+    everywhere = "everywhere" in tokens or "every room" in " ".join(tokens)
+    kept = " ".join(t for k, t in enumerate(tokens) if k not in drop)
+    out: dict[str, Any] = {}
+    if (scoped or everywhere or left_out) and not _rooms_in(kept):
+        out["room"] = "all"
+        if left_out:
+            out["except"] = left_out
+    at = read_at(words)
+    if at is not None:
+        out["at"] = at
+    seconds = read_for(words)
+    if seconds is not None:
+        out["for"] = seconds
+    return out

@@ -1,0 +1,306 @@
+"""The side-effect policy: when a tool that changes the world may run on the device.
+
+A wrong action costs more trust than a hundred trips to the cloud, so a call with a side
+effect (a device command, a timer, a note written or removed) runs only when
+
+(a) its confidence clears the side-effect floor (the router's ``action_threshold``,
+    calibrated for side effects apart from the lookups' threshold);
+(b) every free-text argument is grounded in the person's words (a note's text is their
+    words, whole: nothing of what they said to keep is left out);
+(c) no qualifier is left unconsumed (``understanding.arguments.qualifiers``: a time, an
+    exception, a condition, a negation, a scope the arguments do not carry);
+(d) the utterance holds no second request.
+
+Otherwise the verdict is ``cloud`` with a reason naming the cause ("the condition 'if'
+..."), or ``ask`` when the tool is clear and only an argument is missing (``missing``
+names it, ``question`` is what to ask). Lookups change nothing and pass. Pure functions
+over the call and the words: the router's decision goes through :func:`check_call`, and
+the cloud planner's plan check can call the same ones.
+
+>>> check_call("device_control", {"device": "light", "action": "off"},
+...            "turn off the lights if it rains", 0.9, 0.6).reason
+"the condition 'if' is not one the device can wait for"
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from understanding.arguments.newer_tools import known_list
+from understanding.arguments.qualifiers import Qualifier, find_qualifiers, tokens_of
+from understanding.tools.catalogue import SIDE_EFFECT_TOOLS
+
+# The tools whose calls change the world: the catalogue's side-effect column
+# (``understanding.tools.catalogue``), the one list of them.
+ACTION_TOOLS: frozenset[str] = SIDE_EFFECT_TOOLS
+# Free-text arguments: the person's words, kept as said.
+FREE_TEXT: dict[str, tuple[str, ...]] = {
+    "add_note": ("text",),
+    "remove_note": ("text",),
+    "set_timer": ("label",),
+    "cancel_timer": ("label",),
+}
+
+Action = Literal["allow", "ask", "cloud"]
+# What a calendar keeps, not a note: removing one is the cloud's.
+_CALENDAR = re.compile(
+    r"\b(?:appointment|meeting|event|booking|reservation|calendar|flight|interview)s?\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the device does with a call: run it, ask back, or hand the query on."""
+
+    action: Action
+    reason: str = ""
+    missing: str = ""
+    question: str = ""
+
+
+ALLOW = Verdict("allow")
+
+# Verbs that start a request of their own after "and" / "then" ("... and warm up the oven").
+_VERBS_SAID = (
+    "turn switch set start stop lock unlock open close shut add put remind wake make play "
+    "call text send book order warm heat cool check tell show read remove delete cancel "
+    "mute unmute dim brighten clean vacuum brew water feed get give find search note "
+    "write save keep run boil preheat record email message leave"
+)
+COMMAND_VERBS = frozenset(_VERBS_SAID.split())
+_JOINERS = frozenset({"and", "then", "also", "plus", "after", "but"})
+# Words that open an utterance without being a request of their own ("oh and ...").
+_OPENERS = frozenset({"oh", "ok", "okay", "so", "um", "uh", "and", "right", "hey", "well", "yeah"})
+_GLUE = frozenset({"then", "also", "please", "can", "could", "you", "would", "that", "i", "me"})
+# Words that frame a note and are no part of it ("add a note:", "can you note it?").
+_NOTE_FRAME_WORDS = (
+    "a an the this that it these my me to for of down note notes new add write jot save "
+    "keep remember make take put please can could would you will i want need just quick "
+    "and so oh ok okay hey hi um list memo later in on up self this: say saying reminder "
+    "hang onto store log create something here thanks thank thx pls be sure don't dont "
+    "forget let know"
+)
+_NOTE_FRAME = frozenset(_NOTE_FRAME_WORDS.split())
+
+
+def check_call(
+    tool: str,
+    arguments: dict[str, Any] | None,
+    words: str,
+    confidence: float,
+    floor: float,
+    kept: Sequence[str] = (),
+) -> Verdict:
+    """The verdict on one call read from ``words`` (see the module docstring). ``kept``:
+    the free text of the utterance's other calls (the other items of a list), which this
+    call's words need not keep."""
+    if tool not in ACTION_TOOLS:
+        return ALLOW
+    args = arguments or {}
+    if confidence < floor:
+        return Verdict("cloud", f"low confidence {confidence:.2f} < {floor:.2f} for {tool}")
+    tokens = tokens_of(words)
+    inside = _free_text_tokens(tool, args, tokens)
+    for other in kept:
+        inside |= _free_text_tokens(
+            tool, {**args, **dict.fromkeys(FREE_TEXT.get(tool, ()), other)}, tokens
+        )
+    ungrounded = _ungrounded(tool, args, tokens)
+    if ungrounded is not None:
+        return Verdict("cloud", ungrounded)
+    calendar = _CALENDAR.search(str(args.get("text", ""))) if tool == "remove_note" else None
+    if calendar is not None and not args.get("list"):
+        return Verdict("cloud", f"an {calendar.group(0)} is the calendar's, not a note")
+    left_out = _note_left_out(tool, args, tokens, inside)
+    if left_out is not None:
+        return Verdict("cloud", f"the note leaves out {left_out!r} of what was said")
+    for qualifier in find_qualifiers(words):
+        if set(range(qualifier.start, qualifier.end)) <= inside:
+            continue  # the note's or the label's own words
+        reason = unconsumed(tool, args, qualifier)
+        if reason is not None:
+            return Verdict("cloud", reason)
+    second = second_request(tokens, inside)
+    if second is not None:
+        return Verdict("cloud", f"a second request ({second!r}): the cloud plans it")
+    return ALLOW
+
+
+def unconsumed(tool: str, args: dict[str, Any], qualifier: Qualifier) -> str | None:
+    """Why ``qualifier`` is left unconsumed by the call, or None when an argument
+    carries it."""
+    kind, word = qualifier.kind, qualifier.word
+    if kind == "condition":
+        return f"the condition {word!r} is not one the device can wait for"
+    if kind == "negation":
+        return f"the negation {word!r}: the device does not act on what it is told not to do"
+    if kind == "recurring":
+        return f"a recurring request ({word!r}) is the cloud's for now"
+    if kind == "exception":
+        if tool == "device_control" and args.get("except"):
+            return None
+        return f"the exception {word!r} is not one {tool} leaves out"
+    if kind == "scope":
+        if tool == "device_control" and args.get("room") and word != "both":
+            return None  # every room, or every light of the room named
+        if tool == "cancel_timer" and args.get("all"):
+            return None
+        if tool == "clear_list":
+            return None
+        return f"the scope {word!r} is not one {tool} covers"
+    return _time_unconsumed(tool, args, word)
+
+
+_TIME_OF_DAY = frozenset({"morning", "afternoon", "evening", "tonight", "night", "tonight's"})
+
+
+def _time_unconsumed(tool: str, args: dict[str, Any], word: str) -> str | None:
+    first = word.split()[0]
+    if first in ("at", "by") and "at" in args:
+        return None
+    if first in ("for", "in") and ("for" in args or "seconds" in args):
+        return None
+    if tool in ("set_timer", "cancel_timer") and "at" in args and first not in ("for", "in"):
+        return None  # the alarm's day and time of day are read into its ``at``
+    if tool == "cancel_timer" and first == "next" and args.get("next"):
+        return None
+    if tool == "device_control" and "at" in args and first in _TIME_OF_DAY:
+        return None
+    return f"the time {word!r} is not one {tool} runs at"
+
+
+def _squashed(tokens: Sequence[str]) -> tuple[str, list[int]]:
+    """The words' letters and digits run together, and each character's word index: "3pm"
+    and "3 pm" are the same words."""
+    chars: list[str] = []
+    owners: list[int] = []
+    for k, token in enumerate(tokens):
+        for char in token:
+            if char.isalnum():
+                chars.append(char)
+                owners.append(k)
+    return "".join(chars), owners
+
+
+def _free_text_tokens(tool: str, args: dict[str, Any], tokens: list[str]) -> set[int]:
+    """The indices of the words a free-text argument keeps."""
+    inside: set[int] = set()
+    said, owners = _squashed(tokens)
+    for key in FREE_TEXT.get(tool, ()):
+        value = args.get(key)
+        if not isinstance(value, str) or not value:
+            continue
+        wanted, _ = _squashed(tokens_of(value))
+        at = said.find(wanted) if wanted else -1
+        if at >= 0:
+            inside.update(owners[at : at + len(wanted)])
+    return inside
+
+
+def _ungrounded(tool: str, args: dict[str, Any], tokens: list[str]) -> str | None:
+    said, _ = _squashed(tokens)
+    for key in FREE_TEXT.get(tool, ()):
+        value = args.get(key)
+        if isinstance(value, str) and value:
+            wanted, _ = _squashed(tokens_of(value))
+            if wanted not in said:
+                return f"the {key} {value!r} is not the person's words"
+    return None
+
+
+def _note_left_out(
+    tool: str, args: dict[str, Any], tokens: list[str], inside: set[int]
+) -> str | None:
+    """The first word the person said to keep that a note or a list item leaves out."""
+    if tool != "add_note" or not args.get("text"):
+        return None
+    listed = set(tokens_of(str(args.get("list") or "")))
+    for k, token in enumerate(tokens):
+        if k in inside or token in _NOTE_FRAME or token in listed:
+            continue
+        if listed and known_list(token) == args.get("list"):
+            continue  # the list's name as said ("shoping")
+        if len(token) > 2 and not token.startswith(("note", "remind")):
+            return token
+    return None
+
+
+def second_request(tokens: Sequence[str], inside: set[int] = frozenset()) -> str | None:  # type: ignore[assignment]
+    """The words that start a second request ("and warm up the oven"), or None."""
+    for k, token in enumerate(tokens):
+        if k in inside or token not in _JOINERS or all(t in _OPENERS for t in tokens[:k]):
+            continue
+        j = k + 1
+        while j < len(tokens) and tokens[j] in _GLUE and j - k < 4:
+            j += 1
+        if j < len(tokens) and j not in inside and tokens[j] in COMMAND_VERBS:
+            if token == "after" and tokens[k + 1 : k + 2] != ["that"]:
+                continue
+            return " ".join(tokens[k : j + 1])
+    return None
+
+
+_MISSING = re.compile(r"required argument '([^']+)'")
+
+
+# The words of a bare request ("set a timer", "turn it off", "add this to the list"):
+# with nothing else said, only the missing argument stands between it and the tool.
+_BARE_WORDS = (
+    "set timer timers alarm alarms wake me up remind reminder start turn switch it on off "
+    "them something thing stuff item one to list shopping grocery do my a an the this that "
+    "please can could you i need want new take make note add put write down remove delete "
+    "cancel from thermostat light lights tv fan heater ac speaker get rid of"
+)
+_BARE = frozenset(_BARE_WORDS.split())
+
+
+def ask_back(
+    tool: str, reason: str, arguments: dict[str, Any] | None = None, words: str = ""
+) -> Verdict | None:
+    """An ``ask`` verdict when a side-effect call failed only for a missing required
+    argument (the fill's ``reason`` names it) and the words say nothing but the request
+    and what its other arguments keep ("remind me to call dad": the label); or None
+    ("set a timer for the right time to boil an egg" is the cloud's)."""
+    if tool not in ACTION_TOOLS:
+        return None
+    found = _MISSING.search(reason)
+    if found is None:
+        return None
+    tokens = tokens_of(words)
+    inside = _free_text_tokens(tool, arguments or {}, tokens)
+    if any(k not in inside and t not in _BARE for k, t in enumerate(tokens)):
+        return None
+    missing = found.group(1).split("'")[0]
+    from understanding.asking import question_for as timer_question
+
+    timer = timer_question(tool, words)  # "set a timer": for how long; "wake me": what time
+    if timer is not None:
+        return Verdict("ask", f"{tool} needs its {timer.missing}", timer.missing, timer.question)
+    return Verdict(
+        "ask", f"{tool} needs its {missing}", missing, question_for(tool, missing, arguments)
+    )
+
+
+def question_for(tool: str, missing: str, arguments: dict[str, Any] | None = None) -> str:
+    """What to ask the person for ``tool``'s ``missing`` argument."""
+    args = arguments or {}
+    if tool == "set_timer":
+        return "For what time, or for how long?"
+    if tool == "add_note":
+        listed = args.get("list")
+        return f"What should I add to the {listed} list?" if listed else "What should I write down?"
+    if tool == "remove_note":
+        return "What should I take off?"
+    if tool == "device_control" and missing == "at":
+        return "At what time: morning or evening?"
+    if tool == "device_control":
+        return "Which device?"
+    if tool == "cancel_timer":
+        return "Which timer or alarm?"
+    if tool == "clear_list":
+        return "Which list?"
+    return f"What {missing}?"
