@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from understanding.answers import smalltalk_kind
 from understanding.arguments import extract_arguments
 from understanding.arguments.qualifiers import device_qualifiers
+from understanding.arguments.scope import device_scope
 from understanding.errors import ModelFilesError
 from understanding.gazetteer import country_clock, read_places, region_in
 from understanding.policy import ACTION_TOOLS, Verdict, ask_back, check_call
@@ -259,6 +260,8 @@ class Router:
             return asked or cloud(f"cannot fill {intent} arguments")
         if intent == "device_control":
             arguments = {**arguments, **device_qualifiers(query)}
+            if device_scope(query, arguments) is None:
+                return cloud("an exception that names no room the device knows")
         verdict = check_call(intent, arguments, query, confidence, self.action_threshold)
         if verdict.action != "allow":
             return self._refused(verdict, intent, confidence, intent, scores)
@@ -471,6 +474,8 @@ class Router:
         args = dict(filled.arguments)
         if name == "device_control":
             args.update(qualified)
+            if device_scope(text, args) is None:  # "everything but the TV": a device left out
+                return Verdict("cloud", "an exception that names no room the device knows")
         label = reminder_label(text) if name == "set_timer" else None
         # The reminder's words, whole: the tagger may keep only part of them.
         if label is not None and (not args.get("label") or str(args["label"]).lower() in label):

@@ -188,3 +188,17 @@ def test_newer_tools_are_named_by_the_decision() -> None:
     assert (listed.tool, listed.arguments) == ("list_timers", {})
     unsure: Any = decide("cancel the timer", "cancel_timer")
     assert (unsure.route, unsure.missing) == ("ask", "label")
+
+
+def test_an_exception_that_names_a_device_is_never_the_target() -> None:
+    """ "everything but the TV" leaves a device out: the shipped router reads no room in
+    it, so nothing runs here (before, the TV itself was switched off in every room)."""
+    from understanding.router import Router
+
+    router = Router.load()
+    for query in ("turn off everything but the tv", "switch everything off except the fan"):
+        decision = router.decide(query)
+        assert decision.route == "cloud", (query, decision)
+    kept = router.decide("turn off all the lights except the kitchen")
+    assert kept.route == "edge" and kept.arguments is not None
+    assert kept.arguments["except"] == ["kitchen"] and kept.arguments["room"] == "all"
