@@ -8,6 +8,7 @@ most a few decimals), units by their names, cities capitalised.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import date
 from typing import Any
 
@@ -145,107 +146,145 @@ def tool_answer(
 ) -> str:
     """One natural sentence for a tool's successful observation; ``query``, the words
     asked, picks what a forecast leads with when they ask about weather gear."""
-    if tool == "calculator":
-        expression = " ".join(str(args.get("expression", "")).split())
-        expression = re.sub(r"\s*%\s*", "% ", expression).strip()
-        return f"{expression} = {number(output['value'])}."
-    if tool == "unit_convert":
-        source = _quantity(float(args["value"]), str(args["from_unit"]))
-        target = _quantity(float(output["value"]), str(output["unit"]))
-        return f"{source} is {target}."
-    if tool == "get_weather" and output.get("days"):
+    sentence = _SENTENCES.get(tool)
+    if sentence is None:
+        return generic_answer(tool, output)
+    return sentence(args, output, units, query)
+
+
+def _calculator_answer(args: dict[str, Any], output: dict[str, Any], _units: str, _q: str) -> str:
+    expression = " ".join(str(args.get("expression", "")).split())
+    expression = re.sub(r"\s*%\s*", "% ", expression).strip()
+    return f"{expression} = {number(output['value'])}."
+
+
+def _unit_convert_answer(args: dict[str, Any], output: dict[str, Any], _units: str, _q: str) -> str:
+    source = _quantity(float(args["value"]), str(args["from_unit"]))
+    target = _quantity(float(output["value"]), str(output["unit"]))
+    return f"{source} is {target}."
+
+
+def _weather_answer(args: dict[str, Any], output: dict[str, Any], units: str, query: str) -> str:
+    """A span of days summed up, or one day's reading (led by the reading a question
+    about weather gear depends on)."""
+    if output.get("days"):
         city = city_name(str(output.get("city", args.get("city", ""))))
         label = SPAN_LABELS.get(str(output.get("day")), "Over those days")
         summary = forecast_span_summary(list(output["days"]), units)
         return f"{label} in {city}: {summary}{_forecast_note(output)}."
-    if tool == "get_weather":
-        city, day = city_name(str(output.get("city", args.get("city", "")))), output.get("day")
-        temperature = int(output["temperature"])
-        if units == "imperial":
-            reading = f"{round(temperature * 9 / 5 + 32)}°F and {output['condition']}"
-        else:
-            reading = f"{temperature}°C and {output['condition']}"
-        note = _forecast_note(output)
-        if query and (concern := gear_question(query)) is not None:
-            return _gear_answer(concern, output, city, reading, note)
-        if day == "tomorrow":
-            return f"Tomorrow it'll be {reading} in {city}{note}."
-        if day and day != "today":
-            return f"On {str(day).capitalize()} it'll be {reading} in {city}{note}."
-        return f"It's {reading} in {city} today{note}."
-    if tool == "device_control":
-        device = str(output.get("device", args.get("device", "device"))).replace("_", " ")
-        device = {"ac": "AC", "tv": "TV"}.get(device, device)
-        room = f"{output['room']} " if output.get("room") else ""
-        state = str(output.get("state", ""))
-        if device == "blinds":
-            return f"Done: the {room}blinds are {state}."
-        if state == "muted" or state == "unmuted":
-            return f"Done: the {room}{device} is {state}."
-        if state.startswith("volume "):
-            return f"Done: the {room}{device} volume is {state.removeprefix('volume ')}."
-        if state.startswith("brightness "):
-            return f"Done: the {room}{device} brightness is {state.removeprefix('brightness ')}%."
-        if state.startswith("set to") and output.get("fahrenheit") is not None:
-            fahrenheit = number(output["fahrenheit"])
-            return f"Done: the {room}{device} is {state}°C ({fahrenheit}°F)."
-        if state.startswith("set to"):
-            return f"Done: the {room}{device} is {state}."
-        return f"Done: the {room}{device} is {state}."
-    if tool == "set_timer":
-        fires = str(output.get("fires_at", ""))
-        match = re.match(r"^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})", fires)
-        clock, day = (match.group(2), match.group(1)) if match else (fires, "")
-        zone = str(output.get("timezone") or "UTC")
-        if args.get("at"):
-            return f"Alarm set for {clock} on {day} ({zone})."
-        seconds = int(output.get("seconds") or args.get("seconds") or 0)
-        return f"Timer set for {duration(seconds)} (it goes off at {clock}, {zone})."
-    if tool == "add_note":
-        if output.get("created") is True:
-            return f"Created your {output['list']} list. It's empty for now."
-        if output.get("created") is False:
-            count = int(output.get("count") or 0)
-            held = f"{count} item{'s' if count != 1 else ''}" if count else "empty"
-            return f"You already have a {output['list']} list ({held})."
-        if output.get("list"):
-            return f"Added “{output.get('text', '')}” to your {output['list']} list."
-        return f"Noted: “{output.get('text', args.get('text', ''))}”."
-    if tool == "remove_note":
-        if output.get("list"):
-            return f"Removed “{output.get('text', '')}” from your {output['list']} list."
-        return f"Removed the note “{output.get('text', '')}”."
-    if tool == "search_notes" and output.get("list") is not None:
+    city, day = city_name(str(output.get("city", args.get("city", "")))), output.get("day")
+    temperature = int(output["temperature"])
+    if units == "imperial":
+        reading = f"{round(temperature * 9 / 5 + 32)}°F and {output['condition']}"
+    else:
+        reading = f"{temperature}°C and {output['condition']}"
+    note = _forecast_note(output)
+    if query and (concern := gear_question(query)) is not None:
+        return _gear_answer(concern, output, city, reading, note)
+    if day == "tomorrow":
+        return f"Tomorrow it'll be {reading} in {city}{note}."
+    if day and day != "today":
+        return f"On {str(day).capitalize()} it'll be {reading} in {city}{note}."
+    return f"It's {reading} in {city} today{note}."
+
+
+def _device_answer(args: dict[str, Any], output: dict[str, Any], _units: str, _q: str) -> str:
+    """What the device is now: "the kitchen lights are on", "the TV volume is 20"."""
+    device = str(output.get("device", args.get("device", "device"))).replace("_", " ")
+    device = {"ac": "AC", "tv": "TV"}.get(device, device)
+    room = f"{output['room']} " if output.get("room") else ""
+    state = str(output.get("state", ""))
+    if device == "blinds":
+        return f"Done: the {room}blinds are {state}."
+    if state.startswith("volume "):
+        return f"Done: the {room}{device} volume is {state.removeprefix('volume ')}."
+    if state.startswith("brightness "):
+        return f"Done: the {room}{device} brightness is {state.removeprefix('brightness ')}%."
+    if state.startswith("set to") and output.get("fahrenheit") is not None:
+        fahrenheit = number(output["fahrenheit"])
+        return f"Done: the {room}{device} is {state}°C ({fahrenheit}°F)."
+    return f"Done: the {room}{device} is {state}."
+
+
+def _timer_answer(args: dict[str, Any], output: dict[str, Any], _units: str, _q: str) -> str:
+    """An alarm at a clock time, or a timer with the clock time it goes off."""
+    fires = str(output.get("fires_at", ""))
+    match = re.match(r"^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})", fires)
+    clock, day = (match.group(2), match.group(1)) if match else (fires, "")
+    zone = str(output.get("timezone") or "UTC")
+    if args.get("at"):
+        return f"Alarm set for {clock} on {day} ({zone})."
+    seconds = int(output.get("seconds") or args.get("seconds") or 0)
+    return f"Timer set for {duration(seconds)} (it goes off at {clock}, {zone})."
+
+
+def _add_note_answer(args: dict[str, Any], output: dict[str, Any], _units: str, _q: str) -> str:
+    """A list created (or already there), an item added to a list, or a note taken."""
+    if output.get("created") is True:
+        return f"Created your {output['list']} list. It's empty for now."
+    if output.get("created") is False:
+        count = int(output.get("count") or 0)
+        held = f"{count} item{'s' if count != 1 else ''}" if count else "empty"
+        return f"You already have a {output['list']} list ({held})."
+    if output.get("list"):
+        return f"Added “{output.get('text', '')}” to your {output['list']} list."
+    return f"Noted: “{output.get('text', args.get('text', ''))}”."
+
+
+def _remove_note_answer(_args: dict[str, Any], output: dict[str, Any], _units: str, _q: str) -> str:
+    if output.get("list"):
+        return f"Removed “{output.get('text', '')}” from your {output['list']} list."
+    return f"Removed the note “{output.get('text', '')}”."
+
+
+def _search_notes_answer(args: dict[str, Any], output: dict[str, Any], _units: str, _q: str) -> str:
+    """One list's items, the user's lists, or the notes that match the search."""
+    if output.get("list") is not None:
         items = [str(hit["text"]) for hit in output.get("results", [])]
         name = output["list"]
         only = " (your only list)" if output.get("lists") is not None else ""
         if not items:
             return f"Your {name} list{only} is empty."
         return f"Your {name} list{only}: {'; '.join(items)}."
-    if tool == "search_notes" and output.get("lists") is not None:
+    if output.get("lists") is not None:
         return lists_answer(list(output["lists"]))
-    if tool == "search_notes":
-        results = list(output.get("results", []))
-        query = args.get("query", "")
-        if not results:
-            return f"I couldn't find any notes about “{query}”."
-        shown = "; ".join(f"“{hit['text']}”" for hit in results[:3])
-        count = len(results)
-        return f"I found {count} note{'s' if count != 1 else ''} about “{query}”: {shown}."
-    if tool == "world_clock":
-        city = city_name(str(output.get("city", args.get("city", ""))))
-        if output.get("asked_date") and output.get("asked_weekday"):
-            asked = date.fromisoformat(str(output["asked_date"]))
-            return (
-                f"{asked.strftime('%B')} {asked.day}, {asked.year} is a "
-                f"{str(output['asked_weekday']).capitalize()} (today in {city} is "
-                f"{str(output.get('weekday', '')).capitalize()} {output.get('date', '')})."
-            )
-        when = ""
-        if output.get("weekday") and output.get("date"):
-            when = f" on {str(output['weekday']).capitalize()} {output['date']}"
-        return f"It's {output['time']}{when} in {city} ({output['timezone']})."
-    return generic_answer(tool, output)
+    results = list(output.get("results", []))
+    searched = args.get("query", "")
+    if not results:
+        return f"I couldn't find any notes about “{searched}”."
+    shown = "; ".join(f"“{hit['text']}”" for hit in results[:3])
+    count = len(results)
+    return f"I found {count} note{'s' if count != 1 else ''} about “{searched}”: {shown}."
+
+
+def _world_clock_answer(args: dict[str, Any], output: dict[str, Any], _units: str, _q: str) -> str:
+    """The weekday of an asked date, or the time (and date) in a city."""
+    city = city_name(str(output.get("city", args.get("city", ""))))
+    if output.get("asked_date") and output.get("asked_weekday"):
+        asked = date.fromisoformat(str(output["asked_date"]))
+        return (
+            f"{asked.strftime('%B')} {asked.day}, {asked.year} is a "
+            f"{str(output['asked_weekday']).capitalize()} (today in {city} is "
+            f"{str(output.get('weekday', '')).capitalize()} {output.get('date', '')})."
+        )
+    when = ""
+    if output.get("weekday") and output.get("date"):
+        when = f" on {str(output['weekday']).capitalize()} {output['date']}"
+    return f"It's {output['time']}{when} in {city} ({output['timezone']})."
+
+
+# Each built-in tool's sentence: (args, output, units, query) -> the answer.
+_SENTENCES: dict[str, Callable[[dict[str, Any], dict[str, Any], str, str], str]] = {
+    "calculator": _calculator_answer,
+    "unit_convert": _unit_convert_answer,
+    "get_weather": _weather_answer,
+    "device_control": _device_answer,
+    "set_timer": _timer_answer,
+    "add_note": _add_note_answer,
+    "remove_note": _remove_note_answer,
+    "search_notes": _search_notes_answer,
+    "world_clock": _world_clock_answer,
+}
 
 
 def _gear_answer(
