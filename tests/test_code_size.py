@@ -1,5 +1,6 @@
-"""No function over 100 lines outside scripts/, bench/, tests/ and generated code: a long
-function is cut where a reader gains (issue 28's standard, docs/architecture.md)."""
+"""No function over 100 lines and no file over 600 (unless it holds one concept) outside
+scripts/, bench/, tests/ and generated code: a long function is cut where a reader gains,
+a long file by concept (issue 28's standard)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 MAX_LINES = 100
+MAX_FILE_LINES = 600
 # Not held to the limit: scripts and benches, the tests, the generated protobuf code,
 # and what is not the project's (virtual environments, node modules).
 SKIPPED = ("scripts", "bench", "tests", "edgeloop/v1", ".venv", "node_modules", "build")
@@ -23,6 +25,18 @@ KNOWN: set[str] = {
     "sync/schema/migrations.py:_v1_initial",
     "understanding/intents/cli.py:train",
     "understanding/intents/train.py:train_model",
+}
+
+
+# Files over MAX_FILE_LINES that hold one concept, as docs/architecture.md says.
+ONE_CONCEPT: set[str] = set()
+# Files still over it, which other issue-28 work is splitting (same xfail as KNOWN).
+KNOWN_FILES: set[str] = {
+    "edge_agent/agent.py",
+    "edge_agent/cli.py",
+    "sync/engine.py",
+    "sync/views.py",
+    "understanding/arguments/builtin_slots.py",
 }
 
 
@@ -100,3 +114,34 @@ def test_no_new_function_is_over_100_lines() -> None:
     """Strict now for every function outside the known list."""
     new = {name: lines for name, lines in long_functions().items() if name not in KNOWN}
     assert not new, "\n".join(f"{name}: {lines} lines" for name, lines in sorted(new.items()))
+
+
+def long_files(limit: int = MAX_FILE_LINES, root: Path = ROOT) -> dict[str, int]:
+    """Relative path -> lines, for every source file longer than ``limit`` lines."""
+    found: dict[str, int] = {}
+    for path in _sources(root):
+        lines = len(path.read_text("utf-8").splitlines())
+        if lines > limit:
+            found[path.relative_to(root).as_posix()] = lines
+    return found
+
+
+def test_known_long_files_are_still_there() -> None:
+    gone = KNOWN_FILES - set(long_files())
+    assert not gone, f"no longer over {MAX_FILE_LINES} lines: {sorted(gone)}; remove them"
+
+
+@pytest.mark.xfail(
+    reason="files over 600 lines remain that other helpers of issue 28 are splitting: "
+    + ", ".join(sorted(KNOWN_FILES)),
+    strict=True,
+)
+def test_no_file_is_over_600_lines_unless_one_concept() -> None:
+    long = {name: n for name, n in long_files().items() if name not in ONE_CONCEPT}
+    assert not long, "\n".join(f"{name}: {n} lines" for name, n in sorted(long.items()))
+
+
+def test_no_new_file_is_over_600_lines() -> None:
+    allowed = KNOWN_FILES | ONE_CONCEPT
+    new = {name: n for name, n in long_files().items() if name not in allowed}
+    assert not new, "\n".join(f"{name}: {n} lines" for name, n in sorted(new.items()))
