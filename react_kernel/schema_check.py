@@ -136,46 +136,64 @@ def _compile(schema: Any) -> FastCheck:
         return _always
     if not isinstance(schema, dict) or not _keywords(schema) <= _SUPPORTED:
         raise _Unsupported("keyword")
-    checks: list[FastCheck] = []
+    # One rule per group of keywords, built in this order (a schema the fast check cannot
+    # handle fails in the first group that finds it out); an instance must pass them all.
+    checks = [check for rule in _RULES if (check := rule(schema)) is not None]
+    if not checks:
+        return _always
+    if len(checks) == 1:
+        return checks[0]
+    return _all_of(checks)
 
+
+def _type_rule(schema: dict[str, Any]) -> FastCheck | None:
+    """``type``: one class, or any of a list of them."""
     kind = schema.get("type")
-    if kind is not None:
-        names = [kind] if isinstance(kind, str) else kind
-        if not isinstance(names, list) or not names or not set(names) <= _TYPES:
-            raise _Unsupported("type")
-        type_checks = [_type_check(name) for name in names]
-        if len(type_checks) == 1:
-            checks.append(type_checks[0])
-        else:
-            checks.append(_any_of(type_checks))
+    if kind is None:
+        return None
+    names = [kind] if isinstance(kind, str) else kind
+    if not isinstance(names, list) or not names or not set(names) <= _TYPES:
+        raise _Unsupported("type")
+    type_checks = [_type_check(name) for name in names]
+    return type_checks[0] if len(type_checks) == 1 else _any_of(type_checks)
 
-    if "enum" in schema:
-        enum = schema["enum"]
-        if not isinstance(enum, list):
-            raise _Unsupported("enum")
-        # Only strings are decided here (a str equals only an equal str in jsonschema's
-        # ``equal``); any other instance is "not sure".
-        allowed = frozenset(e for e in enum if isinstance(e, str))
-        checks.append(lambda v: type(v) is str and v in allowed)
 
+def _enum_rule(schema: dict[str, Any]) -> FastCheck | None:
+    if "enum" not in schema:
+        return None
+    enum = schema["enum"]
+    if not isinstance(enum, list):
+        raise _Unsupported("enum")
+    # Only strings are decided here (a str equals only an equal str in jsonschema's
+    # ``equal``); any other instance is "not sure".
+    allowed = frozenset(e for e in enum if isinstance(e, str))
+    return lambda v: type(v) is str and v in allowed
+
+
+def _string_rule(schema: dict[str, Any]) -> FastCheck | None:
+    """``minLength``, ``maxLength`` and ``pattern``: they apply to strings only."""
     min_len, max_len = _count(schema, "minLength"), _count(schema, "maxLength")
     pattern = schema.get("pattern")
     if pattern is not None and not isinstance(pattern, str):
         raise _Unsupported("pattern")
     search = re.compile(pattern).search if pattern is not None else None
-    if min_len is not None or max_len is not None or search is not None:
+    if min_len is None and max_len is None and search is None:
+        return None
 
-        def string_rules(v: Any) -> bool:
-            if type(v) is not str:
-                return type(v) in _PLAIN  # not a string: these keywords do not apply
-            if min_len is not None and len(v) < min_len:
-                return False
-            if max_len is not None and len(v) > max_len:
-                return False
-            return search is None or search(v) is not None
+    def string_rules(v: Any) -> bool:
+        if type(v) is not str:
+            return type(v) in _PLAIN  # not a string: these keywords do not apply
+        if min_len is not None and len(v) < min_len:
+            return False
+        if max_len is not None and len(v) > max_len:
+            return False
+        return search is None or search(v) is not None
 
-        checks.append(string_rules)
+    return string_rules
 
+
+def _number_rule(schema: dict[str, Any]) -> FastCheck | None:
+    """The four bounds: they apply to numbers only."""
     bounds = [
         (_number(schema, "minimum"), lambda v, b: v >= b),
         (_number(schema, "maximum"), lambda v, b: v <= b),
@@ -183,76 +201,100 @@ def _compile(schema: Any) -> FastCheck:
         (_number(schema, "exclusiveMaximum"), lambda v, b: v < b),
     ]
     bounds = [(b, ok) for b, ok in bounds if b is not None]
-    if bounds:
+    if not bounds:
+        return None
 
-        def number_rules(v: Any, bounds: Any = tuple(bounds)) -> bool:
-            if not _is_number(v):
-                return type(v) in _PLAIN  # not a number (bool included): bounds do not apply
-            return all(ok(v, b) for b, ok in bounds)
+    def number_rules(v: Any, bounds: Any = tuple(bounds)) -> bool:
+        if not _is_number(v):
+            return type(v) in _PLAIN  # not a number (bool included): bounds do not apply
+        return all(ok(v, b) for b, ok in bounds)
 
-        checks.append(number_rules)
+    return number_rules
 
+
+def _object_rule(schema: dict[str, Any]) -> FastCheck | None:
+    """``properties``, ``required`` and ``additionalProperties``: they apply to objects
+    only; each property's value is checked by its own compiled schema."""
     properties = schema.get("properties")
     required = schema.get("required")
     additional = schema.get("additionalProperties", True)
-    if properties is not None or required is not None or additional is not True:
-        if properties is not None and not isinstance(properties, dict):
-            raise _Unsupported("properties")
-        if required is not None and (
-            not isinstance(required, list) or not all(isinstance(r, str) for r in required)
-        ):
-            raise _Unsupported("required")
-        compiled = {name: _compile(sub) for name, sub in (properties or {}).items()}
-        needed = tuple(required or ())
-        extra_check = None if additional is False else _compile(additional)
+    if properties is None and required is None and additional is True:
+        return None
+    if properties is not None and not isinstance(properties, dict):
+        raise _Unsupported("properties")
+    if required is not None and (
+        not isinstance(required, list) or not all(isinstance(r, str) for r in required)
+    ):
+        raise _Unsupported("required")
+    compiled = {name: _compile(sub) for name, sub in (properties or {}).items()}
+    needed = tuple(required or ())
+    extra_check = None if additional is False else _compile(additional)
 
-        def object_rules(v: Any) -> bool:
-            if type(v) is not dict:
-                return type(v) in _PLAIN  # not an object: these keywords do not apply
-            for name in needed:
-                if name not in v:
-                    return False
-            for key, value in v.items():
-                check = compiled.get(key, extra_check)
-                if check is None or not check(value):
-                    return False
-            return True
+    def object_rules(v: Any) -> bool:
+        if type(v) is not dict:
+            return type(v) in _PLAIN  # not an object: these keywords do not apply
+        for name in needed:
+            if name not in v:
+                return False
+        for key, value in v.items():
+            check = compiled.get(key, extra_check)
+            if check is None or not check(value):
+                return False
+        return True
 
-        checks.append(object_rules)
+    return object_rules
 
-    if "const" in schema:
-        const = schema["const"]
-        if type(const) not in (str, bool, int, type(None)):
-            raise _Unsupported("const")
-        # The same class and an equal value: jsonschema's ``equal`` then agrees (it tells
-        # True from 1, which the class check does too).
-        checks.append(lambda v: type(v) is type(const) and v == const)
 
-    for keyword in ("anyOf", "oneOf"):
-        if keyword in schema:
-            checks.append(_required_choice(schema[keyword], exactly_one=keyword == "oneOf"))
+def _const_rule(schema: dict[str, Any]) -> FastCheck | None:
+    if "const" not in schema:
+        return None
+    const = schema["const"]
+    if type(const) not in (str, bool, int, type(None)):
+        raise _Unsupported("const")
+    # The same class and an equal value: jsonschema's ``equal`` then agrees (it tells
+    # True from 1, which the class check does too).
+    return lambda v: type(v) is type(const) and v == const
 
+
+def _any_of_rule(schema: dict[str, Any]) -> FastCheck | None:
+    return _required_choice(schema["anyOf"], exactly_one=False) if "anyOf" in schema else None
+
+
+def _one_of_rule(schema: dict[str, Any]) -> FastCheck | None:
+    return _required_choice(schema["oneOf"], exactly_one=True) if "oneOf" in schema else None
+
+
+def _array_rule(schema: dict[str, Any]) -> FastCheck | None:
+    """``items``, ``minItems`` and ``maxItems``: they apply to arrays only."""
     items = schema.get("items")
     min_items, max_items = _count(schema, "minItems"), _count(schema, "maxItems")
-    if items is not None or min_items is not None or max_items is not None:
-        item_check = _compile(items) if items is not None else None
+    if items is None and min_items is None and max_items is None:
+        return None
+    item_check = _compile(items) if items is not None else None
 
-        def array_rules(v: Any) -> bool:
-            if type(v) is not list:
-                return type(v) in _PLAIN
-            if min_items is not None and len(v) < min_items:
-                return False
-            if max_items is not None and len(v) > max_items:
-                return False
-            return item_check is None or all(item_check(x) for x in v)
+    def array_rules(v: Any) -> bool:
+        if type(v) is not list:
+            return type(v) in _PLAIN
+        if min_items is not None and len(v) < min_items:
+            return False
+        if max_items is not None and len(v) > max_items:
+            return False
+        return item_check is None or all(item_check(x) for x in v)
 
-        checks.append(array_rules)
+    return array_rules
 
-    if not checks:
-        return _always
-    if len(checks) == 1:
-        return checks[0]
-    return _all_of(checks)
+
+_RULES: tuple[Callable[[dict[str, Any]], FastCheck | None], ...] = (
+    _type_rule,
+    _enum_rule,
+    _string_rule,
+    _number_rule,
+    _object_rule,
+    _const_rule,
+    _any_of_rule,
+    _one_of_rule,
+    _array_rule,
+)
 
 
 def _always(_value: Any) -> bool:

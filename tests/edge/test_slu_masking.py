@@ -52,17 +52,18 @@ def net() -> Any:
 
 
 def _encode(rows: list[Utterance]) -> list[Any]:
+    from understanding.slu.batches import Encoded
     from understanding.slu.pieces import WordPiecer
-    from understanding.slu.train import _Encoded, encoder_tokenizer
+    from understanding.slu.train import encoder_tokenizer
 
     piecer = WordPiecer(encoder_tokenizer())
     intents = {n: i for i, n in enumerate(INTENTS)}
     tags = {t: i for i, t in enumerate(TAGS)}
-    return [_Encoded(u, piecer, intents, tags) for u in rows]
+    return [Encoded(u, piecer, intents, tags) for u in rows]
 
 
 def _grads(net: Any, rows: list[Utterance], crf: bool) -> dict[str, Any]:
-    from understanding.slu.train import batch_loss
+    from understanding.slu.loss import batch_loss
 
     net.zero_grad()
     batch_loss(net, _encode(rows), crf=crf).backward()

@@ -10,6 +10,7 @@ so it composes: "one hundred and twenty five point five" is 125.5.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -118,114 +119,170 @@ def _starts_number(tokens: list[str], i: int) -> bool:
 def _read_number(tokens: list[str], start: int) -> NumberSpan | None:
     if not _starts_number(tokens, start):
         return None
-    total = 0.0
-    current = 0.0
-    seen = False
-    i = start
-    n = len(tokens)
+    reading = _Reading(tokens, start)
+    idiom = _idiom(reading.word, start)
+    if idiom is not None:
+        return idiom
+    if reading.word(start) in ("a", "an", "one") and reading.word(start + 1) in (
+        "hundred",
+        "thousand",
+        "million",
+        "dozen",
+    ):  # "a hundred": the scale word reads on from one
+        reading.current, reading.seen, reading.i = 1.0, True, start + 1
+    while reading.i < len(tokens) and reading.step():
+        pass
+    if not reading.seen:
+        return None
+    return NumberSpan(start, reading.i, reading.total + reading.current)
 
-    def word(k: int) -> str:
-        return _word(tokens[k]) if k < n else ""
 
-    # "half a dozen"
+def _idiom(word: Callable[[int], str], i: int) -> NumberSpan | None:
+    """The phrases that are one number as a whole: "half a dozen", "a couple (of)", "a
+    half" / "a quarter" alone."""
     if word(i) == "half" and word(i + 1) in ("a", "an") and word(i + 2) == "dozen":
-        return NumberSpan(start, i + 3, 6.0)
-    # "a couple (of)" -> 2
+        return NumberSpan(i, i + 3, 6.0)
     if word(i) in ("a", "couple") and (word(i) == "couple" or word(i + 1) == "couple"):
         end = i + (1 if word(i) == "couple" else 2)
         if word(end) == "of":
             end += 1
-        return NumberSpan(start, end, 2.0)
-    # "a half" / "a quarter" alone
+        return NumberSpan(i, end, 2.0)
     if word(i) in ("a", "an") and word(i + 1) in FRACTIONS:
-        return NumberSpan(start, i + 2, FRACTIONS[word(i + 1)])
-    if word(i) in ("a", "an", "one") and word(i + 1) in ("hundred", "thousand", "million", "dozen"):
-        current = 1.0
-        seen = True
-        i += 1
-    while i < n:
-        w = word(i)
+        return NumberSpan(i, i + 2, FRACTIONS[word(i + 1)])
+    return None
+
+
+@dataclass(slots=True)
+class _Reading:
+    """A number read word by word from ``tokens[i]`` on: ``total`` holds the finished
+    scales ("two thousand"), ``current`` the group being read ("three hundred and five");
+    ``seen`` once a word has given a value."""
+
+    tokens: list[str]
+    i: int
+    total: float = 0.0
+    current: float = 0.0
+    seen: bool = False
+
+    def word(self, k: int) -> str:
+        """The number word at ``k`` with its typo fixed ("" past the end)."""
+        return _word(self.tokens[k]) if k < len(self.tokens) else ""
+
+    def step(self) -> bool:
+        """Read the word at ``i``: True to read on, False when the number has ended
+        (before that word, or with it: "point five", "and a half")."""
+        w = self.word(self.i)
         digit = _digit_value(w)
         if digit is not None:
-            if seen:
-                break
-            current = digit
-            seen = True
-            i += 1
-            continue
+            return self._digits(digit)
         if w in SMALL or w in TENS:
-            value: float = SMALL.get(w, TENS.get(w, 0))
-            fresh = not seen or (current == 0 and total > 0)
-            after_hundred = seen and current >= 100 and current % 100 == 0
-            after_tens = (
-                seen and w in SMALL and 0 < value < 10 and current % 100 >= 20 and current % 10 == 0
-            )
-            if fresh:
-                current = value
-            elif after_hundred or after_tens:
-                current += value
-            else:
-                break
-            seen = True
-            i += 1
-            continue
+            return self._small(w, SMALL.get(w, TENS.get(w, 0)))
         if w == "hundred":
-            if not seen:
-                break
-            if current % 1 == 0 and 0 < current < 100:
-                current *= 100
-                i += 1
-                continue
-            break
+            return self._hundred()
         if w in SCALES:
-            if not seen:
-                break
-            total += (current or 1) * SCALES[w]
-            current = 0
-            i += 1
-            continue
-        if w in ("dozen", "dozens") and seen:
-            current *= 12
-            i += 1
-            continue
-        if w in ("quarters", "thirds", "halves") and seen and current < 20:
-            current *= MULTIPLIERS[w]
-            i += 1
-            continue
-        if (w == "point" and word(i + 1) in SMALL | {"oh": 0}) or (
-            w == "point" and _digit_value(word(i + 1)) is not None and "." not in word(i + 1)
+            return self._scale(SCALES[w])
+        if w in ("dozen", "dozens") and self.seen:
+            return self._times(12)
+        if w in ("quarters", "thirds", "halves") and self.seen and self.current < 20:
+            return self._times(MULTIPLIERS[w])
+        if w == "point" and _decimals_follow(self.word(self.i + 1)):
+            self._point()
+            return False
+        if w == "and" and self.seen:
+            return self._and()
+        return False
+
+    def _digits(self, value: float) -> bool:
+        if self.seen:  # "twenty 5": two numbers
+            return False
+        self.current, self.seen = value, True
+        self.i += 1
+        return True
+
+    def _small(self, w: str, value: float) -> bool:
+        """A unit, teen or tens word: a new group, or the rest of one ("hundred five",
+        "twenty five"); any other follower ("five six") ends the number."""
+        fresh = not self.seen or (self.current == 0 and self.total > 0)
+        after_hundred = self.seen and self.current >= 100 and self.current % 100 == 0
+        after_tens = (
+            self.seen
+            and w in SMALL
+            and 0 < value < 10
+            and self.current % 100 >= 20
+            and self.current % 10 == 0
+        )
+        if fresh:
+            self.current = value
+        elif after_hundred or after_tens:
+            self.current += value
+        else:
+            return False
+        self.seen = True
+        self.i += 1
+        return True
+
+    def _hundred(self) -> bool:
+        """ "three hundred": only after a whole group under 100."""
+        if not (self.seen and self.current % 1 == 0 and 0 < self.current < 100):
+            return False
+        self.current *= 100
+        self.i += 1
+        return True
+
+    def _scale(self, scale: int) -> bool:
+        """ "thousand", "million"...: the group so far (or one) is done at that scale."""
+        if not self.seen:
+            return False
+        self.total += (self.current or 1) * scale
+        self.current = 0
+        self.i += 1
+        return True
+
+    def _times(self, factor: float) -> bool:
+        """ "two dozen", "three quarters"."""
+        self.current *= factor
+        self.i += 1
+        return True
+
+    def _point(self) -> None:
+        """The decimals after "point", as words ("five oh two") or digits ("25")."""
+        digits = ""
+        k = self.i + 1
+        n = len(self.tokens)
+        while k < n and (
+            (self.word(k) in SMALL and SMALL[self.word(k)] < 10) or self.word(k) == "oh"
         ):
-            digits = ""
-            k = i + 1
-            while k < n and ((word(k) in SMALL and SMALL[word(k)] < 10) or word(k) == "oh"):
-                digits += str(SMALL.get(word(k), 0))
-                k += 1
-            if not digits and k < n and _digit_value(word(k)) is not None:
-                digits = word(k)
-                k += 1
-            current = (total + current) + float("0." + digits)
-            total = 0
-            seen = True
-            i = k
-            break
-        if w == "and" and seen:
-            nxt, after = word(i + 1), word(i + 2)
-            if nxt in ("a", "an", "one") and after in FRACTIONS:
-                current += FRACTIONS[after]
-                i += 3
-                break
-            if nxt in FRACTIONS:
-                current += FRACTIONS[nxt]
-                i += 2
-                break
-            if (nxt in SMALL or nxt in TENS) and (total > 0 or current >= 100):
-                i += 1
-                continue
-            break
-        break
-    if not seen:
-        return None
-    return NumberSpan(start, i, total + current)
+            digits += str(SMALL.get(self.word(k), 0))
+            k += 1
+        if not digits and k < n and _digit_value(self.word(k)) is not None:
+            digits = self.word(k)
+            k += 1
+        self.current = (self.total + self.current) + float("0." + digits)
+        self.total = 0
+        self.seen = True
+        self.i = k
+
+    def _and(self) -> bool:
+        """ "and a half" ends the number with its fraction; "hundred and five" and "two
+        thousand and ten" read on; any other "and" is not part of the number."""
+        nxt, after = self.word(self.i + 1), self.word(self.i + 2)
+        if nxt in ("a", "an", "one") and after in FRACTIONS:
+            self.current += FRACTIONS[after]
+            self.i += 3
+            return False
+        if nxt in FRACTIONS:
+            self.current += FRACTIONS[nxt]
+            self.i += 2
+            return False
+        if (nxt in SMALL or nxt in TENS) and (self.total > 0 or self.current >= 100):
+            self.i += 1
+            return True
+        return False
+
+
+def _decimals_follow(nxt: str) -> bool:
+    """Whether "point" is a decimal point: a digit word or plain digits come next."""
+    return nxt in SMALL or (_digit_value(nxt) is not None and "." not in nxt)
 
 
 def format_number(value: float) -> str:

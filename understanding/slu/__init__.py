@@ -4,6 +4,10 @@ utterance, which words belong to which, and the argument spans of each.
 * :mod:`understanding.slu.data`: annotated utterances (snips, slurp, jsonl with inline
   slots, clinc) and the composition of multi-intent training utterances;
 * :mod:`understanding.slu.train`: fine-tuning (needs the ``train`` extra: torch);
+  its parts: :mod:`~understanding.slu.training_data` (split, checked, encoded, drawn per
+  epoch), :mod:`~understanding.slu.batches`, :mod:`~understanding.slu.loss`,
+  :mod:`~understanding.slu.validation` (best state, out-of-scope threshold) and
+  :mod:`~understanding.slu.export` (ONNX, INT8, weights in a mapped file);
 * :mod:`understanding.slu.model`: the trained model on the device (onnxruntime + numpy);
 * :mod:`understanding.slu.metrics`: intent accuracy, conlleval slot F1, exact match.
 
