@@ -68,7 +68,8 @@ from edgeloop.transport.options import CLIENT_OPTIONS
 from sync import MemoryStore
 from sync.engine import _gc_paused
 from sync.exchange import same_state
-from sync.views import build_row, materialise
+from sync.materialise import materialise
+from sync.views import build_row
 
 WORDS = [
     "call",

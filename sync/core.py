@@ -29,10 +29,11 @@ from sync.document import MemoryDocument, check_id, decode_state_vector, encode_
 from sync.entry_update import EditClient
 from sync.hlc import HybridLogicalClock
 from sync.retention import retire_due, retire_from
+from sync.searchable import Embedder
 from sync.tables import read_meta, write_meta
 from sync.transaction import TransactionState, log_entry
 from sync.updatelog import UpdateLog
-from sync.views import Embedder, iso_ms
+from sync.views import iso_ms
 
 
 class StoreCore:

@@ -31,6 +31,7 @@ from sync.document import (
 from sync.entry_update import MapSet
 from sync.errors import InvalidRecordError, InvalidUpdateError, RecordNotFoundError
 from sync.ids import json_safe
+from sync.materialise import materialise
 from sync.merge import (
     Merged,
     document_merge,
@@ -41,7 +42,7 @@ from sync.merge import (
 )
 from sync.recall import RecallHit
 from sync.tables import held_here, own_items, remember_own, tomb, untomb
-from sync.views import COLUMNS, DATA_BUILDERS, build_row, materialise
+from sync.views import COLUMNS, DATA_BUILDERS, build_row
 
 _gc_paused = gc_paused  # the name the benches import
 

@@ -42,9 +42,11 @@ from sync.document import (
 from sync.entry_update import deleted_ranges
 from sync.errors import InvalidUpdateError
 from sync.hlc import HybridLogicalClock, decode_hlc
+from sync.materialise import materialise
+from sync.searchable import Embedder
 from sync.tables import current_winners, has_tombstones, index_tombstones, tomb
 from sync.update_reader import MapItem, read_map_update
-from sync.views import Embedder, materialise, merged_rows
+from sync.views import merged_rows
 
 
 @contextmanager

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from sync.views import Embedder
+from sync.searchable import Embedder
 
 HALF_LIFE_DAYS = 30.0
 MIN_SCORE = 0.3
