@@ -44,8 +44,6 @@ from sync.recall import RecallHit
 from sync.tables import held_here, own_items, remember_own, tomb, untomb
 from sync.views import COLUMNS, DATA_BUILDERS, build_row
 
-_gc_paused = gc_paused  # the name the benches import
-
 
 class StoreEngine(StoreCore):
     """One replica's storage: generic records in SQLite views of a CRDT document, the

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import gc
 import sqlite3
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import NamedTuple
 
@@ -213,19 +213,16 @@ def merge_in_probe(
             # that may collect a tombstone (the tombstone index follows them): the
             # document decides.
             return None
-        plans: list[KindMerge] = []
-        for kind in KINDS:
-            created = touched.created.get(kind, [])
-            incoming = {r: e for r, e in touched.winners.get(kind, {}).items() if e}
-            if not created and not incoming:
-                continue
-            plan = plan_kind(conn, kind, created, incoming)
-            if plan is None:
-                return None
-            plans.append(plan)
+        plans = _plans(
+            conn,
+            (
+                (kind, touched.created.get(kind, []), touched.winners.get(kind, {}))
+                for kind in KINDS
+            ),
+        )
     finally:
         probe.close()
-    return Merged(plans, logged, merged, [])
+    return None if plans is None else Merged(plans, logged, merged, [])
 
 
 def merge_by_reading(
@@ -255,12 +252,43 @@ def merge_by_reading(
     if grouped is None:
         return None
     single, several = grouped
-    item_ids: dict[tuple[str, str, str], tuple[int, int]] | None = None
-    plans: list[KindMerge] = []
     dropped: list[tuple[int, int]] = []  # items of entries that lost
+    plans = _plans(conn, _decide_several(read.items, single, several, dropped))
+    if plans is None:
+        return None
+    clocks = {client: end for client, (_, end) in read.ranges.items()}
+    return Merged(plans, [update], clocks, dropped)
+
+
+def _plans(
+    conn: sqlite3.Connection,
+    decided: Iterable[tuple[str, Sequence[tuple[str, str, object]], Mapping[str, Entry | None]]],
+) -> list[KindMerge] | None:
+    """The plans of a merge without the document from each kind's created records and
+    incoming winners (:func:`plan_kind`); None as soon as one kind needs the document."""
+    plans: list[KindMerge] = []
+    for kind, created, winners in decided:
+        incoming = {r: e for r, e in winners.items() if e}
+        if not created and not incoming:
+            continue
+        plan = plan_kind(conn, kind, created, incoming)
+        if plan is None:
+            return None
+        plans.append(plan)
+    return plans
+
+
+def _decide_several(
+    items: Sequence[MapItem],
+    single: _Single,
+    several: _Several,
+    dropped: list[tuple[int, int]],
+) -> Iterator[tuple[str, list[tuple[str, str, object]], dict[str, Entry | None]]]:
+    """Per kind, the records an update brings one entry of, and the best entry of those
+    it brings several of; the item ids of the others go to ``dropped``."""
+    item_ids: dict[tuple[str, str, str], tuple[int, int]] | None = None
     for kind in KINDS:
-        created = list(single.get(kind, {}).values())
-        incoming: dict[str, Entry] = {}
+        incoming: dict[str, Entry | None] = {}
         for record_id, entries in several.get(kind, {}).items():
             decoded = [decode_entry_of(kind, record_id, n, v) for n, v in entries]
             best = max(decoded, key=lambda e: e.order)
@@ -268,16 +296,9 @@ def merge_by_reading(
             losers = [e for e in decoded if e is not best]
             if losers:
                 if item_ids is None:  # only when an entry loses: rare
-                    item_ids = _item_ids(read.items)
+                    item_ids = _item_ids(items)
                 dropped.extend(item_ids[(kind, record_id, e.node)] for e in losers)
-        if not created and not incoming:
-            continue
-        plan = plan_kind(conn, kind, created, incoming)
-        if plan is None:
-            return None
-        plans.append(plan)
-    clocks = {client: end for client, (_, end) in read.ranges.items()}
-    return Merged(plans, [update], clocks, dropped)
+        yield kind, list(single.get(kind, {}).values()), incoming
 
 
 _Single = dict[str, dict[str, tuple[str, str, object]]]
