@@ -293,26 +293,6 @@ class StoreCore:
         stored = self._meta("state_vector")
         return None if stored is None else decode_state_vector(bytes.fromhex(stored))
 
-    @contextmanager
-    def batch(self) -> Iterator[Self]:
-        """Group many writes into one transaction and one CRDT update (all or nothing).
-
-        Example:
-            >>> store = StoreEngine(":memory:")
-            >>> with store.batch():
-            ...     for key in ("light@kitchen", "light@hall"):
-            ...         _ = store.put_record("device_state", key, {"device": "light",
-            ...             "room": key[6:], "state": {}, "updated_at": "2026-01-01T00:00:00Z"})
-            >>> len(store.records("device_state"))
-            2
-        """
-        with self._transaction():
-            if self._doc is None:  # writes are merged into one update at commit
-                yield self
-            else:
-                with self._doc.doc.transaction():
-                    yield self
-
     # ---- upkeep --------------------------------------------------------------------
 
     def checkpoint(self) -> None:

@@ -10,9 +10,9 @@ kernel's stores in ``sync.kernel_stores``; ``sync.store.MemoryStore`` is all of 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from contextlib import nullcontext
-from typing import Any
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager, nullcontext
+from typing import Any, Self
 
 from sync import recall as _recall
 from sync.core import StoreCore
@@ -95,6 +95,26 @@ class StoreEngine(StoreCore):
             remember_own(conn, items)
             untomb(conn, kind, [record_id for record_id, _, _ in prepared])
             materialise(conn, kind, changes, self.embedder)
+
+    @contextmanager
+    def batch(self) -> Iterator[Self]:
+        """Group many writes into one transaction and one CRDT update (all or nothing).
+
+        Example:
+            >>> store = StoreEngine(":memory:")
+            >>> with store.batch():
+            ...     for key in ("light@kitchen", "light@hall"):
+            ...         _ = store.put_record("device_state", key, {"device": "light",
+            ...             "room": key[6:], "state": {}, "updated_at": "2026-01-01T00:00:00Z"})
+            >>> len(store.records("device_state"))
+            2
+        """
+        with self._transaction():
+            if self._doc is None:  # writes are merged into one update at commit
+                yield self
+            else:
+                with self._doc.doc.transaction():
+                    yield self
 
     def _writable(
         self, kind: str, record_ids: Sequence[str]
