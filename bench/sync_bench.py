@@ -66,9 +66,10 @@ from typing import Any
 
 from edgeloop.transport.options import CLIENT_OPTIONS
 from sync import MemoryStore
-from sync.engine import _gc_paused
 from sync.exchange import same_state
-from sync.views import build_row, materialise
+from sync.materialise import materialise
+from sync.merge import gc_paused
+from sync.views import build_row
 
 WORDS = [
     "call",
@@ -177,7 +178,7 @@ def naive_merge(store: MemoryStore, payload: bytes, mode: str = "upsert") -> Non
     it). It writes no update log, which is the CRDT's own cost."""
     from sync.document import Entry
 
-    with store.db.atomic(), _gc_paused():
+    with store.db.atomic(), gc_paused():
         records = json.loads(payload)
         changes = [
             (r["id"], build_row("notes", r["id"], Entry("0" * 16, "peer", r))) for r in records

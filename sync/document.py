@@ -293,6 +293,24 @@ class MemoryDocument:
         """
         if not update:
             raise InvalidUpdateError("empty update")
+        changed = self._integrate(update)
+        result = RemoteChanges({}, {}, {})
+        removals: list[tuple[str, str, str]] = []
+        for kind, key_sets in changed.items():
+            if not key_sets:
+                continue
+            single, several, created = self._index_changes(kind, key_sets)
+            result.created[kind] = list(single.values())
+            result.new[kind] = created
+            result.winners[kind] = self._decide(kind, several, removals)
+        if removals:
+            self._drop(removals)
+        return result
+
+    def _integrate(self, update: bytes) -> dict[str, list[dict[str, Any]]]:
+        """Integrate a peer's update; return, per kind, the key changes it made (yrs's
+        raw events: ``{key: {"action", "newValue"...}}``), and report the update to
+        ``on_update`` if it changed the document."""
         # No separate validation pass: yrs decodes the whole update before integrating
         # any of it, so a malformed one fails here untouched (and the store reloads the
         # document from disk on any failure anyway).
@@ -325,75 +343,84 @@ class MemoryDocument:
             any(changed.values()) or sys_changed or self.doc.get_state() != before
         ):
             self._on_update(update)
-        result = RemoteChanges({}, {}, {})
-        removals: list[tuple[str, str, str]] = []
-        for kind, key_sets in changed.items():
-            if not key_sets:
-                continue
-            nodes_of = self._nodes[kind]
-            fresh: dict[str, dict[str, object]] = {}
-            # Records this update creates with a single entry (the bulk of a merge):
-            # ``(record id, node, value)``, moved to ``fresh`` if another of their keys
-            # follows.
-            single: dict[str, tuple[str, str, object]] = {}
-            created = result.new[kind] = set()
-            for keys in key_sets:
-                for key, change in keys.items():
-                    record_id, sep, node = key.partition(SEPARATOR)
-                    if not sep or not record_id or not node:
-                        raise InvalidUpdateError(f"malformed record key: {key[:80]!r}")
-                    nodes = nodes_of.get(record_id)
-                    if nodes is None:
-                        if change["action"] != "delete":
-                            nodes_of[record_id] = {node}
-                            single[record_id] = (record_id, node, change["newValue"])
-                            continue
-                        created.add(record_id)
-                        nodes = nodes_of[record_id] = set()
-                    elif single and record_id in single:
-                        _, first_node, first_value = single.pop(record_id)
-                        created.add(record_id)
-                        fresh[record_id] = {first_node: first_value}
-                    values = fresh.get(record_id)
-                    if values is None:
-                        values = fresh[record_id] = {}
-                    if change["action"] == "delete":
-                        nodes.discard(node)
-                        values.pop(node, None)
-                    else:
-                        nodes.add(node)
-                        values[node] = change["newValue"]
-            result.created[kind] = list(single.values())
-            ymap = self.maps[kind]
-            winners = result.winners[kind] = {}
-            for record_id, values in fresh.items():
+        return changed
+
+    def _index_changes(
+        self, kind: str, key_sets: list[dict[str, Any]]
+    ) -> tuple[dict[str, tuple[str, str, object]], dict[str, dict[str, object]], set[str]]:
+        """Follow one kind's key changes in the per-record index. Returns the records the
+        update created with a single entry (the bulk of a merge: ``{id: (id, node,
+        value)}``), the other touched records with their changed entries (``{id: {node:
+        value}}``, a deleted entry absent), and the ids among those the document did
+        not hold before."""
+        nodes_of = self._nodes[kind]
+        several: dict[str, dict[str, object]] = {}
+        # Moved to ``several`` if another of their keys follows.
+        single: dict[str, tuple[str, str, object]] = {}
+        created: set[str] = set()
+        for keys in key_sets:
+            for key, change in keys.items():
+                record_id, sep, node = key.partition(SEPARATOR)
+                if not sep or not record_id or not node:
+                    raise InvalidUpdateError(f"malformed record key: {key[:80]!r}")
                 nodes = nodes_of.get(record_id)
-                if not nodes:
-                    nodes_of.pop(record_id, None)
-                    winners[record_id] = None
-                    continue
-                if len(nodes) == 1 and len(values) == 1 and nodes.issuperset(values):
-                    # The common case: a record only the peer has written.
-                    [(node, value)] = values.items()
-                    winners[record_id] = decode_entry_of(kind, record_id, node, value)
-                    continue
-                entries = [
-                    decode_entry_of(
-                        kind,
-                        record_id,
-                        node,
-                        values[node]
-                        if node in values
-                        else ymap.get(f"{record_id}{SEPARATOR}{node}"),
-                    )
-                    for node in nodes
-                ]
-                best = max(entries, key=lambda e: e.order)
-                winners[record_id] = best
-                removals.extend((kind, record_id, e.node) for e in entries if e is not best)
-        if removals:
-            self._drop(removals)
-        return result
+                if nodes is None:
+                    if change["action"] != "delete":
+                        nodes_of[record_id] = {node}
+                        single[record_id] = (record_id, node, change["newValue"])
+                        continue
+                    created.add(record_id)
+                    nodes = nodes_of[record_id] = set()
+                elif single and record_id in single:
+                    _, first_node, first_value = single.pop(record_id)
+                    created.add(record_id)
+                    several[record_id] = {first_node: first_value}
+                values = several.get(record_id)
+                if values is None:
+                    values = several[record_id] = {}
+                if change["action"] == "delete":
+                    nodes.discard(node)
+                    values.pop(node, None)
+                else:
+                    nodes.add(node)
+                    values[node] = change["newValue"]
+        return single, several, created
+
+    def _decide(
+        self,
+        kind: str,
+        several: dict[str, dict[str, object]],
+        removals: list[tuple[str, str, str]],
+    ) -> dict[str, Entry | None]:
+        """The winning entry of each touched record (None: no entry left); appends the
+        entries that lost to ``removals``."""
+        nodes_of = self._nodes[kind]
+        ymap = self.maps[kind]
+        winners: dict[str, Entry | None] = {}
+        for record_id, values in several.items():
+            nodes = nodes_of.get(record_id)
+            if not nodes:
+                nodes_of.pop(record_id, None)
+                winners[record_id] = None
+                continue
+            if len(nodes) == 1 and len(values) == 1 and nodes.issuperset(values):
+                # The common case: a record only the peer has written.
+                [(node, value)] = values.items()
+                winners[record_id] = decode_entry_of(kind, record_id, node, value)
+                continue
+            entries = [
+                decode_entry_of(
+                    kind,
+                    record_id,
+                    node,
+                    values[node] if node in values else ymap.get(f"{record_id}{SEPARATOR}{node}"),
+                )
+                for node in nodes
+            ]
+            best = max(entries, key=lambda e: e.order)
+            winners[record_id] = best
+            removals.extend((kind, record_id, e.node) for e in entries if e is not best)
+        return winners
 
     def remove(self, kind: str, record_ids: Iterable[str]) -> int:
         """Take records out of the document: every entry of each goes, with no tombstone

@@ -12,6 +12,7 @@ to produce the update the document itself would have produced (the bytes are the
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from sync.lib0 import read_delete_set, read_varuint, write_varstring, write_varuint
@@ -81,6 +82,24 @@ def encode_map_sets(
             write_varuint(out, start)
             write_varuint(out, length)
     return bytes(out)
+
+
+@dataclass(slots=True)
+class EditClient:
+    """The Yjs client a store writes as without its document, and its next clock.
+
+    A random client per opened store (clock 0 when opened): its updates never collide
+    with the document's own client, whose clock only the loaded document knows.
+    """
+
+    client: int
+    clock: int = 0
+
+    def encode(self, sets: Sequence[MapSet], deletions: Sequence[tuple[int, int]] = ()) -> bytes:
+        """:func:`encode_map_sets` from this client's next clock, which moves past the sets."""
+        update = encode_map_sets(self.client, self.clock, sets, deletions)
+        self.clock += len(sets)
+        return update
 
 
 def join_plain(updates: Sequence[bytes]) -> bytes | None:

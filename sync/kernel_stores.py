@@ -27,19 +27,8 @@ class MemoryStore(RecordStore):
     Implements the kernel's ``IdempotencyStore`` (``get``/``put``) and ``SessionStore``
     (``save_session``/``load_session``/``append_steps``).
 
-    Args:
-        path: the SQLite file (created with its folder if missing), or ``":memory:"``.
-        embedder: text -> vector, used to embed searchable texts and queries (optional).
-        node_id: this replica's id in the CRDT document (only used when the file is
-            new; a random one otherwise). No ``|``.
-        now_ms: the physical clock in milliseconds, for tests.
-        compact_every: compact the update log on open when it holds more entries.
-        synchronous: SQLite's ``synchronous`` pragma; ``FULL`` survives power loss, and
-            ``NORMAL`` (still safe against a killed process) is faster.
-        mmap_size: bytes of the file SQLite reads through a memory map (``PRAGMA
-            mmap_size``; SQLite caps it, at 2 GiB in common builds; 0 turns it off).
-            Recall reads a few dozen rows at random per query; through the map that is
-            a page-table hit instead of a ``read`` system call and a copy.
+    Opened with the arguments of :class:`~sync.core.StoreCore` (path, embedder, node id,
+    clock, compaction, durability, memory map, retention horizons).
     """
 
     @classmethod

@@ -29,7 +29,7 @@ Why no update is ever missed, on any replica:
   both.
 
 Recall is PostgreSQL full-text search: the texts recall covers (notes, step contents,
-final answers, facts -- ``sync.views.RECALL_BUILDERS``) are kept in ``edgeloop_recall``
+final answers, facts -- ``sync.searchable.RECALL_BUILDERS``) are kept in ``edgeloop_recall``
 with a stored ``tsvector``, written in the same transaction as the log entry that
 changed them. Documents are cached per replica within a budget (``sync.cache``).
 
@@ -56,7 +56,8 @@ from sync.cache import BudgetCache, CacheBudget
 from sync.document import KINDS, MemoryDocument
 from sync.errors import MemoryStoreError, MemoryUnavailableError, PermissionDeniedError
 from sync.recall import HALF_LIFE_DAYS, MIN_SCORE, RecallHit, query_terms
-from sync.views import RECALL_BUILDERS, epoch_s, merged_rows
+from sync.searchable import RECALL_BUILDERS
+from sync.views import epoch_s, merged_rows
 
 T = TypeVar("T")
 

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from sync.views import Embedder
+from sync.searchable import Embedder
 
 HALF_LIFE_DAYS = 30.0
 MIN_SCORE = 0.3
@@ -254,3 +254,23 @@ def search(
             hits.append(RecallHit(row[1], row[2], row[3], round(score, 6), row[5]))
     hits.sort(key=lambda h: (-h.score, h.created_at))
     return hits[:limit]
+
+
+def search_index_matches(conn: sqlite3.Connection) -> bool:
+    """True if the full-text index holds exactly the texts of the recall rows.
+
+    Compares FTS5's term counts with those of an index rebuilt from the rows, inside
+    a savepoint that is rolled back (SQLite 3.40's ``integrity-check`` does not compare
+    an external-content index with its content). Costs a rebuild: a check for tests
+    and repairs, not for every query.
+    """
+    vocab = "SELECT term, doc, cnt FROM recall_vocab ORDER BY term"
+    current = conn.execute(vocab).fetchall()
+    conn.execute("SAVEPOINT search_index_check")
+    try:
+        conn.execute("INSERT INTO recall_fts (recall_fts) VALUES ('rebuild')")
+        rebuilt = conn.execute(vocab).fetchall()
+    finally:
+        conn.execute("ROLLBACK TO search_index_check")
+        conn.execute("RELEASE search_index_check")
+    return bool(current == rebuilt)

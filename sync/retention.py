@@ -23,6 +23,13 @@ any more: the horizon for tombstones must be longer than any replica stays offli
 
 from __future__ import annotations
 
+import itertools
+import sqlite3
+import time
+
+from sync.document import MemoryDocument
+from sync.views import epoch_s, iso_ms
+
 HISTORY_TIME: dict[str, str] = {
     "sessions": "created_at",
     "steps": "created_at",
@@ -39,3 +46,45 @@ TOMBSTONE_DAYS = 365.0
 
 RETIRE_EVERY_S = 86_400.0
 """Run retention at most this often (when the document is loaded anyway)."""
+
+
+def retire_due(last: str | None, history_days: float | None, tombstone_days: float | None) -> bool:
+    """True if a store with these horizons, last retired at ``last`` (None: never),
+    should run retention now."""
+    if history_days is None and tombstone_days is None:
+        return False
+    return last is None or time.time() - epoch_s(last) >= RETIRE_EVERY_S
+
+
+def retire_from(
+    doc: MemoryDocument,
+    conn: sqlite3.Connection,
+    now_ms: int,
+    *,
+    history_days: float | None,
+    tombstone_days: float | None,
+) -> dict[str, int]:
+    """Take history older than ``history_days`` and tombstones older than
+    ``tombstone_days`` (None: keep them) out of the document, inside the caller's
+    transaction; return how many records of each kind left it (tombstones as
+    ``"<kind> tombstones"``). History rows stay; collected tombstones leave their table."""
+    counts: dict[str, int] = {}
+    if history_days is not None:
+        cutoff = iso_ms(now_ms - int(history_days * 86_400_000))
+        for kind, column in HISTORY_TIME.items():
+            rows = conn.execute(
+                f"SELECT id FROM {kind} WHERE {column} != '' AND {column} < ?", [cutoff]
+            )
+            ids = [r for (r,) in rows if doc.holds(kind, r)]
+            if ids:
+                counts[kind] = doc.remove(kind, ids)
+    if tombstone_days is not None:
+        oldest = f"{max(now_ms - int(tombstone_days * 86_400_000), 0):012x}0000"
+        dead = conn.execute(
+            "SELECT kind, id FROM tombstones WHERE hlc < ? ORDER BY kind", [oldest]
+        ).fetchall()
+        for kind, group in itertools.groupby(dead, key=lambda r: str(r[0])):
+            ids = [str(r[1]) for r in group]
+            counts[f"{kind} tombstones"] = doc.remove(kind, ids)
+        conn.execute("DELETE FROM tombstones WHERE hlc < ?", [oldest])
+    return counts

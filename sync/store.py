@@ -1,7 +1,8 @@
 """The memory store: SQLite tables (a materialised view) + the CRDT document + the log.
 
-``MemoryStore`` is built in three layers, one module each: ``sync.engine.StoreEngine``
-(SQLite, the CRDT document, the update log, generic records, recall, merges),
+``MemoryStore`` is built in layers, one module each: ``sync.core.StoreCore`` (SQLite,
+the lazily loaded CRDT document, the update log, the one write transaction),
+``sync.engine.StoreEngine`` (generic records, recall, diffs and merges),
 ``sync.records.RecordStore`` (notes, timers, device state, facts, pending queries) and
 ``sync.kernel_stores.MemoryStore`` (sessions, steps, receipts, transitions and the
 kernel's ``SessionStore``/``IdempotencyStore``). This module is the public name.

@@ -20,8 +20,8 @@ from sync.cache import BudgetCache, CacheBudget
 from sync.errors import PermissionDeniedError
 from sync.private import private_folder
 from sync.recall import RecallHit
+from sync.searchable import Embedder
 from sync.store import MemoryStore
-from sync.views import Embedder
 
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]")
 

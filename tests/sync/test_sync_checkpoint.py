@@ -39,7 +39,7 @@ def test_commits_do_not_checkpoint_and_the_thread_does(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     checkpointer = WalCheckpointer(quiet=0.01, interval=0.01)
-    monkeypatch.setattr("sync.engine.shared_checkpointer", lambda: checkpointer)
+    monkeypatch.setattr("sync.core.shared_checkpointer", lambda: checkpointer)
     done = _spy(checkpointer, monkeypatch)
     stores = [MemoryStore(tmp_path / f"{name}.db", node_id=name) for name in ("a", "b")]
     try:

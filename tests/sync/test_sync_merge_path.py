@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pycrdt import Doc, Map
 
+import sync.materialise as materialise_module
 import sync.views as views_module
 from sync import InvalidUpdateError, MemoryStore
 from sync.document import decode_entry, encode_entry
@@ -157,16 +158,16 @@ def test_bulk_merge_writes_the_same_tables_as_the_per_record_path(
     a.update_note("n4", "note alpha edited")
     updates.append(a.diff(_state_after(first, updates[1])))
     results: list[bool] = []
-    original = views_module._index_new_notes
+    original = materialise_module._index_new_notes
 
     def spy(*args: object) -> bool:
         results.append(original(*args))  # type: ignore[arg-type]
         return results[-1]
 
     for update in updates:
-        monkeypatch.setattr(views_module, "_index_new_notes", spy)
+        monkeypatch.setattr(materialise_module, "_index_new_notes", spy)
         assert fast.apply_update(update)
-        monkeypatch.setattr(views_module, "_index_new_notes", lambda *args: False)
+        monkeypatch.setattr(materialise_module, "_index_new_notes", lambda *args: False)
         assert slow.apply_update(update)
     assert results == [True, True]  # the SQL path ran for both batches of new notes
     fast_dump, slow_dump = _dump(fast), _dump(slow)
