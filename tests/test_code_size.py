@@ -21,7 +21,6 @@ SKIPPED = ("scripts", "bench", "tests", "edgeloop/v1", ".venv", "node_modules", 
 KNOWN: set[str] = {
     "cloud_agent/cli.py:serve",
     "cloud_agent/planner/plan.py:make_plan",
-    "sync/document.py:MemoryDocument.apply_remote",
     "sync/schema/migrations.py:_v1_initial",
     "understanding/answers.py:tool_answer",
     "understanding/intents/cli.py:train",
@@ -35,8 +34,6 @@ ONE_CONCEPT: set[str] = set()
 KNOWN_FILES: set[str] = {
     "edge_agent/agent.py",
     "edge_agent/cli.py",
-    "sync/engine.py",
-    "sync/views.py",
     "understanding/arguments/builtin_slots.py",
 }
 
