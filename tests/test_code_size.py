@@ -37,7 +37,6 @@ KNOWN_FILES: set[str] = {
     "edge_agent/cli.py",
     "sync/engine.py",
     "sync/views.py",
-    "understanding/arguments/builtin_slots.py",
 }
 
 
