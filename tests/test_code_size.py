@@ -21,7 +21,6 @@ SKIPPED = ("scripts", "bench", "tests", "edgeloop/v1", ".venv", "node_modules", 
 KNOWN: set[str] = {
     "cloud_agent/cli.py:serve",
     "sync/document.py:MemoryDocument.apply_remote",
-    "sync/schema/migrations.py:_v1_initial",
     "understanding/intents/cli.py:train",
     "understanding/intents/train.py:train_model",
 }
