@@ -146,61 +146,82 @@ def tool_answer(
 ) -> str:
     """One natural sentence for a tool's successful observation; ``query``, the words
     asked, picks what a forecast leads with when they ask about weather gear."""
-    if tool == "calculator":
-        expression = " ".join(str(args.get("expression", "")).split())
-        expression = re.sub(r"\s*%\s*", "% ", expression).strip()
-        return f"{expression} = {number(output['value'])}."
-    if tool == "unit_convert":
-        source = _quantity(float(args["value"]), str(args["from_unit"]))
-        target = _quantity(float(output["value"]), str(output["unit"]))
-        return f"{source} is {target}."
-    if tool == "get_weather" and output.get("days"):
+    answer = _ANSWERS.get(tool)
+    if answer is not None:
+        return answer(args, output, units, query)
+    if tool in _SENTENCES:
+        return _SENTENCES[tool](args, output)
+    return generic_answer(tool, output)
+
+
+def _calculator_answer(
+    args: dict[str, Any], output: dict[str, Any], _units: str, _query: str
+) -> str:
+    expression = " ".join(str(args.get("expression", "")).split())
+    expression = re.sub(r"\s*%\s*", "% ", expression).strip()
+    return f"{expression} = {number(output['value'])}."
+
+
+def _unit_convert_answer(
+    args: dict[str, Any], output: dict[str, Any], _units: str, _query: str
+) -> str:
+    source = _quantity(float(args["value"]), str(args["from_unit"]))
+    target = _quantity(float(output["value"]), str(output["unit"]))
+    return f"{source} is {target}."
+
+
+def _weather_answer(args: dict[str, Any], output: dict[str, Any], units: str, query: str) -> str:
+    if output.get("days"):
         city = city_name(str(output.get("city", args.get("city", ""))))
         label = SPAN_LABELS.get(str(output.get("day")), "Over those days")
         summary = forecast_span_summary(list(output["days"]), units)
         return f"{label} in {city}: {summary}{_forecast_note(output)}."
-    if tool == "get_weather":
-        city, day = city_name(str(output.get("city", args.get("city", "")))), output.get("day")
-        temperature = int(output["temperature"])
-        if units == "imperial":
-            reading = f"{round(temperature * 9 / 5 + 32)}°F and {output['condition']}"
-        else:
-            reading = f"{temperature}°C and {output['condition']}"
-        note = _forecast_note(output)
-        if query and (concern := gear_question(query)) is not None:
-            return _gear_answer(concern, output, city, reading, note)
-        if day == "tomorrow":
-            return f"Tomorrow it'll be {reading} in {city}{note}."
-        if day and day != "today":
-            return f"On {str(day).capitalize()} it'll be {reading} in {city}{note}."
-        return f"It's {reading} in {city} today{note}."
-    if tool in _SENTENCES:
-        return _SENTENCES[tool](args, output)
-    if tool == "device_control" and output.get("until"):  # "for an hour": then back
-        said = tool_answer(tool, args, {k: v for k, v in output.items() if k != "until"})
+    city, day = city_name(str(output.get("city", args.get("city", "")))), output.get("day")
+    temperature = int(output["temperature"])
+    if units == "imperial":
+        reading = f"{round(temperature * 9 / 5 + 32)}°F and {output['condition']}"
+    else:
+        reading = f"{temperature}°C and {output['condition']}"
+    note = _forecast_note(output)
+    if query and (concern := gear_question(query)) is not None:
+        return _gear_answer(concern, output, city, reading, note)
+    if day == "tomorrow":
+        return f"Tomorrow it'll be {reading} in {city}{note}."
+    if day and day != "today":
+        return f"On {str(day).capitalize()} it'll be {reading} in {city}{note}."
+    return f"It's {reading} in {city} today{note}."
+
+
+def _device_answer(args: dict[str, Any], output: dict[str, Any], units: str, query: str) -> str:
+    if output.get("until"):  # "for an hour": then back
+        said = _device_answer(args, {k: v for k, v in output.items() if k != "until"}, units, query)
         return f"{said.removesuffix('.')}{_until(output)}."
-    if tool == "device_control" and (output.get("state") == "scheduled" or output.get("rooms")):
+    if output.get("state") == "scheduled" or output.get("rooms"):
         return device_plan_answer(output)
-    if tool == "device_control":
-        device = str(output.get("device", args.get("device", "device"))).replace("_", " ")
-        device = {"ac": "AC", "tv": "TV"}.get(device, device)
-        room = f"{output['room']} " if output.get("room") else ""
-        state = str(output.get("state", ""))
-        if device == "blinds":
-            return f"Done: the {room}blinds are {state}."
-        if state == "muted" or state == "unmuted":
-            return f"Done: the {room}{device} is {state}."
-        if state.startswith("volume "):
-            return f"Done: the {room}{device} volume is {state.removeprefix('volume ')}."
-        if state.startswith("brightness "):
-            return f"Done: the {room}{device} brightness is {state.removeprefix('brightness ')}%."
-        if state.startswith("set to") and output.get("fahrenheit") is not None:
-            fahrenheit = number(output["fahrenheit"])
-            return f"Done: the {room}{device} is {state}°C ({fahrenheit}°F)."
-        if state.startswith("set to"):
-            return f"Done: the {room}{device} is {state}."
+    device = str(output.get("device", args.get("device", "device"))).replace("_", " ")
+    device = {"ac": "AC", "tv": "TV"}.get(device, device)
+    room = f"{output['room']} " if output.get("room") else ""
+    state = str(output.get("state", ""))
+    if device == "blinds":
+        return f"Done: the {room}blinds are {state}."
+    if state == "muted" or state == "unmuted":
         return f"Done: the {room}{device} is {state}."
-    if tool == "set_timer" and output.get("already_due"):
+    if state.startswith("volume "):
+        return f"Done: the {room}{device} volume is {state.removeprefix('volume ')}."
+    if state.startswith("brightness "):
+        return f"Done: the {room}{device} brightness is {state.removeprefix('brightness ')}%."
+    if state.startswith("set to") and output.get("fahrenheit") is not None:
+        fahrenheit = number(output["fahrenheit"])
+        return f"Done: the {room}{device} is {state}°C ({fahrenheit}°F)."
+    if state.startswith("set to"):
+        return f"Done: the {room}{device} is {state}."
+    return f"Done: the {room}{device} is {state}."
+
+
+def _set_timer_answer(
+    args: dict[str, Any], output: dict[str, Any], _units: str, _query: str
+) -> str:
+    if output.get("already_due"):
         # Asked while offline, answered after it would have run out (docs/edge.md).
         due = re.search(r"T(\d{2}:\d{2})", str(output.get("due_at", "")))
         label = f" {output['label']}" if output.get("label") else ""
@@ -210,61 +231,88 @@ def tool_answer(
             f"Your {span}{label} timer would have gone off{at}, while the device was offline:"
             " that time has passed, so I didn't set a new one."
         )
-    if tool == "set_timer":
-        fires = str(output.get("fires_at", ""))
-        match = re.match(r"^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})", fires)
-        clock, day = (match.group(2), match.group(1)) if match else (fires, "")
-        zone = str(output.get("timezone") or "UTC")
-        if args.get("at"):
-            return f"Alarm set for {clock} on {day} ({zone})."
-        seconds = int(output.get("seconds") or args.get("seconds") or 0)
-        return f"Timer set for {duration(seconds)} (it goes off at {clock}, {zone})."
-    if tool == "add_note":
-        if output.get("created") is True:
-            return f"Created your {output['list']} list. It's empty for now."
-        if output.get("created") is False:
-            count = int(output.get("count") or 0)
-            held = f"{count} item{'s' if count != 1 else ''}" if count else "empty"
-            return f"You already have a {output['list']} list ({held})."
-        if output.get("list"):
-            return f"Added “{output.get('text', '')}” to your {output['list']} list."
-        return f"Noted: “{output.get('text', args.get('text', ''))}”."
-    if tool == "remove_note":
-        if output.get("list"):
-            return f"Removed “{output.get('text', '')}” from your {output['list']} list."
-        return f"Removed the note “{output.get('text', '')}”."
-    if tool == "search_notes" and output.get("list") is not None:
+    fires = str(output.get("fires_at", ""))
+    match = re.match(r"^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})", fires)
+    clock, day = (match.group(2), match.group(1)) if match else (fires, "")
+    zone = str(output.get("timezone") or "UTC")
+    if args.get("at"):
+        return f"Alarm set for {clock} on {day} ({zone})."
+    seconds = int(output.get("seconds") or args.get("seconds") or 0)
+    return f"Timer set for {duration(seconds)} (it goes off at {clock}, {zone})."
+
+
+def _add_note_answer(args: dict[str, Any], output: dict[str, Any], _units: str, _query: str) -> str:
+    if output.get("created") is True:
+        return f"Created your {output['list']} list. It's empty for now."
+    if output.get("created") is False:
+        count = int(output.get("count") or 0)
+        held = f"{count} item{'s' if count != 1 else ''}" if count else "empty"
+        return f"You already have a {output['list']} list ({held})."
+    if output.get("list"):
+        return f"Added “{output.get('text', '')}” to your {output['list']} list."
+    return f"Noted: “{output.get('text', args.get('text', ''))}”."
+
+
+def _remove_note_answer(
+    args: dict[str, Any], output: dict[str, Any], _units: str, _query: str
+) -> str:
+    if output.get("list"):
+        return f"Removed “{output.get('text', '')}” from your {output['list']} list."
+    return f"Removed the note “{output.get('text', '')}”."
+
+
+def _search_notes_answer(
+    args: dict[str, Any], output: dict[str, Any], _units: str, _query: str
+) -> str:
+    if output.get("list") is not None:
         items = [str(hit["text"]) for hit in output.get("results", [])]
         name = output["list"]
         only = " (your only list)" if output.get("lists") is not None else ""
         if not items:
             return f"Your {name} list{only} is empty."
         return f"Your {name} list{only}: {'; '.join(items)}."
-    if tool == "search_notes" and output.get("lists") is not None:
+    if output.get("lists") is not None:
         return lists_answer(list(output["lists"]))
-    if tool == "search_notes":
-        results = list(output.get("results", []))
-        query = args.get("query", "")
-        if not results:
-            return f"I couldn't find any notes about “{query}”."
-        shown = "; ".join(f"“{hit['text']}”" for hit in results[:3])
-        count = len(results)
-        return f"I found {count} note{'s' if count != 1 else ''} about “{query}”: {shown}."
-    if tool == "world_clock":
-        city = city_name(str(output.get("city", args.get("city", ""))))
-        if output.get("asked_date") and output.get("asked_weekday"):
-            asked = date.fromisoformat(str(output["asked_date"]))
-            return (
-                f"{asked.strftime('%B')} {asked.day}, {asked.year} is a "
-                f"{str(output['asked_weekday']).capitalize()}{_days_away(asked, output)} "
-                f"(today in {city} is "
-                f"{str(output.get('weekday', '')).capitalize()} {output.get('date', '')})."
-            )
-        when = ""
-        if output.get("weekday") and output.get("date"):
-            when = f" on {str(output['weekday']).capitalize()} {output['date']}"
-        return f"It's {output['time']}{when} in {city} ({output['timezone']})."
-    return generic_answer(tool, output)
+    results = list(output.get("results", []))
+    query = args.get("query", "")
+    if not results:
+        return f"I couldn't find any notes about “{query}”."
+    shown = "; ".join(f"“{hit['text']}”" for hit in results[:3])
+    count = len(results)
+    return f"I found {count} note{'s' if count != 1 else ''} about “{query}”: {shown}."
+
+
+def _world_clock_answer(
+    args: dict[str, Any], output: dict[str, Any], _units: str, _query: str
+) -> str:
+    city = city_name(str(output.get("city", args.get("city", ""))))
+    if output.get("asked_date") and output.get("asked_weekday"):
+        asked = date.fromisoformat(str(output["asked_date"]))
+        return (
+            f"{asked.strftime('%B')} {asked.day}, {asked.year} is a "
+            f"{str(output['asked_weekday']).capitalize()}{_days_away(asked, output)} "
+            f"(today in {city} is "
+            f"{str(output.get('weekday', '')).capitalize()} {output.get('date', '')})."
+        )
+    when = ""
+    if output.get("weekday") and output.get("date"):
+        when = f" on {str(output['weekday']).capitalize()} {output['date']}"
+    return f"It's {output['time']}{when} in {city} ({output['timezone']})."
+
+
+# One sentence function per tool: (args, output, units, query) -> the sentence. The
+# newer tools' sentences, which need neither units nor the query, are in _SENTENCES.
+_ANSWERS: dict[str, Callable[[dict[str, Any], dict[str, Any], str, str], str]] = {
+    "calculator": _calculator_answer,
+    "unit_convert": _unit_convert_answer,
+    "get_weather": _weather_answer,
+    "device_control": _device_answer,
+    "set_timer": _set_timer_answer,
+    "add_note": _add_note_answer,
+    "remove_note": _remove_note_answer,
+    "search_notes": _search_notes_answer,
+    "world_clock": _world_clock_answer,
+}
 
 
 def _days_away(asked: date, output: dict[str, Any]) -> str:

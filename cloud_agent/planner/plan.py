@@ -74,14 +74,52 @@ def make_plan(
     7-day forecast cannot serve (``"unserved_day"``: "next week", a date ten days ahead;
     "the weekend" is a span the forecast serves).
     """
+    qualified = _qualified(query, home)
+    text = normalise(qualified.text)
+    plan = Plan(query=query)
+    clauses, unknown, by_model = _read_clauses(
+        qualified, text, extractor, router, home, split_with_model
+    )
+    refusal = _refusal(text, clauses, open_only=True)
+    if refusal is None:
+        declined = _unknown_place_or_day(qualified, clauses, unknown)
+        if declined is not None:
+            plan.refusal, plan.refusal_kind = declined
+            return plan
+    refusal = refusal or _refusal(text, clauses)
+    if refusal:
+        return _compared_or_declined(plan, text, home, refusal)
+    unfilled = _build_calls(plan, clauses, text, extractor, home, by_model=by_model)
+    if unfilled is not None:
+        return _compared_or_declined(plan, text, home, _unfilled_message(unfilled))
+    plan.calls = _timer_for_each(text, plan.calls)
+    if not plan.calls:
+        plan.refusal, plan.refusal_kind = _OPEN_MESSAGE, NEEDS_LLM
+        return plan
+    return _finish(plan, text, qualified)
+
+
+def _qualified(query: str, home: Any) -> qualifiers.Qualified:
+    """The query with its places' qualifiers read."""
     # "Cairo, Egypt" is Cairo (the comma cuts no clause); "Paris, Texas" is read as "Paris",
     # its calls take the place's key ("paris, texas"); "Paris, Nevada" is a place of its own.
     qualified = qualifiers.read_qualifiers(query)
     if getattr(home, "home_city", None) in qualified.picked:
         # The home is a city of the name, so a call for it could not tell the two apart.
         qualified = qualifiers.read_qualifiers(query, pick=False)
-    text = normalise(qualified.text)
-    plan = Plan(query=query)
+    return qualified
+
+
+def _read_clauses(
+    qualified: qualifiers.Qualified,
+    text: str,
+    extractor: it.Extractor | None,
+    router: Any,
+    home: Any,
+    split_with_model: bool,
+) -> tuple[list[it.Clause], list[places.UnknownPlace], bool]:
+    """The query's clauses, the places outside the gazetteer found while reading them, and
+    whether the device's model split them (else the clause rules did)."""
     parse = model_split.parse_query(router, text) if split_with_model else None
     if parse is not None and parse.declined is not None:
         # The device's model sends out of its scope alike what needs open knowledge and
@@ -108,60 +146,52 @@ def make_plan(
         carry_tools(clauses)
         if router is not None:
             _ask_router(router, clauses)
-    refusal = _refusal(text, clauses, open_only=True)
-    if refusal is None:
-        unknown += [p for p in places.unknown_places(qualified.text, clauses) if p not in unknown]
-        unknown = [qualified.place(p) for p in unknown]
-        if unknown:
-            others = any(
-                c.cities or (c.tool is not None and c.tool not in NEEDS_CITY) for c in clauses
-            )
-            plan.refusal = places.unknown_place_message(unknown, others)
-            plan.refusal_kind = places.UNKNOWN_PLACE
-            return plan
-        # A clause asking for the weather, whichever tool it was read as ("paris forecast
-        # on 2026-12-24" may look like arithmetic), names no day the forecast cannot serve.
-        unserved = next(
-            (
-                d
-                for c in clauses
-                if (c.tool == it.WEATHER or _ASKS_WEATHER.search(c.text))
-                and (d := unserved_weather_day(c.text))
-            ),
-            None,
-        )
-        if unserved is not None:
-            # A day the 7-day forecast cannot serve is declined by name, never read as today.
-            plan.refusal = (
-                f"I don't have a forecast for {unserved}: only for today, tomorrow, each "
-                'day of the next week by its name ("on Friday") and spans of those days '
-                '("this week", "the weekend", "the next few days"). I won\'t guess.'
-            )
-            plan.refusal_kind = UNSERVED_DAY
-            return plan
-    refusal = refusal or _refusal(text, clauses)
-    if refusal:
-        shaped = _comparison_shape(text, home)
-        if shaped is not None:
-            plan.calls = shaped
-            plan.compare = _comparison(text, plan.calls)
-            return plan
-        plan.refusal, plan.refusal_kind = refusal, NEEDS_LLM
+    return clauses, unknown, by_model
+
+
+def _unknown_place_or_day(
+    qualified: qualifiers.Qualified,
+    clauses: list[it.Clause],
+    unknown: list[places.UnknownPlace],
+) -> tuple[str, str] | None:
+    """(refusal, kind) for a place outside the gazetteer or a day the forecast cannot
+    serve; None when the query names neither."""
+    unknown += [p for p in places.unknown_places(qualified.text, clauses) if p not in unknown]
+    unknown = [qualified.place(p) for p in unknown]
+    if unknown:
+        others = any(c.cities or (c.tool is not None and c.tool not in NEEDS_CITY) for c in clauses)
+        return places.unknown_place_message(unknown, others), places.UNKNOWN_PLACE
+    # A clause asking for the weather, whichever tool it was read as ("paris forecast
+    # on 2026-12-24" may look like arithmetic), names no day the forecast cannot serve.
+    unserved = next(
+        (
+            d
+            for c in clauses
+            if (c.tool == it.WEATHER or _ASKS_WEATHER.search(c.text))
+            and (d := unserved_weather_day(c.text))
+        ),
+        None,
+    )
+    if unserved is not None:
+        # A day the 7-day forecast cannot serve is declined by name, never read as today.
+        return (
+            f"I don't have a forecast for {unserved}: only for today, tomorrow, each "
+            'day of the next week by its name ("on Friday") and spans of those days '
+            '("this week", "the weekend", "the next few days"). I won\'t guess.'
+        ), UNSERVED_DAY
+    return None
+
+
+def _compared_or_declined(plan: Plan, text: str, home: Any, message: str) -> Plan:
+    """A query the rules cannot plan: the comparison it has the shape of, else declined
+    with ``message`` for the language model."""
+    shaped = _comparison_shape(text, home)
+    if shaped is not None:
+        plan.calls, plan.compare = shaped, _comparison(text, shaped)
         return plan
-    unfilled = _build_calls(plan, clauses, text, extractor, home, by_model=by_model)
-    if unfilled is not None:
-        shaped = _comparison_shape(text, home)
-        if shaped is not None:
-            plan.calls, plan.compare = shaped, _comparison(text, shaped)
-            return plan
-        plan.refusal, plan.refusal_kind = _unfilled_message(unfilled), NEEDS_LLM
-        plan.calls = []
-        return plan
-    plan.calls = _timer_for_each(text, plan.calls)
-    if not plan.calls:
-        plan.refusal, plan.refusal_kind = _OPEN_MESSAGE, NEEDS_LLM
-        return plan
-    return _finish(plan, text, qualified)
+    plan.refusal, plan.refusal_kind = message, NEEDS_LLM
+    plan.calls = []
+    return plan
 
 
 def _build_calls(

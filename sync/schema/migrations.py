@@ -36,13 +36,38 @@ Migration = Callable[[sqlite_utils.Database], None]
 
 
 def _v1_initial(db: sqlite_utils.Database) -> None:
-    def view(name: str, columns: dict[str, type], indexes: list[str] | None = None) -> None:
-        table = db.table(name)
-        table.create({"id": str, "hlc": str, "node": str, **columns}, pk="id")
-        for column in indexes or []:
-            table.create_index([column])
+    for create in (
+        _v1_sessions,
+        _v1_steps,
+        _v1_notes,
+        _v1_timers,
+        _v1_device_state,
+        _v1_facts,
+        _v1_receipts,
+        _v1_pending,
+        _v1_transitions,
+        _v1_idempotency,
+        _v1_update_log,
+        _v1_snapshots,
+        _v1_meta,
+        _v1_recall,
+    ):
+        create(db)
 
-    view(
+
+def _v1_view(
+    db: sqlite_utils.Database, name: str, columns: dict[str, type], indexes: list[str] | None = None
+) -> None:
+    """A synced table: a materialised view of the CRDT document's records."""
+    table = db.table(name)
+    table.create({"id": str, "hlc": str, "node": str, **columns}, pk="id")
+    for column in indexes or []:
+        table.create_index([column])
+
+
+def _v1_sessions(db: sqlite_utils.Database) -> None:
+    _v1_view(
+        db,
         "sessions",
         {
             "device_id": str,
@@ -55,7 +80,11 @@ def _v1_initial(db: sqlite_utils.Database) -> None:
         },
         ["created_at"],
     )
-    view(
+
+
+def _v1_steps(db: sqlite_utils.Database) -> None:
+    _v1_view(
+        db,
         "steps",
         {
             "session_id": str,
@@ -71,10 +100,23 @@ def _v1_initial(db: sqlite_utils.Database) -> None:
         },
         ["session_id", "act_id", "tool"],
     )
-    view("notes", {"text": str, "source_act_id": str, "created_at": str}, ["created_at"])
-    view("timers", {"seconds": int, "label": str, "fires_at": str, "created_at": str})
-    view("device_state", {"device": str, "room": str, "state": str, "updated_at": str})
-    view(
+
+
+def _v1_notes(db: sqlite_utils.Database) -> None:
+    _v1_view(db, "notes", {"text": str, "source_act_id": str, "created_at": str}, ["created_at"])
+
+
+def _v1_timers(db: sqlite_utils.Database) -> None:
+    _v1_view(db, "timers", {"seconds": int, "label": str, "fires_at": str, "created_at": str})
+
+
+def _v1_device_state(db: sqlite_utils.Database) -> None:
+    _v1_view(db, "device_state", {"device": str, "room": str, "state": str, "updated_at": str})
+
+
+def _v1_facts(db: sqlite_utils.Database) -> None:
+    _v1_view(
+        db,
         "facts",
         {
             "entity": str,
@@ -86,12 +128,20 @@ def _v1_initial(db: sqlite_utils.Database) -> None:
         },
         ["entity"],
     )
-    view(
+
+
+def _v1_receipts(db: sqlite_utils.Database) -> None:
+    _v1_view(
+        db,
         "receipts",
         {"session_id": str, "query": str, "answer": str, "created_at": str, "pb": bytes},
         ["session_id"],
     )
-    view(
+
+
+def _v1_pending(db: sqlite_utils.Database) -> None:
+    _v1_view(
+        db,
         "pending",
         {
             "query": str,
@@ -103,7 +153,11 @@ def _v1_initial(db: sqlite_utils.Database) -> None:
         },
         ["status"],
     )
-    view(
+
+
+def _v1_transitions(db: sqlite_utils.Database) -> None:
+    _v1_view(
+        db,
         "transitions",
         {
             "session_id": str,
@@ -115,14 +169,29 @@ def _v1_initial(db: sqlite_utils.Database) -> None:
         },
         ["session_id"],
     )
+
+
+def _v1_idempotency(db: sqlite_utils.Database) -> None:
     db.table("idempotency").create({"key": str, "result": str, "created_at": str}, pk="key")
+
+
+def _v1_update_log(db: sqlite_utils.Database) -> None:
     # AUTOINCREMENT: a sequence number is never reused after compaction trims the log.
     db.execute(
         "CREATE TABLE update_log (seq INTEGER PRIMARY KEY AUTOINCREMENT, data BLOB NOT NULL,"
         " at TEXT NOT NULL)"
     )
+
+
+def _v1_snapshots(db: sqlite_utils.Database) -> None:
     db.table("snapshots").create({"id": int, "data": bytes, "upto_seq": int, "at": str}, pk="id")
+
+
+def _v1_meta(db: sqlite_utils.Database) -> None:
     db.table("meta").create({"key": str, "value": str}, pk="key")
+
+
+def _v1_recall(db: sqlite_utils.Database) -> None:
     # Searchable texts: ``source`` is the table, ``kind`` what a hit is (note, step,
     # answer, fact). ``created_s`` (epoch seconds) and ``confidence`` feed the decay score
     # without parsing dates per hit; ``embedding`` is float32 bytes or NULL. The text
