@@ -12,6 +12,7 @@ from edge_agent.agent_parts import AgentParts
 from edge_agent.reasoner import MODEL_NAME, decision_thought
 from edge_agent.sessions import Stamper, save_finished
 from edgeloop.v1 import agent_pb2 as pb
+from react_kernel.state import State
 from react_kernel.steps import from_struct
 from understanding.answers import offline_answer
 from understanding.router import RouteDecision
@@ -184,7 +185,7 @@ class CloudHandoff(AgentParts):
                 query=query,
                 final_answer=f"The cloud refused this query: {error}",
                 success=False,
-                state="failed",
+                state=State.FAILED.value,
             )
 
     def _stale_forecast(self, decision: RouteDecision) -> RouteDecision | None:

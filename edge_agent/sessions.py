@@ -10,13 +10,14 @@ from typing import TYPE_CHECKING
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from edgeloop.v1 import agent_pb2 as pb
+from react_kernel.state import State
 from react_kernel.steps import new_act_id
 
 if TYPE_CHECKING:
     from sync.store import MemoryStore
 
-#: The state a finished session is recorded with (its readers expect this word).
-COMPLETED = "completed"
+#: The state a finished session is recorded with: the kernel's, as the loop records its own.
+FINISHED = State.FINISHED.value
 
 
 def save_finished(
@@ -36,7 +37,7 @@ def save_finished(
         if receipt is not None:
             memory.save_receipt(receipt)
         memory.record_session(
-            session_id, query=query, final_answer=final_answer, success=success, state=COMPLETED
+            session_id, query=query, final_answer=final_answer, success=success, state=FINISHED
         )
 
 
