@@ -50,7 +50,7 @@ def session_state(name: str | None) -> pb.SessionState:
     """The protocol's state for a stored session state name."""
     if not name:
         return pb.SESSION_STATE_UNSPECIFIED
-    if name == "completed":
+    if name == "completed":  # a finished session, as stores before issue 28 recorded it
         return pb.SESSION_STATE_COMPLETED
     if name == "input_required":  # a question asked back waits for its answer
         return pb.SESSION_STATE_INPUT_REQUIRED

@@ -62,7 +62,7 @@ def _state(stored: str | None) -> str:
     """The page's state for a session state stored in memory."""
     if stored == "awaiting_approval":
         return AWAITING_APPROVAL
-    if stored in ("completed", "finished"):
+    if stored in ("finished", "completed"):  # "completed": stores before issue 28
         return FINISHED
     if stored in ("failed", "canceled"):
         return FAILED
