@@ -23,8 +23,6 @@ KNOWN: set[str] = {
     "sync/document.py:MemoryDocument.apply_remote",
     "sync/schema/migrations.py:_v1_initial",
     "understanding/answers.py:tool_answer",
-    "understanding/intents/cli.py:train",
-    "understanding/intents/train.py:train_model",
 }
 
 
