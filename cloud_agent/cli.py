@@ -6,10 +6,15 @@ import asyncio
 import json
 import signal
 import sys
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from edgeloop.console import fail, run_app
+
+if TYPE_CHECKING:
+    from cloud_agent.config import CloudConfig
+    from cloud_agent.service import CloudServer
 
 app = typer.Typer(help="The edgeloop cloud reasoner.", no_args_is_help=True, add_completion=False)
 
@@ -72,42 +77,59 @@ def serve(
     ),
 ) -> None:
     """Serve the cloud reasoner over gRPC (health checking and reflection included)."""
+    settings = _settings(
+        config,
+        host=host,
+        port=port,
+        backends=tuple(backend) if backend else None,
+        openai_base_url=openai_base_url,
+        openai_model=openai_model,
+        openai_tools=openai_tools,
+        tokens_file=tokens,
+        tls_cert=tls_cert,
+        tls_key=tls_key,
+        metrics_port=metrics_port,
+        rate_per_s=rate,
+        memory_dir=memory_dir,
+        memory_url=memory_url,
+        memory_cache_users=memory_cache_users,
+        memory_cache_mb=memory_cache_mb,
+        memory_idle_s=memory_idle_s,
+        metrics_host=metrics_host,
+        insecure=insecure or None,
+        planner_split=planner_split,
+        planner_router=planner_router,
+    )
+    if ui_port is not None:
+        _check_page_access(settings.host, ui_token)
+    cloud = _checked_server(settings)
+    _configure_logging()
+    asyncio.run(_serve_until_stopped(cloud, settings, ui_port, ui_token))
+
+
+def _settings(config: str | None, **overrides: Any) -> CloudConfig:
+    """The config file with the command line's options over it; a bad value exits 2."""
     from cloud_agent.config import CloudConfig
-    from cloud_agent.service import CloudServer
 
     try:
-        settings = CloudConfig.load(
-            config,
-            host=host,
-            port=port,
-            backends=tuple(backend) if backend else None,
-            openai_base_url=openai_base_url,
-            openai_model=openai_model,
-            openai_tools=openai_tools,
-            tokens_file=tokens,
-            tls_cert=tls_cert,
-            tls_key=tls_key,
-            metrics_port=metrics_port,
-            rate_per_s=rate,
-            memory_dir=memory_dir,
-            memory_url=memory_url,
-            memory_cache_users=memory_cache_users,
-            memory_cache_mb=memory_cache_mb,
-            memory_idle_s=memory_idle_s,
-            metrics_host=metrics_host,
-            insecure=insecure or None,
-            planner_split=planner_split,
-            planner_router=planner_router,
-        )
+        return CloudConfig.load(config, **overrides)
     except ValueError as exc:
         raise fail(str(exc), 2) from None
-    if ui_port is not None:
-        from webui.access import UiAccess, UiAccessError
 
-        try:
-            UiAccess.checked(settings.host, ui_token)  # refused before anything starts
-        except UiAccessError as exc:
-            raise fail(str(exc), 2) from None
+
+def _check_page_access(host: str, ui_token: str | None) -> None:
+    """Refuse a page beyond loopback without a token (exit 2) before anything starts."""
+    from webui.access import UiAccess, UiAccessError
+
+    try:
+        UiAccess.checked(host, ui_token)
+    except UiAccessError as exc:
+        raise fail(str(exc), 2) from None
+
+
+def _checked_server(settings: CloudConfig) -> CloudServer:
+    """The server, its exposure, files and port checked: each refusal is one line."""
+    from cloud_agent.service import CloudServer
 
     try:
         cloud = CloudServer(settings)
@@ -115,45 +137,48 @@ def serve(
         cloud.check_files_and_port()  # before logging starts: these are one line too
     except (OSError, ValueError) as exc:
         raise fail(str(exc)) from None
-    _configure_logging()
+    return cloud
 
-    async def run() -> None:
+
+async def _serve_until_stopped(
+    cloud: CloudServer, settings: CloudConfig, ui_port: int | None, ui_token: str | None
+) -> None:
+    """Start the server (and the page), say where, and serve until SIGINT or SIGTERM;
+    then drain the calls in flight."""
+    try:
+        bound = await cloud.start()
+    except (OSError, ValueError) as exc:
+        raise fail(str(exc)) from None
+    page = None
+    if ui_port is not None:  # before "serving on": a busy page port fails first
+        from cloud_agent.ui import serve_page
+
         try:
-            bound = await cloud.start()
-        except (OSError, ValueError) as exc:
-            raise fail(str(exc)) from None
-        page = None
-        if ui_port is not None:  # before "serving on": a busy page port fails first
-            from cloud_agent.ui import serve_page
-
-            try:
-                page = await serve_page(cloud, ui_port, token=ui_token)
-            except OSError as exc:
-                await cloud.stop(0)
-                raise fail(f"cannot serve the page on port {ui_port}: {exc}") from None
-        scheme = "tls" if settings.tls_cert else "plaintext"
+            page = await serve_page(cloud, ui_port, token=ui_token)
+        except OSError as exc:
+            await cloud.stop(0)
+            raise fail(f"cannot serve the page on port {ui_port}: {exc}") from None
+    scheme = "tls" if settings.tls_cert else "plaintext"
+    typer.echo(
+        f"cloud-agent serving on {settings.host}:{bound} ({scheme}, backends: "
+        f"{', '.join(settings.backends)})",
+        err=True,
+    )
+    if cloud.metrics_port is not None:
         typer.echo(
-            f"cloud-agent serving on {settings.host}:{bound} ({scheme}, backends: "
-            f"{', '.join(settings.backends)})",
-            err=True,
+            f"metrics on http://{settings.metrics_host}:{cloud.metrics_port}/metrics", err=True
         )
-        if cloud.metrics_port is not None:
-            typer.echo(
-                f"metrics on http://{settings.metrics_host}:{cloud.metrics_port}/metrics", err=True
-            )
-        if page is not None:
-            typer.echo(f"cloud page on {page.url}", err=True)
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop.set)
-        await stop.wait()
-        typer.echo("shutting down (draining calls in flight)", err=True)
-        if page is not None:
-            await page.stop()
-        await cloud.stop()
-
-    asyncio.run(run())
+    if page is not None:
+        typer.echo(f"cloud page on {page.url}", err=True)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    typer.echo("shutting down (draining calls in flight)", err=True)
+    if page is not None:
+        await page.stop()
+    await cloud.stop()
 
 
 def _configure_logging() -> None:

@@ -7,8 +7,6 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[1]
 MAX_LINES = 100
 MAX_FILE_LINES = 600
@@ -16,21 +14,14 @@ MAX_FILE_LINES = 600
 # and what is not the project's (virtual environments, node modules).
 SKIPPED = ("scripts", "bench", "tests", "edgeloop/v1", ".venv", "node_modules", "build")
 
-# Functions still over the limit, in files other work is changing; the test turns strict
-# once they are cut (then the xfail below fails as XPASS: remove it).
-KNOWN: set[str] = {
-    "cloud_agent/cli.py:serve",
-    "understanding/intents/cli.py:train",
-    "understanding/intents/train.py:train_model",
-}
+# Functions allowed over the limit for now (none: the check is strict).
+KNOWN: set[str] = set()
 
 
 # Files over MAX_FILE_LINES that hold one concept, as docs/architecture.md says.
 ONE_CONCEPT: set[str] = set()
-# Files still over it, which other issue-28 work is splitting (same xfail as KNOWN).
-KNOWN_FILES: set[str] = {
-    "edge_agent/cli.py",
-}
+# Files allowed over it for now (none).
+KNOWN_FILES: set[str] = set()
 
 
 def _sources(root: Path) -> list[Path]:
@@ -93,11 +84,6 @@ def test_known_offenders_are_still_there() -> None:
     assert not gone, f"no longer over {MAX_LINES} lines: {sorted(gone)}; remove from KNOWN"
 
 
-@pytest.mark.xfail(
-    reason="functions over 100 lines remain in files other helpers of issue 28 are "
-    "changing: " + ", ".join(sorted(KNOWN)),
-    strict=True,
-)
 def test_no_function_is_over_100_lines() -> None:
     long = long_functions()
     assert not long, "\n".join(f"{name}: {lines} lines" for name, lines in sorted(long.items()))
@@ -124,11 +110,6 @@ def test_known_long_files_are_still_there() -> None:
     assert not gone, f"no longer over {MAX_FILE_LINES} lines: {sorted(gone)}; remove them"
 
 
-@pytest.mark.xfail(
-    reason="files over 600 lines remain that other helpers of issue 28 are splitting: "
-    + ", ".join(sorted(KNOWN_FILES)),
-    strict=True,
-)
 def test_no_file_is_over_600_lines_unless_one_concept() -> None:
     long = {name: n for name, n in long_files().items() if name not in ONE_CONCEPT}
     assert not long, "\n".join(f"{name}: {n} lines" for name, n in sorted(long.items()))

@@ -9,7 +9,7 @@ import hashlib
 import json
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NamedTuple
 
 import numpy as np
 import typer
@@ -104,84 +104,89 @@ def train(
     frozen encoder.
     """
     started = time.perf_counter()
-    from understanding.slu.data import infer_format as slu_format
-    from understanding.slu.data import read_utterances
-
     try:
-        fmt = slu_format(data, format)
-        if fmt != "clinc":
-            utterances = read_utterances(data, fmt, purpose="train")
-            if any(u.has_slots or len(u.intents) > 1 for u in utterances):
-                val_utts = read_utterances(val, fmt, purpose="val") if val else None
-                _train_joint(
-                    utterances,
-                    val_utts,
-                    data,
-                    val,
-                    out,
-                    fmt,
-                    oos_label,
-                    (max_escalation, side_effect_escalation),
-                    seed,
-                    epochs,
-                    max_minutes,
-                    json_output,
-                    started,
-                )
-                return
-        if fmt in ("snips", "slurp"):
-            from understanding.intents.data import Example
-
-            train_examples = [Example(u.text, u.intents[0], u.where) for u in utterances]
-            val_examples = (
-                [
-                    Example(u.text, u.intents[0], u.where)
-                    for u in read_utterances(val, fmt, purpose="val")
-                ]
-                if val is not None
-                else None
-            )
-        else:
-            train_examples = load_examples(data, fmt, purpose="train")
-            if val is not None:
-                val_examples = load_examples(val, fmt, purpose="val")
-            elif fmt == "clinc":
-                val_examples = load_examples(data, fmt, purpose="val")
-            else:
-                val_examples = None
+        fmt, joint, train_lines, val_lines = _read_data(data, val, format)
     except IntentDataError as exc:
         raise fail(str(exc), 2) from None
-    _train_heads(
-        train_examples,
-        val_examples,
+    job = _Job(
         data,
         val,
         out,
         oos_label,
         (max_escalation, side_effect_escalation),
-        refit,
         seed,
         json_output,
         started,
     )
+    if joint:
+        _train_joint(job, train_lines, val_lines, fmt, epochs, max_minutes)
+    else:
+        _train_heads(job, train_lines, val_lines, refit)
+
+
+class _Job(NamedTuple):
+    """What both trainers are given: the files, the out-of-scope label, the escalation
+    budgets (threshold, side-effect floor), the seed, the output and when it started."""
+
+    data: Path
+    val: Path | None
+    out: Path
+    oos_label: str
+    escalations: tuple[float, float]
+    seed: int
+    json_output: bool
+    started: float
+
+
+def _read_data(
+    data: Path, val: Path | None, format: str
+) -> tuple[str, bool, list[Any], list[Any] | None]:
+    """The data's format, whether it trains the joint intent + slot model (it has slots,
+    or several intents in one line), and its training and validation lines: utterances
+    for the joint model, examples for the intent heads (no validation lines: None)."""
+    from understanding.slu.data import infer_format as slu_format
+    from understanding.slu.data import read_utterances
+
+    fmt = slu_format(data, format)
+    if fmt != "clinc":
+        utterances = read_utterances(data, fmt, purpose="train")
+        if any(u.has_slots or len(u.intents) > 1 for u in utterances):
+            val_utts = read_utterances(val, fmt, purpose="val") if val else None
+            return fmt, True, utterances, val_utts
+    val_examples: list[Any] | None
+    if fmt in ("snips", "slurp"):
+        from understanding.intents.data import Example
+
+        train_examples = [Example(u.text, u.intents[0], u.where) for u in utterances]
+        val_examples = (
+            [
+                Example(u.text, u.intents[0], u.where)
+                for u in read_utterances(val, fmt, purpose="val")
+            ]
+            if val is not None
+            else None
+        )
+    else:
+        train_examples = load_examples(data, fmt, purpose="train")
+        if val is not None:
+            val_examples = load_examples(val, fmt, purpose="val")
+        elif fmt == "clinc":
+            val_examples = load_examples(data, fmt, purpose="val")
+        else:
+            val_examples = None
+    return fmt, False, train_examples, val_examples
 
 
 def _train_joint(
+    job: _Job,
     utterances: list[Any],
     val_utts: list[Any] | None,
-    data: Path,
-    val: Path | None,
-    out: Path,
     fmt: str,
-    oos_label: str,
-    escalations: tuple[float, float],
-    seed: int,
     epochs: float | None,
     max_minutes: float | None,
-    json_output: bool,
-    started: float,
 ) -> None:
     """Fine-tune the joint intent + slot model and print its validation figures."""
+    data, val, out, oos_label, escalations, seed, json_output, started = job
     from understanding.slu.metrics import SLU_METRIC_KEYS
     from understanding.slu.train import train_slu
 
@@ -238,19 +243,10 @@ def _print_table(title: str, keys: Any, values: dict[str, Any]) -> None:
 
 
 def _train_heads(
-    train_examples: list[Any],
-    val_examples: list[Any] | None,
-    data: Path,
-    val: Path | None,
-    out: Path,
-    oos_label: str,
-    escalations: tuple[float, float],
-    refit: bool,
-    seed: int,
-    json_output: bool,
-    started: float,
+    job: _Job, train_examples: list[Any], val_examples: list[Any] | None, refit: bool
 ) -> None:
     """Intent heads over the frozen encoder (intents-only data)."""
+    data, val, out, oos_label, escalations, seed, json_output, started = job
     from understanding.intents.train import train_model
 
     source = _source(data, val)

@@ -152,6 +152,85 @@ def train_model(
     """
     started = time.perf_counter()
     say = log or (lambda _msg: None)
+    data = _split(train_examples, val_examples, oos_label, val_fraction, seed, say)
+    names = _method_names(methods)
+    if encoder is None:
+        from understanding.encoder import Encoder
+
+        encoder = Encoder.load()
+    t0 = time.perf_counter()
+    say(f"embedding {len(data.train) + len(data.val)} examples")
+    x_train, x_val = _embed(encoder, data.train, progress), _embed(encoder, data.val, progress)
+    timing = {"embed": time.perf_counter() - t0}
+    t1 = time.perf_counter()
+    y_train = np.asarray([data.index[ex.intent] for ex in data.train])
+    say(f"fitting the softmax head ({len(data.classes)} classes)")
+    softmax_head = _fit_softmax(x_train, y_train, len(data.classes), l2, seed, progress)
+    heads = (softmax_head, _fit_gaussian(x_train, y_train, data.n_in_scope))
+    timing["fit"] = time.perf_counter() - t1
+    budgets = (max_escalation, side_effect_escalation)
+    chosen = _calibrate(data, heads, encoder, x_val, names, budgets, cv_folds, seed, say)
+    timing["refit"] = 0.0
+    if refit:
+        t2 = time.perf_counter()
+        heads = _refit(data, heads, x_train, y_train, x_val, l2, seed, refit_steps, say)
+        timing["refit"] = time.perf_counter() - t2
+    timing["total"] = time.perf_counter() - started
+    recipe = {"seed": seed, "l2": l2, "val_fraction": val_fraction, "refit_steps": refit_steps}
+    manifest = _manifest(data, chosen, encoder, budgets, cv_folds, recipe, refit, source, timing)
+    _model(data, heads, chosen, encoder, manifest).save(Path(out_dir))
+    say(
+        f"saved {out_dir} (method {chosen.method}, threshold {chosen.threshold:.4f}, "
+        f"side-effect floor {chosen.floor:.4f}) in {timing['total']:.0f} s"
+    )
+    return _report(Path(out_dir), data, chosen, timing)
+
+
+@dataclass
+class _Data:
+    """The training and validation lines and the classes they train."""
+
+    train: list[Example]
+    val: list[Example]
+    held_out: bool  # the validation lines were held out of the training examples
+    in_scope: list[str]
+    classes: list[str]  # the in-scope ones, then the out-of-scope label if it is a class
+    oos_label: str
+    index: dict[str, int] = field(init=False)  # class -> its column in the heads
+
+    def __post_init__(self) -> None:
+        self.index = {c: i for i, c in enumerate(self.classes)}
+
+    @property
+    def n_in_scope(self) -> int:
+        return len(self.in_scope)
+
+
+@dataclass
+class _Calibration:
+    """What the validation lines chose: the method, its score standardisation, threshold
+    and figures, and the side-effect floor with its figures."""
+
+    method: str
+    stats: dict[str, tuple[float, float]]
+    threshold: float
+    candidates: dict[str, dict[str, float | None]]
+    val_metrics: dict[str, float | None]
+    floor: float
+    side_metrics: dict[str, float | None]
+    side_cv: dict[str, Any]
+
+
+def _split(
+    train_examples: Sequence[Example],
+    val_examples: Sequence[Example] | None,
+    oos_label: str,
+    val_fraction: float,
+    seed: int,
+    say: Callable[[str], None],
+) -> _Data:
+    """Check the examples, hold out validation lines when none are given, and name the
+    classes (the out-of-scope label is one when training examples carry it)."""
     check_training_examples(train_examples, oos_label=oos_label)
     held_out = val_examples is None
     if val_examples is None:
@@ -163,52 +242,62 @@ def train_model(
     _check_val(val_list, set(in_scope_classes), oos_label)
     has_oos_class = any(ex.intent == oos_label for ex in train_list)
     classes = in_scope_classes + ([oos_label] if has_oos_class else [])
-    index = {c: i for i, c in enumerate(classes)}
+    return _Data(train_list, val_list, held_out, in_scope_classes, classes, oos_label)
+
+
+def _method_names(methods: Sequence[str] | None) -> list[str]:
     names = list(methods) if methods else list(METHODS)
     for name in names:
         if name not in METHODS:
             raise IntentDataError(f"unknown OOS method {name!r} (known: {', '.join(METHODS)})")
+    return names
 
-    if encoder is None:
-        from understanding.encoder import Encoder
 
-        encoder = Encoder.load()
-    t0 = time.perf_counter()
-    say(f"embedding {len(train_list) + len(val_list)} examples")
-    x_train = features_from_layers(
-        encoder.embed_layers_many([ex.text for ex in train_list], progress=progress)
+def _embed(encoder: Any, examples: list[Example], progress: bool) -> np.ndarray:
+    """All six layers' pooled embeddings of each example, as live queries are embedded."""
+    features: np.ndarray = features_from_layers(
+        encoder.embed_layers_many([ex.text for ex in examples], progress=progress)
     )
-    x_val = features_from_layers(
-        encoder.embed_layers_many([ex.text for ex in val_list], progress=progress)
-    )
-    embed_s = time.perf_counter() - t0
+    return features
 
-    t1 = time.perf_counter()
-    y_train = np.asarray([index[ex.intent] for ex in train_list])
-    say(f"fitting the softmax head ({len(classes)} classes)")
-    softmax_head = _fit_softmax(x_train, y_train, len(classes), l2, seed, progress)
-    in_mask = y_train < len(in_scope_classes)
-    last = slice(x_train.shape[1] - 384, x_train.shape[1])
-    gaussian_head = GaussianHead.fit(
-        x_train[in_mask][:, last], y_train[in_mask], len(in_scope_classes)
-    )
-    fit_s = time.perf_counter() - t1
 
+def _fit_gaussian(x: np.ndarray, y: np.ndarray, n_in_scope: int) -> GaussianHead:
+    """The Gaussian head on the last layer's features of the in-scope lines."""
+    in_mask = y < n_in_scope
+    last = slice(x.shape[1] - 384, x.shape[1])
+    return GaussianHead.fit(x[in_mask][:, last], y[in_mask], n_in_scope)
+
+
+def _calibrate(
+    data: _Data,
+    heads: tuple[SoftmaxHead, GaussianHead],
+    encoder: Any,
+    x_val: np.ndarray,
+    names: list[str],
+    budgets: tuple[float, float],
+    cv_folds: int,
+    seed: int,
+    say: Callable[[str], None],
+) -> _Calibration:
+    """Score every method on the validation lines, choose one and its threshold (step 4
+    of the module docstring), then the side-effect floor on the same scores."""
+    max_escalation, side_effect_escalation = budgets
+    oos_label = data.oos_label
     draft = IntentModel(
-        classes=classes,
+        classes=data.classes,
         oos_label=oos_label,
-        softmax_head=softmax_head,
-        gaussian_head=gaussian_head,
+        softmax_head=heads[0],
+        gaussian_head=heads[1],
         method=METHODS[DEFAULT_METHOD],
         stats={},
         threshold=0.0,
         encoder=encoder,
     )
-    val_gold = [ex.intent for ex in val_list]
+    val_gold = [ex.intent for ex in data.val]
     val_is_oos = np.asarray([g == oos_label for g in val_gold])
     probs, comps = draft.components(x_val)
-    top = probs[:, : len(in_scope_classes)].argmax(axis=1)
-    predicted = [in_scope_classes[i] for i in top]
+    top = probs[:, : data.n_in_scope].argmax(axis=1)
+    predicted = [data.in_scope[i] for i in top]
     stats = {
         name: (float(v[~val_is_oos].mean()), float(v[~val_is_oos].std()) or 1.0)
         for name, v in comps.items()
@@ -246,104 +335,133 @@ def train_model(
         if cv_folds >= 2
         else {}
     )
+    return _Calibration(
+        method, stats, threshold, candidates, val_metrics, floor, side_metrics, side_cv
+    )
 
-    refit_s = 0.0
-    if refit:
-        t2 = time.perf_counter()
-        keep = [i for i, ex in enumerate(val_list) if ex.intent in index]
-        x_all = np.concatenate([x_train, x_val[keep]])
-        y_all = np.concatenate([y_train, [index[val_list[i].intent] for i in keep]])
-        say(f"refitting on {len(x_all)} training + validation examples")
-        softmax_head = SoftmaxHead.fit(
-            x_all,
-            y_all,
-            len(classes),
-            l2=l2,
-            seed=seed,
-            init=softmax_head,
-            min_steps=refit_steps,
-            min_epochs=1,
-        )
-        in_all = y_all < len(in_scope_classes)
-        gaussian_head = GaussianHead.fit(
-            x_all[in_all][:, last], y_all[in_all], len(in_scope_classes)
-        )
-        refit_s = time.perf_counter() - t2
-    train_s = time.perf_counter() - started
 
+def _refit(
+    data: _Data,
+    heads: tuple[SoftmaxHead, GaussianHead],
+    x_train: np.ndarray,
+    y_train: np.ndarray,
+    x_val: np.ndarray,
+    l2: float,
+    seed: int,
+    refit_steps: int,
+    say: Callable[[str], None],
+) -> tuple[SoftmaxHead, GaussianHead]:
+    """Warm-start both heads on training + validation examples (step 5)."""
+    index = data.index
+    keep = [i for i, ex in enumerate(data.val) if ex.intent in index]
+    x_all = np.concatenate([x_train, x_val[keep]])
+    y_all = np.concatenate([y_train, [index[data.val[i].intent] for i in keep]])
+    say(f"refitting on {len(x_all)} training + validation examples")
+    softmax_head = SoftmaxHead.fit(
+        x_all,
+        y_all,
+        len(data.classes),
+        l2=l2,
+        seed=seed,
+        init=heads[0],
+        min_steps=refit_steps,
+        min_epochs=1,
+    )
+    return softmax_head, _fit_gaussian(x_all, y_all, data.n_in_scope)
+
+
+def _manifest(
+    data: _Data,
+    chosen: _Calibration,
+    encoder: Any,
+    budgets: tuple[float, float],
+    cv_folds: int,
+    recipe: dict[str, Any],
+    refit: bool,
+    source: dict[str, Any] | None,
+    timing: dict[str, float],
+) -> dict[str, Any]:
+    """The model's provenance: how it was trained, on what, and what validation measured."""
+    held_out = data.held_out
     encoder_file = Path(encoder.model_path)
-    manifest: dict[str, Any] = {
+    return {
         "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        "method_name": method,
-        "max_escalation": max_escalation,
-        "side_effect_escalation": side_effect_escalation,
+        "method_name": chosen.method,
+        "max_escalation": budgets[0],
+        "side_effect_escalation": budgets[1],
         "training": {
-            "n_train": len(train_list),
-            "n_val": len(val_list),
+            "n_train": len(data.train),
+            "n_val": len(data.val),
             "held_out_validation": held_out,
-            "val_fraction": val_fraction if held_out else None,
-            "seed": seed,
-            "l2": l2,
-            "train_sha256": examples_sha256(train_list),
-            "val_sha256": examples_sha256(val_list),
-            "oos_as_class": has_oos_class,
+            "val_fraction": recipe["val_fraction"] if held_out else None,
+            "seed": recipe["seed"],
+            "l2": recipe["l2"],
+            "train_sha256": examples_sha256(data.train),
+            "val_sha256": examples_sha256(data.val),
+            "oos_as_class": len(data.classes) > data.n_in_scope,
             "refit_on_validation": refit,
-            "refit_steps": refit_steps if refit else None,
+            "refit_steps": recipe["refit_steps"] if refit else None,
             **(source or {}),
         },
-        "validation": val_metrics,
-        "validation_side_effect": side_metrics,
+        "validation": chosen.val_metrics,
+        "validation_side_effect": chosen.side_metrics,
         "cross_validation": {
             "folds": cv_folds,
-            **{k[3:]: v for k, v in chosen.items() if k.startswith("cv_")},
+            **{
+                k[3:]: v for k, v in chosen.candidates[chosen.method].items() if k.startswith("cv_")
+            },
         },
-        "cross_validation_side_effect": side_cv,
-        "candidates": candidates,
+        "cross_validation_side_effect": chosen.side_cv,
+        "candidates": chosen.candidates,
         "encoder": {
             "file": encoder_file.name,
             "sha256": _sha256_file(encoder_file),
             "precision": getattr(encoder, "precision", "int8"),
         },
-        "timing_s": {
-            "embed": round(embed_s, 2),
-            "fit": round(fit_s, 2),
-            "refit": round(refit_s, 2),
-            "total": round(train_s, 2),
-        },
+        "timing_s": {key: round(seconds, 2) for key, seconds in timing.items()},
     }
-    model = IntentModel(
-        classes=classes,
-        oos_label=oos_label,
-        softmax_head=softmax_head,
-        gaussian_head=gaussian_head,
-        method=METHODS[method],
-        stats={k: stats[k] for k in METHODS[method]},
-        threshold=threshold,
-        side_effect_threshold=floor,
+
+
+def _model(
+    data: _Data,
+    heads: tuple[SoftmaxHead, GaussianHead],
+    chosen: _Calibration,
+    encoder: Any,
+    manifest: dict[str, Any],
+) -> IntentModel:
+    return IntentModel(
+        classes=data.classes,
+        oos_label=data.oos_label,
+        softmax_head=heads[0],
+        gaussian_head=heads[1],
+        method=METHODS[chosen.method],
+        stats={k: chosen.stats[k] for k in METHODS[chosen.method]},
+        threshold=chosen.threshold,
+        side_effect_threshold=chosen.floor,
         manifest=manifest,
         encoder=encoder,
     )
-    model.save(Path(out_dir))
-    say(
-        f"saved {out_dir} (method {method}, threshold {threshold:.4f}, "
-        f"side-effect floor {floor:.4f}) in {train_s:.0f} s"
-    )
+
+
+def _report(
+    out_dir: Path, data: _Data, chosen: _Calibration, timing: dict[str, float]
+) -> TrainReport:
     return TrainReport(
-        out_dir=Path(out_dir),
-        classes=classes,
-        method=method,
-        threshold=threshold,
-        side_effect_threshold=floor,
-        n_train=len(train_list),
-        n_val=len(val_list),
-        val_metrics=val_metrics,
-        side_effect_metrics=side_metrics,
-        candidates=candidates,
-        embed_s=embed_s,
-        fit_s=fit_s,
-        refit_s=refit_s,
-        train_s=train_s,
-        held_out_validation=held_out,
+        out_dir=out_dir,
+        classes=data.classes,
+        method=chosen.method,
+        threshold=chosen.threshold,
+        side_effect_threshold=chosen.floor,
+        n_train=len(data.train),
+        n_val=len(data.val),
+        val_metrics=chosen.val_metrics,
+        side_effect_metrics=chosen.side_metrics,
+        candidates=chosen.candidates,
+        embed_s=timing["embed"],
+        fit_s=timing["fit"],
+        refit_s=timing["refit"],
+        train_s=timing["total"],
+        held_out_validation=data.held_out,
     )
 
 
