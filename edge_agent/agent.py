@@ -42,7 +42,7 @@ from edge_agent.pending import PendingQueries
 from edge_agent.reasoner import MODEL_NAME, TOP_INTENTS, RouterReasoner, decision_thought
 from edge_agent.sessions import Stamper, save_finished
 from edgeloop.limits import MAX_QUERY_CHARS as LIMIT
-from edgeloop.limits import has_words
+from edgeloop.limits import query_problem
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel import AgentLoop, Session
 from react_kernel.steps import from_struct
@@ -74,17 +74,12 @@ MAX_QUERY_CHARS = LIMIT
 
 
 def checked_query(query: str) -> str:
-    """The query with its whitespace folded, or ``QueryError`` saying why it is refused."""
-    text = " ".join(query.split())
-    if not text:
-        raise QueryError("the query is empty")
-    if len(text) > MAX_QUERY_CHARS:
-        raise QueryError(f"the query is {len(text)} characters; the limit is {MAX_QUERY_CHARS}")
-    if "\x00" in text:
-        raise QueryError("the query contains a NUL character")
-    if not has_words(text):
-        raise QueryError("the query has no words")
-    return text
+    """The query with its whitespace folded, or ``QueryError`` saying why it is refused
+    (``edgeloop.limits.query_problem``: the same check as the command line's)."""
+    problem = query_problem(query, MAX_QUERY_CHARS)
+    if problem is not None:
+        raise QueryError(problem)
+    return " ".join(query.split())
 
 
 class EdgeAgent(AskingBack, PendingQueries, DeviceActions):

@@ -82,18 +82,10 @@ def ask(
 ) -> None:
     """Answer one query on the device, or through the cloud. When the device asks back
     (exit 3), answer with --session ID "ANSWER"."""
-    if not query.strip():
-        raise fail("the query is empty", 2)
-    from edgeloop.limits import MAX_QUERY_CHARS
+    from edgeloop.limits import query_problem
 
-    if len(query) > MAX_QUERY_CHARS:
-        raise fail(f"the query is {len(query)} characters; the limit is {MAX_QUERY_CHARS}", 2)
-    if "\x00" in query:
-        raise fail("the query contains a NUL character", 2)
-    from edgeloop.limits import has_words
-
-    if not has_words(query):
-        raise fail("the query has no words", 2)
+    if (problem := query_problem(query)) is not None:
+        raise fail(problem, 2)
     if not (model or tools or token or tls_root or session) and _ask_runtime(
         query, cloud, memory, json_output, verbose
     ):

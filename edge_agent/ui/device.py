@@ -185,13 +185,11 @@ class DeviceConsole:
 
         Raises ValueError for an empty query or a session waiting for no answer.
         """
-        from edgeloop.limits import has_words
+        from edgeloop.limits import query_problem
 
+        if (problem := query_problem(query)) is not None:
+            raise ValueError(problem)
         text = " ".join(query.split())
-        if not text:
-            raise ValueError("the query is empty")
-        if not has_words(text):
-            raise ValueError("the query has no words")
         if session_id:
             shown = self.book.get(session_id)
             if shown is None or shown.question is None:
