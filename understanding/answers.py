@@ -149,8 +149,6 @@ def tool_answer(
     answer = _ANSWERS.get(tool)
     if answer is not None:
         return answer(args, output, units, query)
-    if tool in _SENTENCES:
-        return _SENTENCES[tool](args, output)
     return generic_answer(tool, output)
 
 
@@ -204,8 +202,6 @@ def _device_answer(args: dict[str, Any], output: dict[str, Any], units: str, que
     state = str(output.get("state", ""))
     if device == "blinds":
         return f"Done: the {room}blinds are {state}."
-    if state == "muted" or state == "unmuted":
-        return f"Done: the {room}{device} is {state}."
     if state.startswith("volume "):
         return f"Done: the {room}{device} volume is {state.removeprefix('volume ')}."
     if state.startswith("brightness "):
@@ -213,8 +209,6 @@ def _device_answer(args: dict[str, Any], output: dict[str, Any], units: str, que
     if state.startswith("set to") and output.get("fahrenheit") is not None:
         fahrenheit = number(output["fahrenheit"])
         return f"Done: the {room}{device} is {state}°C ({fahrenheit}°F)."
-    if state.startswith("set to"):
-        return f"Done: the {room}{device} is {state}."
     return f"Done: the {room}{device} is {state}."
 
 
@@ -300,8 +294,8 @@ def _world_clock_answer(
     return f"It's {output['time']}{when} in {city} ({output['timezone']})."
 
 
-# One sentence function per tool: (args, output, units, query) -> the sentence. The
-# newer tools' sentences, which need neither units nor the query, are in _SENTENCES.
+# One sentence function per tool: (args, output, units, query) -> the sentence (the
+# newer tools' are added below, after their functions).
 _ANSWERS: dict[str, Callable[[dict[str, Any], dict[str, Any], str, str], str]] = {
     "calculator": _calculator_answer,
     "unit_convert": _unit_convert_answer,
@@ -421,7 +415,7 @@ def _and(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def _status_answer(args: dict[str, Any], output: dict[str, Any]) -> str:
+def _status_answer(args: dict[str, Any], output: dict[str, Any], _units: str, _query: str) -> str:
     device = _device_name(output.get("device", args.get("device")))
     room = f"{output['room']} " if output.get("room") else ""
     if not output.get("known"):
@@ -442,7 +436,7 @@ def _timer_entry(entry: dict[str, Any]) -> str:
     return f"{named} at {_local_clock(entry.get('fires_at'))}"
 
 
-def _timers_answer(args: dict[str, Any], output: dict[str, Any]) -> str:
+def _timers_answer(args: dict[str, Any], output: dict[str, Any], _units: str, _query: str) -> str:
     entries = list(output.get("timers", []))
     if not entries:
         return "You have no timers or alarms set."
@@ -452,26 +446,28 @@ def _timers_answer(args: dict[str, Any], output: dict[str, Any]) -> str:
     return f"You have {count} timer{'s' if count != 1 else ''}: {shown}{more}."
 
 
-def _cancel_answer(args: dict[str, Any], output: dict[str, Any]) -> str:
+def _cancel_answer(args: dict[str, Any], output: dict[str, Any], _units: str, _query: str) -> str:
     entries = list(output.get("cancelled", []))
     if len(entries) == 1:
         return f"Cancelled the {_timer_entry(entries[0])}."
     return f"Cancelled {len(entries)} timers: {'; '.join(_timer_entry(e) for e in entries[:5])}."
 
 
-def _clear_answer(args: dict[str, Any], output: dict[str, Any]) -> str:
+def _clear_answer(args: dict[str, Any], output: dict[str, Any], _units: str, _query: str) -> str:
     removed = int(output.get("removed") or 0)
     if not removed:
         return f"Your {output['list']} list was already empty."
     return f"Cleared your {output['list']} list ({removed} item{'s' if removed != 1 else ''})."
 
 
-_SENTENCES: dict[str, Callable[[dict[str, Any], dict[str, Any]], str]] = {
-    "device_status": _status_answer,
-    "list_timers": _timers_answer,
-    "cancel_timer": _cancel_answer,
-    "clear_list": _clear_answer,
-}
+_ANSWERS.update(
+    {
+        "device_status": _status_answer,
+        "list_timers": _timers_answer,
+        "cancel_timer": _cancel_answer,
+        "clear_list": _clear_answer,
+    }
+)
 
 
 def lists_answer(lists: list[dict[str, Any]]) -> str:
