@@ -118,12 +118,17 @@ BENCH_SKIPPED = {
 
 
 def bench() -> None:
-    """Every bench under bench/, in name order, each with the arguments it needs."""
+    """Every bench under bench/, in name order, each with the arguments it needs; a bench
+    whose own verdict fails does not stop the others, and the run exits 1 naming it."""
+    failed = []
     for script in sorted(ROOT.glob("bench/*.py")):
         if script.name in BENCH_SKIPPED:
             print(f"dev.py: skipping bench/{script.name}: {BENCH_SKIPPED[script.name]}")
             continue
-        run(PYTHON, script, *BENCH_ARGS.get(script.name, []))
+        if run(PYTHON, script, *BENCH_ARGS.get(script.name, []), check=False) != 0:
+            failed.append(script.name)
+    if failed:
+        sys.exit(f"dev.py: benches whose verdict failed: {', '.join(failed)}")
 
 
 COMMANDS = {

@@ -47,6 +47,12 @@ KEYS = ("route_accuracy", "cloud_recall", "edge_precision", "asked_back")
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default=None, help="a router folder (default: shipped)")
+    parser.add_argument(
+        "--max-wrong",
+        type=int,
+        default=0,
+        help="wrong actions a set may have (exit 1 when any set has more; the bar is 0)",
+    )
     args = parser.parse_args()
     router = Router.load(args.model)
     figures: dict[str, dict[str, float | int]] = {}
@@ -68,8 +74,11 @@ def main() -> int:
         print(f"{name:24} {n:5d} {wrong:6d} {row['wrong_per_1000']:9.1f} "
               f"{row['asked_back']:6} {row['route_accuracy']:7.4f} {row['cloud_recall']:9.4f} "
               f"{row['edge_precision']:9.4f}")  # fmt: skip
+    over = sorted(name for name, row in figures.items() if row["wrong_actions"] > args.max_wrong)
+    if over:
+        print(f"more than {args.max_wrong} wrong actions in: {', '.join(over)}")
     print(json.dumps(figures))
-    return 0
+    return 1 if over else 0
 
 
 if __name__ == "__main__":
