@@ -2,23 +2,12 @@
 // Usage: node ask_back_client.mjs HOST:PORT "QUERY" "ANSWER" -> one JSON step per line:
 // the steps of Ask(QUERY), then, when the last is a CLARIFICATION, those of
 // Ask(ANSWER, session_id) in the same session.
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import grpc from "@grpc/grpc-js";
-import protoLoader from "@grpc/proto-loader";
+import { loadProtocol } from "./protocol.mjs";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const protoRoot = path.resolve(here, "../../proto");
 const [target, query, answer] = process.argv.slice(2);
 
-const definition = protoLoader.loadSync("edgeloop/v1/agent.proto", {
-  includeDirs: [protoRoot],
-  keepCase: false,
-  enums: String,
-  defaults: false,
-  longs: String,
-});
-const pkg = grpc.loadPackageDefinition(definition).edgeloop.v1;
+const pkg = loadProtocol();
 const client = new pkg.EdgeAgentService(target, grpc.credentials.createInsecure());
 
 // A Struct as a plain object (proto-loader keeps the well-known type's shape).

@@ -1,22 +1,11 @@
 // A Node.js client that loads agent.proto at run time and streams Reason.
 // Usage: node reason_client.mjs HOST:PORT "QUERY" -> prints one JSON step per line.
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import grpc from "@grpc/grpc-js";
-import protoLoader from "@grpc/proto-loader";
+import { loadProtocol } from "./protocol.mjs";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const protoRoot = path.resolve(here, "../../proto");
 const [target, query] = process.argv.slice(2);
 
-const definition = protoLoader.loadSync("edgeloop/v1/agent.proto", {
-  includeDirs: [protoRoot],
-  keepCase: false,
-  enums: String,
-  defaults: false,
-  longs: String,
-});
-const pkg = grpc.loadPackageDefinition(definition).edgeloop.v1;
+const pkg = loadProtocol();
 const client = new pkg.CloudReasonerService(target, grpc.credentials.createInsecure());
 const deadline = new Date(Date.now() + 20000);
 const metadata = new grpc.Metadata();

@@ -1,23 +1,12 @@
 // A Node.js device UI: streams WatchEvents from an edge agent runtime and prints each
 // event as one JSON line. Usage: node watch_events.mjs HOST:PORT COUNT SECONDS
 // (exits after COUNT events, or after SECONDS with what it got).
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import grpc from "@grpc/grpc-js";
-import protoLoader from "@grpc/proto-loader";
+import { loadProtocol } from "./protocol.mjs";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const protoRoot = path.resolve(here, "../../proto");
 const [target, count, seconds] = process.argv.slice(2);
 
-const definition = protoLoader.loadSync("edgeloop/v1/agent.proto", {
-  includeDirs: [protoRoot],
-  keepCase: false,
-  enums: String,
-  defaults: false,
-  longs: String,
-});
-const pkg = grpc.loadPackageDefinition(definition).edgeloop.v1;
+const pkg = loadProtocol();
 const client = new pkg.EdgeAgentService(target, grpc.credentials.createInsecure());
 const call = client.WatchEvents({ includeRinging: true });
 let seen = 0;
