@@ -23,6 +23,7 @@ _TOOLS_HELP = (
 )
 ToolsOption = Annotated[list[str] | None, typer.Option("--tools", help=_TOOLS_HELP)]
 MemoryOption = Annotated[str | None, typer.Option("--memory", help=MEMORY_HELP)]
+CloudOption = Annotated[str | None, typer.Option("--cloud", help="Cloud reasoner HOST:PORT.")]
 ModelOption = Annotated[
     str | None, typer.Option("--model", help="Router model folder (default: shipped).")
 ]

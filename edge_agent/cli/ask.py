@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from edge_agent.cli._common import (
+    CloudOption,
     MemoryOption,
     ModelOption,
     TlsRootOption,
@@ -68,7 +69,7 @@ def _line(step: pb.ReactStep) -> str:
 
 def ask(
     query: str = typer.Argument(..., help="The query."),
-    cloud: str = typer.Option(None, "--cloud", help="Cloud reasoner HOST:PORT."),
+    cloud: CloudOption = None,
     json_output: bool = typer.Option(False, "--json", help="One ReactStep per line (JSON)."),
     memory: MemoryOption = None,
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show every step."),
@@ -189,7 +190,7 @@ def _cloud_failure(error: Exception, cloud: str | None) -> Exception:
 
 
 def chat(
-    cloud: str = typer.Option(None, "--cloud", help="Cloud reasoner HOST:PORT."),
+    cloud: CloudOption = None,
     memory: MemoryOption = None,
     model: ModelOption = None,
     tools: ToolsOption = None,

@@ -7,6 +7,7 @@ import contextlib
 import typer
 
 from edge_agent.cli._common import (
+    CloudOption,
     MemoryOption,
     ModelOption,
     TlsRootOption,
@@ -21,7 +22,7 @@ from edgeloop.console import fail
 def serve(
     host: str = typer.Option("127.0.0.1", help="Address to bind."),
     port: int = typer.Option(50052, help="Port to bind."),
-    cloud: str = typer.Option(None, "--cloud", help="Cloud reasoner HOST:PORT."),
+    cloud: CloudOption = None,
     memory: MemoryOption = None,
     model: ModelOption = None,
     tools: ToolsOption = None,
@@ -42,7 +43,7 @@ def run_command(
     ui_port: int = typer.Option(
         None, "--ui-port", help="Also serve the device page on this port (0 picks a free one)."
     ),
-    cloud: str = typer.Option(None, "--cloud", help="Cloud reasoner HOST:PORT."),
+    cloud: CloudOption = None,
     memory: MemoryOption = None,
     model: ModelOption = None,
     tools: ToolsOption = None,
