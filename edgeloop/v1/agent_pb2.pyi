@@ -228,7 +228,7 @@ class Evidence(_message.Message):
     def __init__(self, act_id: _Optional[str] = ..., tool: _Optional[str] = ..., arguments: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., output_sha256: _Optional[str] = ...) -> None: ...
 
 class ReasonRequest(_message.Message):
-    __slots__ = ("session_id", "query", "device_id", "history", "device_tools", "max_steps", "turn_id")
+    __slots__ = ("session_id", "query", "device_id", "history", "device_tools", "max_steps", "turn_id", "declared_tools", "proposed_calls")
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     QUERY_FIELD_NUMBER: _ClassVar[int]
     DEVICE_ID_FIELD_NUMBER: _ClassVar[int]
@@ -236,6 +236,8 @@ class ReasonRequest(_message.Message):
     DEVICE_TOOLS_FIELD_NUMBER: _ClassVar[int]
     MAX_STEPS_FIELD_NUMBER: _ClassVar[int]
     TURN_ID_FIELD_NUMBER: _ClassVar[int]
+    DECLARED_TOOLS_FIELD_NUMBER: _ClassVar[int]
+    PROPOSED_CALLS_FIELD_NUMBER: _ClassVar[int]
     session_id: str
     query: str
     device_id: str
@@ -243,7 +245,39 @@ class ReasonRequest(_message.Message):
     device_tools: _containers.RepeatedScalarFieldContainer[str]
     max_steps: int
     turn_id: int
-    def __init__(self, session_id: _Optional[str] = ..., query: _Optional[str] = ..., device_id: _Optional[str] = ..., history: _Optional[_Iterable[_Union[ReactStep, _Mapping]]] = ..., device_tools: _Optional[_Iterable[str]] = ..., max_steps: _Optional[int] = ..., turn_id: _Optional[int] = ...) -> None: ...
+    declared_tools: _containers.RepeatedCompositeFieldContainer[ToolDeclaration]
+    proposed_calls: _containers.RepeatedCompositeFieldContainer[ProposedCall]
+    def __init__(self, session_id: _Optional[str] = ..., query: _Optional[str] = ..., device_id: _Optional[str] = ..., history: _Optional[_Iterable[_Union[ReactStep, _Mapping]]] = ..., device_tools: _Optional[_Iterable[str]] = ..., max_steps: _Optional[int] = ..., turn_id: _Optional[int] = ..., declared_tools: _Optional[_Iterable[_Union[ToolDeclaration, _Mapping]]] = ..., proposed_calls: _Optional[_Iterable[_Union[ProposedCall, _Mapping]]] = ...) -> None: ...
+
+class ToolDeclaration(_message.Message):
+    __slots__ = ("name", "description", "input_schema", "observation_schema", "side_effects", "requires_approval", "examples")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    INPUT_SCHEMA_FIELD_NUMBER: _ClassVar[int]
+    OBSERVATION_SCHEMA_FIELD_NUMBER: _ClassVar[int]
+    SIDE_EFFECTS_FIELD_NUMBER: _ClassVar[int]
+    REQUIRES_APPROVAL_FIELD_NUMBER: _ClassVar[int]
+    EXAMPLES_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    description: str
+    input_schema: _struct_pb2.Struct
+    observation_schema: _struct_pb2.Struct
+    side_effects: bool
+    requires_approval: bool
+    examples: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., input_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., observation_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., side_effects: _Optional[bool] = ..., requires_approval: _Optional[bool] = ..., examples: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class ProposedCall(_message.Message):
+    __slots__ = ("tool", "arguments", "span", "confidence")
+    TOOL_FIELD_NUMBER: _ClassVar[int]
+    ARGUMENTS_FIELD_NUMBER: _ClassVar[int]
+    SPAN_FIELD_NUMBER: _ClassVar[int]
+    CONFIDENCE_FIELD_NUMBER: _ClassVar[int]
+    tool: str
+    arguments: _struct_pb2.Struct
+    span: str
+    confidence: float
+    def __init__(self, tool: _Optional[str] = ..., arguments: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., span: _Optional[str] = ..., confidence: _Optional[float] = ...) -> None: ...
 
 class ReasonResponse(_message.Message):
     __slots__ = ("step",)
@@ -278,24 +312,32 @@ class ConverseResponse(_message.Message):
     def __init__(self, step: _Optional[_Union[ReactStep, _Mapping]] = ..., device_action: _Optional[_Union[ReactStep, _Mapping]] = ..., receipt: _Optional[_Union[DecisionReceipt, _Mapping]] = ...) -> None: ...
 
 class ListToolsRequest(_message.Message):
-    __slots__ = ("device_tools",)
+    __slots__ = ("device_tools", "declared_tools")
     DEVICE_TOOLS_FIELD_NUMBER: _ClassVar[int]
+    DECLARED_TOOLS_FIELD_NUMBER: _ClassVar[int]
     device_tools: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, device_tools: _Optional[_Iterable[str]] = ...) -> None: ...
+    declared_tools: _containers.RepeatedCompositeFieldContainer[ToolDeclaration]
+    def __init__(self, device_tools: _Optional[_Iterable[str]] = ..., declared_tools: _Optional[_Iterable[_Union[ToolDeclaration, _Mapping]]] = ...) -> None: ...
 
 class ToolSchema(_message.Message):
-    __slots__ = ("name", "description", "input_schema", "observation_schema", "executor")
+    __slots__ = ("name", "description", "input_schema", "observation_schema", "executor", "side_effects", "requires_approval", "declared")
     NAME_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     INPUT_SCHEMA_FIELD_NUMBER: _ClassVar[int]
     OBSERVATION_SCHEMA_FIELD_NUMBER: _ClassVar[int]
     EXECUTOR_FIELD_NUMBER: _ClassVar[int]
+    SIDE_EFFECTS_FIELD_NUMBER: _ClassVar[int]
+    REQUIRES_APPROVAL_FIELD_NUMBER: _ClassVar[int]
+    DECLARED_FIELD_NUMBER: _ClassVar[int]
     name: str
     description: str
     input_schema: _struct_pb2.Struct
     observation_schema: _struct_pb2.Struct
     executor: Origin
-    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., input_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., observation_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., executor: _Optional[_Union[Origin, str]] = ...) -> None: ...
+    side_effects: bool
+    requires_approval: bool
+    declared: bool
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., input_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., observation_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., executor: _Optional[_Union[Origin, str]] = ..., side_effects: _Optional[bool] = ..., requires_approval: _Optional[bool] = ..., declared: _Optional[bool] = ...) -> None: ...
 
 class ListToolsResponse(_message.Message):
     __slots__ = ("tools",)
