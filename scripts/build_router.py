@@ -474,6 +474,7 @@ def build_joint(args: argparse.Namespace) -> int:
         "train": args.selection / "router_joint_train.jsonl",
         "val": args.selection / "router_joint_val.jsonl",
     }
+    args.selection.mkdir(parents=True, exist_ok=True)
     for key, rows in (("train", train), ("val", val)):
         body = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
         files[key].write_text(body, "utf-8")
