@@ -159,3 +159,26 @@ def test_readers_never_fail(words: str) -> None:
     device_qualifiers(words)
     is_question(words)
     reminder_label(words)
+
+
+def test_comma_enumerations_are_items_and_a_bare_and_is_not() -> None:
+    from understanding.arguments.newer_tools import enumerated
+
+    words = ("add", "apples", ",", "bananas", "and", "yoghurt", "to", "my", "shopping", "list")
+    assert enumerated("apples bananas and yoghurt", words) == ["apples", "bananas", "yoghurt"]
+    oxford = ("add", "milk", ",", "eggs", ",", "and", "bread", "to", "the", "list")
+    assert enumerated("milk eggs and bread", oxford) == ["milk", "eggs", "bread"]
+    dish = ("add", "mac", "and", "cheese", ",", "eggs", "and", "milk")
+    assert enumerated("mac and cheese eggs and milk", dish) == ["mac and cheese", "eggs", "milk"]
+    assert enumerated("mac and cheese", ("add", "mac", "and", "cheese")) is None
+    args = {"text": "apples bananas and yoghurt", "list": "shopping"}
+    assert [c["text"] for c in item_calls(args, [], words)] == ["apples", "bananas", "yoghurt"]
+
+
+@given(st.lists(st.sampled_from(["eggs", "red apples", "oat milk", "tea"]), min_size=3, max_size=5))
+def test_any_written_enumeration_gives_back_its_items(items: list[str]) -> None:
+    from understanding.arguments.newer_tools import enumerated
+
+    said = ", ".join(items[:-1]) + " and " + items[-1]
+    words = tuple(said.replace(",", " ,").split())
+    assert enumerated(" ".join(said.replace(",", "").split()), words) == items

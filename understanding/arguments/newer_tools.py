@@ -157,13 +157,62 @@ def item_calls(
     """Several list items said one after the other ("[eggs] and [bread]") as one call's
     arguments each; a single item (or items with other words between) as the one call."""
     items = sorted((s for s in slots if s.type == "note_text"), key=lambda s: int(s.start))
-    if len(items) < 2 or not arguments.get("list") or not utterance:
+    if not arguments.get("list") or not utterance:
         return [arguments]
+    if len(items) < 2:
+        listed = enumerated(str(arguments.get("text", "")), utterance)
+        return [{**arguments, "text": item} for item in listed] if listed else [arguments]
     for left, right in itertools.pairwise(items):
         between = [w for w in utterance[int(left.end) : int(right.start)] if w.strip()]
         if not between or any(w.lower() not in _BETWEEN for w in between):
             return [arguments]
     return [{**arguments, "text": " ".join(str(s.value).split())} for s in items]
+
+
+def enumerated(text: str, utterance: Sequence[str]) -> list[str] | None:
+    """The items of a comma-separated enumeration the note's words were read from ("apples,
+    bananas and yoghurt" -> three items), or None when the words hold no comma.
+
+    Commas mark an enumeration; a bare "and" does not ("mac and cheese" is one item), so
+    only the last part is cut at its last "and", as English lists are written."""
+    want = text.lower().split()
+    said = [w.lower() for w in utterance]
+    for start in range(len(said)):
+        run: list[str] = []
+        k = 0
+        for word in said[start:]:
+            if k == len(want):
+                break
+            if word == ",":
+                if not run:
+                    break
+                run.append(word)
+                continue
+            if word != want[k]:
+                break
+            run.append(word)
+            k += 1
+        if k == len(want) and want:
+            return _split_enumeration(run)
+    return None
+
+
+def _split_enumeration(run: list[str]) -> list[str] | None:
+    if "," not in run:
+        return None
+    parts: list[list[str]] = [[]]
+    for word in run:
+        if word == ",":
+            parts.append([])
+        else:
+            parts[-1].append(word)
+    parts = [p[1:] if p and p[0] in ("and", "&") else p for p in parts]
+    last = parts[-1]
+    if "and" in last[1:]:
+        cut = len(last) - 1 - last[::-1].index("and")
+        parts[-1:] = [last[:cut], last[cut + 1 :]]
+    items = [" ".join(p) for p in parts]
+    return items if all(items) and len(items) > 1 else None
 
 
 _REMIND_TO = re.compile(r"\bremind(?:er)?(?: me)?\b(?:.*?)\bto\s+(?P<text>.+)$")
