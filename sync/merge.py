@@ -45,7 +45,7 @@ from sync.hlc import HybridLogicalClock, decode_hlc
 from sync.materialise import materialise
 from sync.searchable import Embedder
 from sync.tables import current_winners, has_tombstones, index_tombstones, tomb
-from sync.update_reader import MapItem, read_map_update
+from sync.update_reader import MapItem, MapUpdate, read_map_update
 from sync.views import merged_rows
 
 
@@ -90,7 +90,8 @@ class Merged(NamedTuple):
     ``_sys`` bump of its own, as a document merge does)."""
 
 
-_ROOTS = frozenset((*KINDS, SYS_MAP))
+UPDATE_ROOTS = frozenset((*KINDS, SYS_MAP))
+"""The root maps a memory update may write (what ``read_map_update`` reads)."""
 
 
 def write_merged(
@@ -226,7 +227,10 @@ def merge_in_probe(
 
 
 def merge_by_reading(
-    conn: sqlite3.Connection, update: bytes, ours: Mapping[int, int]
+    conn: sqlite3.Connection,
+    update: bytes,
+    ours: Mapping[int, int],
+    read: MapUpdate | None = None,
 ) -> Merged | None:
     """Merge a peer's update by reading its entries out of the bytes, without
     integrating it anywhere (``sync.update_reader``); None when the update is not a
@@ -239,7 +243,7 @@ def merge_by_reading(
     must continue this replica's (no gap), and an item's origin must be in the
     update itself (a new key, or a key the update writes twice).
     """
-    read = read_map_update(update, _ROOTS)
+    read = read or read_map_update(update, UPDATE_ROOTS)
     if read is None:
         return None
     if any(first > ours.get(client, 0) for client, (first, _) in read.ranges.items()):
