@@ -52,7 +52,8 @@ def test_the_vectors_cover_what_the_spec_names() -> None:
     stamps = {c["receipt"]["createdAt"][19:] for c in CASES}
     assert {"Z", ".123Z", ".123456Z", ".123456789Z"} <= stamps
     canon = "".join(c["canonical"] for c in CASES)
-    for piece in ('"value":21.0', "-0.0", "1e+16", "1.5e-07", "\\u0001", "Zürich", '"tokenUsage":{}'):
+    pieces = ('"value":21.0', "-0.0", "1e+16", "1.5e-07", "\\u0001", "Zürich", '"tokenUsage":{}')
+    for piece in pieces:
         assert piece in canon, piece
 
 
