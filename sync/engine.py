@@ -295,9 +295,12 @@ class StoreEngine(StoreCore):
                     # is dropped, and rebuilt from the log when next needed.
                     self._forget_document()
                     return True
-                if self._doc is None and (writer is None or read is not None):
-                    merged = merge_in_probe(self.db.conn, update, ours, self.node_id)
+                if self._doc is None:
+                    probed: set[str] | None = set() if writer is not None and read is None else None
+                    merged = merge_in_probe(self.db.conn, update, ours, self.node_id, probed)
                     if merged is not None:
+                        if writer is not None and probed is not None:
+                            self._claim_nodes(writer, probed)
                         self._take(merged)
                         return bool(tx.captured)
             # Not read, or not checked yet: the document tells which entries it writes.

@@ -171,7 +171,11 @@ def plan_kind(
 
 
 def merge_in_probe(
-    conn: sqlite3.Connection, update: bytes, ours: Mapping[int, int], node_id: str
+    conn: sqlite3.Connection,
+    update: bytes,
+    ours: Mapping[int, int],
+    node_id: str,
+    written: set[str] | None = None,
 ) -> Merged | None:
     """Merge a peer's update without loading the whole document, when it stands on
     its own; None when it does not (the caller merges it into the document).
@@ -190,12 +194,13 @@ def merge_in_probe(
     replica does not know, and the document decides. Deletions in the update (entries
     the peer replaced, or retired) are logged with it and applied when the document is
     next loaded; rows never follow deletions alone (a record whose entries are all
-    retired keeps its row, archived).
+    retired keeps its row, archived). With ``written``, the node ids of the entries the
+    update writes are added to it (when it returns a merge).
     """
     logged: list[bytes] = []
     probe = MemoryDocument(node_id, on_update=logged.append)
     try:
-        touched = probe.apply_remote(update)
+        touched = probe.apply_remote(update, written=written)
         state = probe.doc.get_state()
         merged = decode_state_vector(state)
         pending = get_update(update, state)[:1] != b"\x00"

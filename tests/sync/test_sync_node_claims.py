@@ -6,18 +6,23 @@ replicas, a restore from its own backup, edits of other devices' records)."""
 from __future__ import annotations
 
 import sqlite3
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import grpc
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from pycrdt import Doc, Map
 
 from edgeloop.transport.auth import Principal
 from sync import MemoryStore
 from sync.client import sync_with
 from sync.document import encode_entry
+from sync.errors import PermissionDeniedError
+from sync.exchange import same_state
 from sync.server import SyncServerThread
 
 TOKENS = {
@@ -180,3 +185,74 @@ class _RawReplica:
 
     def note_synced(self, *args: Any) -> None:
         pass
+
+
+# ---- a property: legitimate devices are never refused, a forger always is ----------
+
+DEVICES = {"a1": "phone-a", "a2": "phone-a", "b1": "phone-b"}  # node id -> device
+OPS = st.lists(
+    st.tuples(
+        st.sampled_from(sorted(DEVICES)),
+        st.sampled_from(["add", "edit", "delete", "sync", "backup", "restore"]),
+        st.integers(0, 5),
+    ),
+    min_size=1,
+    max_size=14,
+)
+
+
+def _exchange(server: MemoryStore, replica: MemoryStore, device: str) -> None:
+    """One sync round trip in-process, the server applying as the servicer does."""
+    for _ in range(4):
+        ours, theirs = replica.state_vector(), server.state_vector()
+        if same_state(ours, theirs):
+            return
+        replica.apply_update(server.diff(ours))
+        server.apply_update(replica.diff(theirs), writer=device)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ops=OPS)
+def test_legitimate_devices_are_never_refused_and_a_forger_always_is(
+    ops: list[tuple[str, str, int]],
+) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        server = MemoryStore(root / "server.db", node_id="cloud")
+        replicas = {n: MemoryStore(root / f"{n}.db", node_id=n) for n in DEVICES}
+        backups: dict[str, Path] = {}
+        try:
+            for node, op, pick in ops:
+                store = replicas[node]
+                notes = store.notes()
+                if op == "add":
+                    store.add_note(f"{node} {pick}")
+                elif op == "edit" and notes:  # any note, another device's too
+                    store.update_note(notes[pick % len(notes)]["note_id"], f"edited by {node}")
+                elif op == "delete" and notes:
+                    store.delete_note(notes[pick % len(notes)]["note_id"])
+                elif op == "backup":
+                    backups[node] = root / f"{node}-{len(backups)}-backup.db"
+                    _backup(store, backups[node])
+                elif op == "restore" and node in backups:
+                    store.close()
+                    replicas[node] = _open(backups[node], node)
+                _exchange(server, replicas[node], DEVICES[node])  # never refused
+            for node in sorted(DEVICES) * 2:
+                _exchange(server, replicas[node], DEVICES[node])
+            assert all(r.document_json() == server.document_json() for r in replicas.values())
+            claimed = server.node_claims()
+            assert {n: DEVICES[n] for n in claimed} == claimed
+            # Device B writing as any node of A's that A has claimed is refused, unchanged.
+            for node in [n for n, d in claimed.items() if d == "phone-a"]:
+                forger = MemoryStore(root / f"forger-{node}.db", node_id=node)
+                forger.add_note("forged")
+                before = server.document_json()
+                with pytest.raises(PermissionDeniedError):
+                    server.apply_update(forger.diff(server.state_vector()), writer="phone-b")
+                assert server.document_json() == before
+                forger.close()
+        finally:
+            server.close()
+            for replica in replicas.values():
+                replica.close()
