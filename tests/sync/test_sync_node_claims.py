@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sqlite3
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -256,3 +256,28 @@ def test_legitimate_devices_are_never_refused_and_a_forger_always_is(
             server.close()
             for replica in replicas.values():
                 replica.close()
+
+
+def test_postgres_replicas_share_the_claims(
+    make_replicas: Callable[..., list[Any]], tmp_path: Path
+) -> None:
+    """Two cloud replicas on one PostgreSQL database: a node id claimed through one is
+    refused to another device through the other, and nothing of that update is stored."""
+    first, second = make_replicas(2)
+    a = _open(tmp_path / "a.db", "node-a")
+    a.add_note("milk")
+    with grpc.insecure_channel(first.target) as channel:
+        sync_with(channel, a, "alice:phone-a", device_id="")
+    forger = _open(tmp_path / "forger.db", "node-a")
+    forger.add_note("forged")
+    with grpc.insecure_channel(second.target) as channel, pytest.raises(grpc.RpcError) as caught:
+        sync_with(channel, forger, "alice:phone-b", device_id="")
+    assert caught.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    assert "'phone-a'" in (caught.value.details() or "")
+    b = _open(tmp_path / "b.db", "node-b")
+    with grpc.insecure_channel(second.target) as channel:
+        sync_with(channel, b, "alice:phone-b", device_id="")
+    assert [n["text"] for n in b.notes()] == ["milk"]
+    with grpc.insecure_channel(first.target) as channel:
+        sync_with(channel, a, "alice:phone-a", device_id="")
+    assert a.document_json() == b.document_json()
