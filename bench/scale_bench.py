@@ -128,7 +128,7 @@ class Device:
     def diff(self, state_vector: bytes) -> bytes:
         return self.doc.diff(state_vector)
 
-    def apply_update(self, update: bytes) -> bool:
+    def apply_update(self, update: bytes, *, writer: str | None = None) -> bool:
         self.doc.apply_remote(update)
         return True
 

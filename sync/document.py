@@ -281,10 +281,11 @@ class MemoryDocument:
 
     # ---- remote updates ------------------------------------------------------------
 
-    def apply_remote(self, update: bytes) -> RemoteChanges:
+    def apply_remote(self, update: bytes, *, written: set[str] | None = None) -> RemoteChanges:
         """Apply a peer's update, drop the entries that lost, return the touched records:
         the ones it created with one entry as they are, the others with their winning
-        entries (see :class:`RemoteChanges`).
+        entries (see :class:`RemoteChanges`). With ``written``, the node ids of the entries
+        the update added or changed are added to it (``sync.node_claims``).
 
         Raises:
             InvalidUpdateError: the bytes are not a Yjs update, or carry keys or values
@@ -294,6 +295,14 @@ class MemoryDocument:
         if not update:
             raise InvalidUpdateError("empty update")
         changed = self._integrate(update)
+        if written is not None:
+            written.update(
+                key.rpartition(SEPARATOR)[2]
+                for key_sets in changed.values()
+                for key_set in key_sets
+                for key, change in key_set.items()
+                if change.get("action") != "delete"
+            )
         result = RemoteChanges({}, {}, {})
         removals: list[tuple[str, str, str]] = []
         for kind, key_sets in changed.items():

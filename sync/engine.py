@@ -33,6 +33,7 @@ from sync.errors import InvalidRecordError, InvalidUpdateError, RecordNotFoundEr
 from sync.ids import json_safe
 from sync.materialise import materialise
 from sync.merge import (
+    UPDATE_ROOTS,
     Merged,
     document_merge,
     gc_paused,
@@ -40,8 +41,10 @@ from sync.merge import (
     merge_in_probe,
     write_merged,
 )
+from sync.node_claims import CLAIM_PREFIX, nodes_of_items, refused, unclaimed
 from sync.recall import RecallHit
 from sync.tables import held_here, own_items, remember_own, tomb, untomb
+from sync.update_reader import read_map_update
 from sync.views import COLUMNS, DATA_BUILDERS, build_row
 
 
@@ -255,14 +258,18 @@ class StoreEngine(StoreCore):
         loaded = self._doc is not None
         return diff_from_log(self._log, ours, peer, state_vector, document_loaded=loaded)
 
-    def apply_update(self, update: bytes) -> bool:
+    def apply_update(self, update: bytes, *, writer: str | None = None) -> bool:
         """Merge a peer's update into the document and the tables; True if anything changed.
 
         Without the document when the update stands on its own (``sync.merge``: read
         out of its bytes, or integrated into a probe), into the whole document otherwise.
+        With ``writer`` (the device a server got the update from), the node ids it writes
+        under must be that device's or unclaimed (``sync.node_claims``; it claims these).
 
         Raises:
             InvalidUpdateError: malformed or not our records; the store is unchanged.
+            PermissionDeniedError: it writes under another device's node id (or the
+                store's own); the store is unchanged.
         """
         if not isinstance(update, bytes | bytearray | memoryview):
             raise InvalidUpdateError("an update is bytes")
@@ -274,8 +281,14 @@ class StoreEngine(StoreCore):
             alone = not tx.captured
             aside = alone and (self._doc is None or len(update) > LOG_DIFF_BYTES)
             ours = self._stored_state() if aside else None
+            read = None
+            if writer is not None:
+                known = ours if ours is not None else self._stored_state()
+                read = read_map_update(update, UPDATE_ROOTS) if known is not None else None
+                if read is not None and known is not None:
+                    self._claim_nodes(writer, nodes_of_items(read.items, known))
             if ours is not None:
-                merged = merge_by_reading(self.db.conn, update, ours)
+                merged = merge_by_reading(self.db.conn, update, ours, read)
                 if merged is not None:
                     self._take(merged)
                     # A large update is cheaper read than integrated: a loaded document
@@ -283,14 +296,43 @@ class StoreEngine(StoreCore):
                     self._forget_document()
                     return True
                 if self._doc is None:
-                    merged = merge_in_probe(self.db.conn, update, ours, self.node_id)
+                    probed: set[str] | None = set() if writer is not None and read is None else None
+                    merged = merge_in_probe(self.db.conn, update, ours, self.node_id, probed)
                     if merged is not None:
+                        if writer is not None and probed is not None:
+                            self._claim_nodes(writer, probed)
                         self._take(merged)
                         return bool(tx.captured)
-            plans = document_merge(self.doc.apply_remote(update))
+            # Not read, or not checked yet: the document tells which entries it writes.
+            written: set[str] | None = set() if writer is not None and read is None else None
+            touched = self.doc.apply_remote(update, written=written)
+            if writer is not None and written is not None:
+                self._claim_nodes(writer, written)
+            plans = document_merge(touched)
             if write_merged(self.db.conn, plans, self.embedder, self.clock):
                 tx.forgot = True
             return bool(tx.captured)
+
+    def _claim_nodes(self, writer: str, nodes: set[str]) -> None:
+        """Refuse an update by ``writer`` that writes under another device's node id (or
+        ours); claim the free ones for it (in ``meta``, in this transaction)."""
+        nodes.discard("")
+        if not nodes:
+            return
+        owners = {n: o for n in nodes if (o := self._meta(CLAIM_PREFIX + n)) is not None}
+        error = refused(writer, nodes, owners, self.node_id)
+        if error is not None:
+            raise error
+        for node in unclaimed(nodes, owners):
+            self._set_meta(CLAIM_PREFIX + node, writer)
+
+    def node_claims(self) -> dict[str, str]:
+        """Node id -> the device that claimed it (a server's stores; ``sync.node_claims``)."""
+        rows = self._query(
+            "SELECT key, value FROM meta WHERE key >= ? AND key < ?",
+            [CLAIM_PREFIX, CLAIM_PREFIX[:-1] + chr(ord(CLAIM_PREFIX[-1]) + 1)],
+        )
+        return {str(k)[len(CLAIM_PREFIX) :]: str(v) for k, v in rows}
 
     def _take(self, merged: Merged) -> None:
         """Log and write what a merge without the document decided."""

@@ -45,7 +45,7 @@ from sync.hlc import HybridLogicalClock, decode_hlc
 from sync.materialise import materialise
 from sync.searchable import Embedder
 from sync.tables import current_winners, has_tombstones, index_tombstones, tomb
-from sync.update_reader import MapItem, read_map_update
+from sync.update_reader import MapItem, MapUpdate, read_map_update
 from sync.views import merged_rows
 
 
@@ -90,7 +90,8 @@ class Merged(NamedTuple):
     ``_sys`` bump of its own, as a document merge does)."""
 
 
-_ROOTS = frozenset((*KINDS, SYS_MAP))
+UPDATE_ROOTS = frozenset((*KINDS, SYS_MAP))
+"""The root maps a memory update may write (what ``read_map_update`` reads)."""
 
 
 def write_merged(
@@ -170,7 +171,11 @@ def plan_kind(
 
 
 def merge_in_probe(
-    conn: sqlite3.Connection, update: bytes, ours: Mapping[int, int], node_id: str
+    conn: sqlite3.Connection,
+    update: bytes,
+    ours: Mapping[int, int],
+    node_id: str,
+    written: set[str] | None = None,
 ) -> Merged | None:
     """Merge a peer's update without loading the whole document, when it stands on
     its own; None when it does not (the caller merges it into the document).
@@ -189,12 +194,13 @@ def merge_in_probe(
     replica does not know, and the document decides. Deletions in the update (entries
     the peer replaced, or retired) are logged with it and applied when the document is
     next loaded; rows never follow deletions alone (a record whose entries are all
-    retired keeps its row, archived).
+    retired keeps its row, archived). With ``written``, the node ids of the entries the
+    update writes are added to it (when it returns a merge).
     """
     logged: list[bytes] = []
     probe = MemoryDocument(node_id, on_update=logged.append)
     try:
-        touched = probe.apply_remote(update)
+        touched = probe.apply_remote(update, written=written)
         state = probe.doc.get_state()
         merged = decode_state_vector(state)
         pending = get_update(update, state)[:1] != b"\x00"
@@ -226,7 +232,10 @@ def merge_in_probe(
 
 
 def merge_by_reading(
-    conn: sqlite3.Connection, update: bytes, ours: Mapping[int, int]
+    conn: sqlite3.Connection,
+    update: bytes,
+    ours: Mapping[int, int],
+    read: MapUpdate | None = None,
 ) -> Merged | None:
     """Merge a peer's update by reading its entries out of the bytes, without
     integrating it anywhere (``sync.update_reader``); None when the update is not a
@@ -239,7 +248,7 @@ def merge_by_reading(
     must continue this replica's (no gap), and an item's origin must be in the
     update itself (a new key, or a key the update writes twice).
     """
-    read = read_map_update(update, _ROOTS)
+    read = read or read_map_update(update, UPDATE_ROOTS)
     if read is None:
         return None
     if any(first > ours.get(client, 0) for client, (first, _) in read.ranges.items()):

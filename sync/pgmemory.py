@@ -55,6 +55,7 @@ import psycopg_pool
 from sync.cache import BudgetCache, CacheBudget
 from sync.document import KINDS, MemoryDocument
 from sync.errors import MemoryStoreError, MemoryUnavailableError, PermissionDeniedError
+from sync.node_claims import refused, unclaimed
 from sync.recall import HALF_LIFE_DAYS, MIN_SCORE, RecallHit, query_terms
 from sync.searchable import RECALL_BUILDERS
 from sync.views import epoch_s, merged_rows
@@ -91,12 +92,25 @@ CREATE TABLE IF NOT EXISTS edgeloop_recall (
     tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', body)) STORED,
     PRIMARY KEY (user_id, kind, record_id)
 );
+CREATE TABLE IF NOT EXISTS edgeloop_node_claims (
+    user_id text NOT NULL,
+    node_id text NOT NULL,
+    device_id text NOT NULL,
+    at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (user_id, node_id)
+);
 """
 """The tables (created if missing). Recall reads one user's rows through the primary
 key's ``user_id`` prefix and matches their stored ``tsvector``; the ``simple``
 configuration (no stemming, no stop words) because users write in any language."""
 
-TABLES = ("edgeloop_users", "edgeloop_updates", "edgeloop_snapshots", "edgeloop_recall")
+TABLES = (
+    "edgeloop_users",
+    "edgeloop_updates",
+    "edgeloop_snapshots",
+    "edgeloop_recall",
+    "edgeloop_node_claims",
+)
 
 # One statement, so one consistent view even while a compaction commits: the snapshot if
 # it covers entries past ``head``, then the entries past both.
@@ -300,8 +314,9 @@ class PostgresMemory:
                 raise
             return action(state)
 
-    def apply(self, user_id: str, update: bytes) -> bool:
-        """Merge a device's update and append what it changed, in one transaction."""
+    def apply(self, user_id: str, update: bytes, writer: str | None = None) -> bool:
+        """Merge a device's update and append what it changed, in one transaction (with
+        ``writer``, only if it writes under that device's node ids: ``sync.node_claims``)."""
         appended = False
         with self.lease(user_id) as state:
             try:
@@ -315,7 +330,10 @@ class PostgresMemory:
                     if head != state.head:
                         self._catch_up(conn, user_id, state)
                     state.captured.clear()
-                    touched = state.doc.apply_remote(update)
+                    written: set[str] | None = set() if writer is not None else None
+                    touched = state.doc.apply_remote(update, written=written)
+                    if writer is not None and written:
+                        _claim_nodes(conn, user_id, writer, written, state.doc.node_id)
                     recall_upserts, recall_deletes = _recall_changes(
                         touched.created, touched.winners
                     )
@@ -473,7 +491,7 @@ class PostgresUserMemory:
         """The update a peer with ``state_vector`` lacks (InvalidUpdateError if malformed)."""
         return self.backend.read(self.user_id, lambda s: s.doc.diff(state_vector))
 
-    def apply_update(self, update: bytes) -> bool:
+    def apply_update(self, update: bytes, *, writer: str | None = None) -> bool:
         """Merge a device's update, append it and index its texts, in one transaction;
         True if anything changed.
 
@@ -483,7 +501,7 @@ class PostgresUserMemory:
         """
         if not isinstance(update, bytes | bytearray | memoryview):
             raise MemoryStoreError("an update is bytes")
-        return self.backend.apply(self.user_id, bytes(update))
+        return self.backend.apply(self.user_id, bytes(update), writer)
 
     def document_json(self) -> dict[str, dict[str, str]]:
         """The document as plain data (tests compare replicas with it)."""
@@ -502,6 +520,31 @@ DOCUMENT_OVERHEAD_BYTES = 16 * 1024
 DOCUMENT_BYTES_PER_ENCODED_BYTE = 6
 """A loaded document takes about 16 KiB plus 6 bytes of RAM per byte of its encoded
 updates (measured: 22 KiB for 5 notes, 212 KiB for 200, 1.8 MiB for 2,000)."""
+
+
+def _claim_nodes(
+    conn: psycopg.Connection[Any], user_id: str, writer: str, nodes: set[str], own: str
+) -> None:
+    """Refuse an update by ``writer`` that writes under another device's node id (or the
+    server's); claim the free ones for it, in the caller's transaction."""
+    nodes.discard("")
+    rows = conn.execute(
+        "SELECT node_id, device_id FROM edgeloop_node_claims"
+        " WHERE user_id = %s AND node_id = ANY(%s)",
+        [user_id, sorted(nodes)],
+    ).fetchall()
+    owners = {str(node): str(device) for node, device in rows}
+    error = refused(writer, nodes, owners, own)
+    if error is not None:
+        raise error
+    fresh = unclaimed(nodes, owners)
+    if fresh:
+        with conn.cursor() as cur:
+            cur.executemany(
+                "INSERT INTO edgeloop_node_claims (user_id, node_id, device_id)"
+                " VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
+                [(user_id, node, writer) for node in fresh],
+            )
 
 
 def _size(state: UserDocument) -> int:

@@ -15,8 +15,9 @@ one record names it (message and the ``x-rejected-record`` trailer), so that its
 can repair or drop it. Errors map to status codes with
 the transport's one table (``edgeloop.transport.status``; the kinds are listed in
 ``sync.errors``): a malformed or truncated update is INVALID_ARGUMENT and leaves the store
-unchanged; no or an unknown token is UNAUTHENTICATED; another user's memory (or another
-device's id) is PERMISSION_DENIED; no convergence is ABORTED.
+unchanged; no or an unknown token is UNAUTHENTICATED; another user's memory, another
+device's id, or entries under another device's node id (``sync.node_claims``) is
+PERMISSION_DENIED; no convergence is ABORTED.
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ class SyncableMemory(Protocol):
 
     def diff(self, state_vector: bytes) -> bytes: ...
 
-    def apply_update(self, update: bytes) -> bool: ...
+    def apply_update(self, update: bytes, *, writer: str | None = None) -> bool: ...
 
 
 class MemorySyncServicer(pb_grpc.MemorySyncServiceServicer):
@@ -101,6 +102,7 @@ class MemorySyncServicer(pb_grpc.MemorySyncServiceServicer):
         self.limits = limits or SyncLimits()
         self._store_for_user = store_for_user
         self._authorize: Authorize = authorize or TokenAuth().authorize
+        self._check_writers = _names_devices(self._authorize)
         self._chunk_bytes = chunk_bytes
         self._max_rounds = max_rounds
 
@@ -152,6 +154,9 @@ class MemorySyncServicer(pb_grpc.MemorySyncServiceServicer):
         if hello.device_id and principal.device_id not in ("", hello.device_id, "local"):
             raise PermissionDeniedError("the hello's device id does not match the token")
         store = await asyncio.to_thread(self._store_for_user, user)
+        # The device whose node ids the update's entries must be (sync.node_claims);
+        # open mode has one caller for everything: nothing to tell apart.
+        writer = principal.device_id if self._check_writers and principal.device_id else None
         received = sent = 0
         for round_no in range(self._max_rounds + 1):
             message = await anext(incoming, None)
@@ -195,7 +200,7 @@ class MemorySyncServicer(pb_grpc.MemorySyncServiceServicer):
                 update = await receiving
                 received += len(update)
                 if update:
-                    await asyncio.to_thread(store.apply_update, update)
+                    await asyncio.to_thread(self._apply, store, update, writer)
             finally:
                 # An error's traceback keeps this frame: it must not keep the bytes too.
                 diff = update = b""
@@ -204,6 +209,13 @@ class MemorySyncServicer(pb_grpc.MemorySyncServiceServicer):
                 self.limits.budget.give(sending)
                 assembler.release()  # applied, refused or canceled: the bytes go at once
                 self._trim(max(assembler.peak, sending))
+
+    @staticmethod
+    def _apply(store: SyncableMemory, update: bytes, writer: str | None) -> bool:
+        """Apply the client's update as ``writer``'s (None: no node-id check)."""
+        if writer is None:
+            return store.apply_update(update)
+        return store.apply_update(update, writer=writer)
 
     def _hold_diff(self, size: int) -> int:
         """Charge the diff being sent (it and its chunks: twice its size); the charge."""
@@ -257,6 +269,13 @@ class MemorySyncServicer(pb_grpc.MemorySyncServiceServicer):
                 return update or b""  # no update: the client had nothing the server lacks
             else:
                 raise ProtocolError(f"unexpected {kind} inside a round")
+
+
+def _names_devices(authorize: Authorize) -> bool:
+    """False for open mode's ``TokenAuth`` (every caller is ``local``, and the device id
+    is whatever the caller says); True for tokens and custom authorizers."""
+    auth = getattr(authorize, "__self__", authorize)
+    return not (isinstance(auth, TokenAuth) and auth.open_mode)
 
 
 def add_sync_service(

@@ -140,10 +140,10 @@ class LeasedUserStore:
         with self._stores.lease(self.user_id) as store:
             return store.diff(state_vector)
 
-    def apply_update(self, update: bytes) -> bool:
+    def apply_update(self, update: bytes, *, writer: str | None = None) -> bool:
         """See :meth:`MemoryStore.apply_update`."""
         with self._stores.lease(self.user_id) as store:
-            return store.apply_update(update)
+            return store.apply_update(update, writer=writer)
 
     def document_json(self) -> dict[str, dict[str, str]]:
         """See :meth:`MemoryStore.document_json`."""

@@ -52,6 +52,7 @@ from edge_agent.cli.memory import (
     sync_command,
     timers_command,
 )
+from edge_agent.cli.notes import lists_app, notes_app
 from edge_agent.cli.servers import _host_runtime, run_command, serve, ui_command
 from edge_agent.cli.training import _print_report, eval_command
 from edge_agent.errors import CLI_ERRORS, exit_code
@@ -130,6 +131,8 @@ app.command()(chat)
 app.command("eval")(eval_command)
 app.command("timers")(timers_command)
 app.add_typer(config_app, name="config")
+app.add_typer(notes_app, name="notes")
+app.add_typer(lists_app, name="lists")
 app.command("receipt")(receipt_command)
 app.command()(serve)
 app.command("run")(run_command)
