@@ -317,7 +317,8 @@ def calibrate(
             {
                 "threshold": threshold,
                 "route_accuracy": sum(w == g for w, g in pairs) / len(pairs),
-                "cloud_recall": sum(g == "cloud" for g in cloud) / max(1, len(cloud)),
+                # Asked back is not acted on: it counts for the cloud, as in the eval.
+                "cloud_recall": sum(g in ("cloud", "ask") for g in cloud) / max(1, len(cloud)),
             }
         )
     ok = [s for s in sweep if s["cloud_recall"] >= min_cloud_recall] or sweep[-1:]
