@@ -7,7 +7,8 @@ user runs any MCP server. Its tools cover what the adapter must handle:
 - ``water_plant`` (side effects: appends a line to ``--log``), structured output;
 - ``shout`` (read-only, text content only);
 - ``wilt`` (read-only) always fails: the result comes back with ``isError``;
-- ``doze`` (read-only) sleeps, for timeouts; ``collapse`` (read-only) kills the server.
+- ``doze`` (read-only) sleeps, for timeouts; ``collapse`` (read-only) kills the server;
+  ``whoami`` (read-only) names its process.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import TypedDict
 
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
 READ_ONLY = ToolAnnotations(read_only_hint=True)
@@ -45,7 +47,7 @@ def build(log: Path | None) -> MCPServer:
     def plant_info(plant: str) -> PlantInfo:
         """How many millilitres of water a plant needs a week."""
         if plant not in WATER_ML:
-            raise ValueError(f"no plant called {plant!r} in the book")
+            raise ToolError(f"no plant called {plant!r} in the book")
         return {"plant": plant, "ml_per_week": WATER_ML[plant]}
 
     @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False))
@@ -72,6 +74,11 @@ def build(log: Path | None) -> MCPServer:
         """Sleep for a while, then answer."""
         time.sleep(seconds)
         return "awake"
+
+    @server.tool(annotations=READ_ONLY)
+    def whoami() -> int:
+        """The server's process id."""
+        return os.getpid()
 
     @server.tool(annotations=READ_ONLY)
     def collapse() -> str:

@@ -118,6 +118,11 @@ def server_command(text: str) -> tuple[str, list[str]]:
         raise McpServerError(f"--mcp {text!r}: {exc}") from None
     if not argv:
         raise McpServerError(f"--mcp {text!r}: no command to run")
+    if given is None and "=" in argv[0]:
+        raise McpServerError(
+            f"--mcp {text!r}: a server's name (before '=') starts with a letter, then "
+            "letters, digits, '-' or '_'"
+        )
     name = _slug(given) if given is not None else _trimmed(_slug(_program_name(argv)))
     if not name or not name[0].isalpha():
         raise McpServerError(f"--mcp {text!r}: name the server: --mcp 'NAME=CMD ARGS'")
