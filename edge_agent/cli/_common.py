@@ -11,6 +11,8 @@ import typer
 from edgeloop.console import fail
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from edge_agent.agent import EdgeAgent
     from react_kernel import ToolSpec
     from sync.store import MemoryStore
@@ -54,7 +56,7 @@ def _router(
     model: str | None = None, tools: list[str] | None = None, mcp: list[str] | None = None
 ) -> Router:
     """The router with the user's tools and the MCP servers' (its errors are edge errors:
-    the group maps them)."""
+    the group maps them). The servers start while the model loads."""
     from understanding.router import Router
     from understanding.tools.user import entry_point_tools, load_tools
 
@@ -63,24 +65,33 @@ def _router(
     specs = entry_point_tools()
     for reference in tools or []:
         specs.extend(load_tools(reference))
-    if mcp:
-        specs.extend(_mcp_tools(mcp))
-    return Router.load(model, tools=specs)
+    starting = _start_mcp(mcp) if mcp else None
+    router = Router.load(model, tools=specs)
+    for spec in starting.result() if starting is not None else []:
+        router.add_tool(spec)
+    return router
 
 
-def _mcp_tools(commands: list[str]) -> list[ToolSpec]:
-    """Start the MCP servers for as long as the command runs; their tools as device tools.
-
-    They are the router's tools like ``--tools`` (the agent registers them), though no
-    intent of the router names them: the cloud's plan and the reasoners that list the
-    registry reach them."""
+def _start_mcp(commands: list[str]) -> Future[list[ToolSpec]]:
+    """Start the MCP servers on a thread, for as long as the command runs; their tools as
+    device tools. They are the router's tools like ``--tools`` (the agent registers them),
+    though no intent of the router names them: the cloud's plan and the reasoners that
+    list the registry reach them."""
     import atexit
+    from concurrent.futures import ThreadPoolExecutor
 
-    from understanding.tools.mcp_servers import McpTools
+    def start() -> list[ToolSpec]:
+        from understanding.tools.mcp_servers import McpTools
 
-    servers = McpTools.start(commands, executor="edge")
-    atexit.register(servers.close)
-    return servers.specs
+        servers = McpTools.start(commands, executor="edge")
+        atexit.register(servers.close)
+        return servers.specs
+
+    pool = ThreadPoolExecutor(1, thread_name_prefix="mcp-start")
+    try:
+        return pool.submit(start)
+    finally:
+        pool.shutdown(wait=False)
 
 
 def mcp_commands(memory: str | None, given: list[str] | None) -> list[str]:

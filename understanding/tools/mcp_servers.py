@@ -499,16 +499,18 @@ class McpTools:
             outcomes = list(pool.map(_started, servers))
         failed = next((error for error in outcomes if error is not None), None)
         if failed is not None:
-            for server in servers:
-                server.close()
+            cls(servers, []).close()
             raise failed
         specs = [tool.spec(executor) for server in servers for tool in server.tools]
         return cls(servers, specs)
 
     def close(self) -> None:
-        """Stop every server (idempotent)."""
-        for server in self.servers:
-            server.close()
+        """Stop every server, side by side (idempotent)."""
+        if len(self.servers) == 1:
+            self.servers[0].close()
+        elif self.servers:
+            with concurrent.futures.ThreadPoolExecutor(len(self.servers)) as pool:
+                list(pool.map(McpServer.close, self.servers))
 
     def __enter__(self) -> McpTools:
         return self
