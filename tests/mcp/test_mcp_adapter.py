@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel import ToolExecutor, ToolRegistry
 from react_kernel.tools import normalize_tool_name
-from tests.mcp.conftest import garden_command
+from tests.mcp.conftest import NEEDS_SDK, garden_command
 from understanding.tools.mcp_servers import (
     McpServer,
     McpServerError,
@@ -27,6 +27,9 @@ from understanding.tools.mcp_servers import (
     server_command,
     tool_name,
 )
+
+pytest.importorskip("mcp", reason=NEEDS_SDK)
+
 
 NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 

@@ -20,8 +20,11 @@ import pytest
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel.steps import from_struct, to_struct
 from tests.cloud.test_openai_backend import ScriptedEndpoint, call
-from tests.mcp.conftest import garden_command
+from tests.mcp.conftest import NEEDS_SDK, garden_command
 from understanding.tools.mcp_servers import McpTools
+
+pytest.importorskip("mcp", reason=NEEDS_SDK)
+
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -11,7 +11,11 @@ from pathlib import Path
 import pytest
 
 from react_kernel import ToolExecutor, ToolRegistry
+from tests.mcp.conftest import NEEDS_SDK
 from understanding.tools.mcp_servers import McpToolError, McpTools
+
+pytest.importorskip("mcp", reason=NEEDS_SDK)
+
 
 NODE_DIR = Path(__file__).resolve().parents[1] / "node"
 
