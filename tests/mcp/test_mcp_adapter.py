@@ -60,6 +60,17 @@ def test_a_command_that_cannot_run_is_refused_in_one_line(command: str) -> None:
     assert "\n" not in str(raised.value)
 
 
+@given(st.text(max_size=80))
+def test_any_command_line_gives_a_name_and_a_program_or_one_error(text: str) -> None:
+    try:
+        name, argv = server_command(text)
+    except McpServerError as exc:
+        assert "\n" not in str(exc).replace(repr(text), "")
+        return
+    assert re.fullmatch(r"[a-z][a-z0-9_]{0,23}", name), name
+    assert argv and all(isinstance(arg, str) for arg in argv)
+
+
 @given(st.text(max_size=40), st.text(max_size=120))
 def test_every_tool_name_is_a_kernel_name(server: str, tool: str) -> None:
     name = tool_name(server, tool)
