@@ -202,3 +202,22 @@ def test_the_cloud_config_file_lists_servers(tmp_path: Path) -> None:
     assert CloudConfig.load(path, mcp=("files=npx fs",)).mcp == ("files=npx fs",)
     with pytest.raises(ValueError, match="mcp must be a list"):
         CloudConfig(mcp=("",))
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ('mcp = "garden=python garden.py"\n', "mcp must be a list"),
+        ("mcp = [1]\n", "mcp must be a list"),
+        ('mcp = ["a=b"]\nplugins = []\n', "unknown keys plugins"),
+        ("mcp = [\n", "cannot read"),
+    ],
+)
+def test_a_bad_edge_toml_is_one_settings_error(tmp_path: Path, text: str, problem: str) -> None:
+    from edge_agent.config_file import ConfigFile, load_config_file
+    from understanding.errors import SettingsError
+
+    assert load_config_file(tmp_path) == ConfigFile()  # none: nothing to start
+    (tmp_path / "edge.toml").write_text(text)
+    with pytest.raises(SettingsError, match=problem):
+        load_config_file(tmp_path)
