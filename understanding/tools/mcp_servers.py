@@ -78,7 +78,6 @@ _LAUNCHERS = frozenset(
 _LAUNCHER_WORDS = frozenset({"run", "exec", "tool", "dlx"})
 _GENERIC = frozenset({"", "mcp", "server", "index", "main", "build", "dist", "src", "lib", "bin"})
 _NAMED = re.compile(r"^([A-Za-z][A-Za-z0-9_-]*)=(.*)$", re.DOTALL)
-_NAME_RE = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 MAX_NAME = 64
 
 
@@ -416,7 +415,8 @@ class McpServer:
             loop.submit(_set(self._stop))  # the contexts unwind in their own task
         elif self._task is not None:
             self._task.cancel()  # still starting: cancelling unwinds the same way
-        self._ended.wait(15.0)  # the SDK's own shutdown is bounded (~6 s)
+        if self._stop is not None:  # the task ran (a task cancelled unstarted never does)
+            self._ended.wait(15.0)  # the SDK's own shutdown is bounded (~6 s)
         loop.close()
         if errlog is not None:
             errlog.close()
