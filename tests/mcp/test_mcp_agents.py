@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -121,10 +122,9 @@ def endpoint() -> Iterator[ScriptedEndpoint]:
     server.close()
 
 
-@pytest.fixture
-def cloud_with_garden(endpoint: ScriptedEndpoint, tmp_path: Path) -> Iterator[str]:
-    """`cloud-agent serve --mcp` (the openai backend: the scripted endpoint) on a free port."""
-    log = tmp_path / "cloud-watered.log"
+@contextmanager
+def _cloud_agent_serve(endpoint: ScriptedEndpoint, *options: str) -> Iterator[str]:
+    """`cloud-agent serve` with the openai backend (the scripted endpoint) on a free port."""
     process = subprocess.Popen(
         [
             sys.executable,
@@ -139,8 +139,7 @@ def cloud_with_garden(endpoint: ScriptedEndpoint, tmp_path: Path) -> Iterator[st
             endpoint.base_url,
             "--openai-model",
             "test-model",
-            "--mcp",
-            garden_command(log),
+            *options,
         ],
         cwd=ROOT,
         stderr=subprocess.PIPE,
@@ -160,6 +159,13 @@ def cloud_with_garden(endpoint: ScriptedEndpoint, tmp_path: Path) -> Iterator[st
     finally:
         os.kill(process.pid, signal.SIGTERM)
         process.communicate(timeout=60)
+
+
+@pytest.fixture
+def cloud_with_garden(endpoint: ScriptedEndpoint, tmp_path: Path) -> Iterator[str]:
+    """`cloud-agent serve --mcp` with the garden server, on a free port."""
+    with _cloud_agent_serve(endpoint, "--mcp", garden_command(tmp_path / "cloud.log")) as target:
+        yield target
 
 
 def test_cloud_agent_serve_mcp_runs_a_tool_for_edge_agent_ask(
@@ -190,6 +196,45 @@ def test_cloud_agent_serve_mcp_runs_a_tool_for_edge_agent_ask(
     assert "mcp_garden_plant_info" in offered and "mcp_garden_water_plant" not in offered
     answered = [m for m in endpoint.requests[1]["messages"] if m["role"] == "tool"]
     assert "200" in answered[0]["content"]
+
+
+def test_edge_agent_ask_mcp_runs_the_tools_the_cloud_plans(
+    endpoint: ScriptedEndpoint, tmp_path: Path
+) -> None:
+    """The device declares its MCP tools; the cloud's model plans one of each kind; the
+    device runs the read-only one and, with nobody at the terminal, refuses the other."""
+    pytest.importorskip("edge_agent.declaring", reason="the device declares its own tools")
+    log = tmp_path / "device.log"
+    endpoint.script = [
+        {"content": None, "tool_calls": [call("mcp_garden_plant_info", {"plant": "fern"})]},
+        {
+            "content": None,
+            "tool_calls": [call("mcp_garden_water_plant", {"plant": "fern", "ml": 200})],
+        },
+        {"content": "A fern needs 200 ml a week; I could not water it without your yes."},
+    ]
+    with _cloud_agent_serve(endpoint) as target:
+        done = _edge(
+            "ask",
+            "how much water does my fern need, and water it",
+            "--cloud",
+            target,
+            "--memory",
+            str(tmp_path / "edge.db"),
+            "--mcp",
+            garden_command(log),
+            "--json",
+        )
+    assert done.returncode == 0, done.stderr
+    steps = [json.loads(line) for line in done.stdout.splitlines()]
+    observed = {s["tool"]: s for s in steps if s["stepType"] == "STEP_TYPE_OBSERVATION"}
+    info = observed["mcp_garden_plant_info"]
+    assert info["origin"] == "ORIGIN_EDGE"
+    assert info["observation"] == {"plant": "fern", "ml_per_week": 200}
+    assert observed["mcp_garden_water_plant"]["status"] == "OBSERVATION_STATUS_REJECTED"
+    assert not log.exists()  # nobody approved: the watering can never moved
+    offered = {tool["function"]["name"] for tool in endpoint.requests[0]["tools"]}
+    assert {"mcp_garden_plant_info", "mcp_garden_water_plant"} <= offered
 
 
 def test_the_cloud_config_file_lists_servers(tmp_path: Path) -> None:
