@@ -216,7 +216,7 @@ def test_edge_agent_ask_mcp_runs_the_tools_the_cloud_plans(
     with _cloud_agent_serve(endpoint) as target:
         done = _edge(
             "ask",
-            "how much water does my fern need, and water it",
+            "how much water does my fern need? water it with 200 ml",
             "--cloud",
             target,
             "--memory",
@@ -231,6 +231,8 @@ def test_edge_agent_ask_mcp_runs_the_tools_the_cloud_plans(
     info = observed["mcp_garden_plant_info"]
     assert info["origin"] == "ORIGIN_EDGE"
     assert info["observation"] == {"plant": "fern", "ml_per_week": 200}
+    asked = [s for s in steps if s["stepType"] == "STEP_TYPE_APPROVAL_REQUEST"]
+    assert [s["tool"] for s in asked] == ["mcp_garden_water_plant"]
     assert observed["mcp_garden_water_plant"]["status"] == "OBSERVATION_STATUS_REJECTED"
     assert not log.exists()  # nobody approved: the watering can never moved
     offered = {tool["function"]["name"] for tool in endpoint.requests[0]["tools"]}
