@@ -239,6 +239,34 @@ def test_edge_agent_ask_mcp_runs_the_tools_the_cloud_plans(
     assert {"mcp_garden_plant_info", "mcp_garden_water_plant"} <= offered
 
 
+@pytest.mark.parametrize("side_effects", [False, True])
+def test_the_cloud_lists_its_mcp_tools_and_stops_their_servers(side_effects: bool) -> None:
+    import asyncio
+
+    from cloud_agent.config import CloudConfig
+    from cloud_agent.service import CloudServer
+
+    config = CloudConfig(port=0, mcp=(garden_command(),), mcp_side_effects=side_effects)
+
+    async def run() -> tuple[dict[str, int], int]:
+        cloud = CloudServer(config)
+        await cloud.start()
+        try:
+            schemas = {s.name: s.executor for s in cloud.handler.tool_schemas()}
+            whoami = next(t for t in cloud.handler.cloud_tools if t.name == "mcp_garden_whoami")
+            assert whoami.func is not None
+            pid = int((await asyncio.to_thread(whoami.func, {}))["result"])
+        finally:
+            await cloud.stop(0)
+        return schemas, pid
+
+    schemas, pid = asyncio.run(run())
+    assert schemas["mcp_garden_plant_info"] == pb.ORIGIN_CLOUD
+    assert ("mcp_garden_water_plant" in schemas) is side_effects
+    with pytest.raises(ProcessLookupError):  # stopping the cloud stopped its servers
+        os.kill(pid, 0)
+
+
 def test_the_cloud_config_file_lists_servers(tmp_path: Path) -> None:
     from cloud_agent.config import CloudConfig
 
