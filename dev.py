@@ -13,6 +13,7 @@ run npm (the Node packages of the cross-language tests); the demo needs no npm.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -57,7 +58,10 @@ def setup() -> None:
 def node_packages() -> None:
     """The Node packages of the cross-language tests (tests/node): only `setup` and
     `test` install them; the demo and the benches need no npm."""
-    if shutil.which("npm") and not (NODE_DIR / "node_modules").exists():
+    package, modules = NODE_DIR / "package.json", NODE_DIR / "node_modules"
+    wanted = json.loads(package.read_text("utf-8"))["dependencies"] if package.is_file() else {}
+    missing = not modules.exists() or any(not (modules / name).exists() for name in wanted)
+    if shutil.which("npm") and missing:  # none yet, or package.json gained one
         run("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error", cwd=NODE_DIR)
 
 

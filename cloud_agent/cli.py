@@ -75,6 +75,17 @@ def serve(
     planner_router: str = typer.Option(
         None, help="The edge router folder the planner asks \\[default: the shipped one]."
     ),
+    mcp: list[str] = typer.Option(  # noqa: B008 - typer's idiom
+        None,
+        "--mcp",
+        help='An MCP server whose read-only tools the cloud runs, "[NAME=]CMD ARGS" (stdio; '
+        "repeat for more; needs the mcp extra).",
+    ),
+    mcp_side_effects: bool = typer.Option(
+        False,
+        "--mcp-side-effects",
+        help="Also offer the MCP tools not marked read-only (they run without approval).",
+    ),
 ) -> None:
     """Serve the cloud reasoner over gRPC (health checking and reflection included)."""
     settings = _settings(
@@ -99,6 +110,8 @@ def serve(
         insecure=insecure or None,
         planner_split=planner_split,
         planner_router=planner_router,
+        mcp=tuple(mcp) if mcp else None,
+        mcp_side_effects=mcp_side_effects or None,
     )
     if ui_port is not None:
         _check_page_access(settings.host, ui_token)

@@ -17,6 +17,8 @@ Example ``cloud.toml``::
     memory_idle_s = 600
     planner_split = "rules"             # or "model": a joint router's parse gives the clauses
     planner_router = "models/joint"     # the edge router the planner asks [default: shipped]
+    mcp = ["search=uvx mcp-server-fetch"]  # MCP servers whose tools the cloud runs
+    mcp_side_effects = false            # also offer their tools not marked read-only
 
     [openai]
     base_url = "http://127.0.0.1:8000/v1"
@@ -114,8 +116,15 @@ class CloudConfig:
     #: for the figures); the router folder (None: the shipped one).
     planner_split: str = "model"
     planner_router: str | None = None
+    #: MCP servers whose tools the cloud runs itself, ``"[NAME=]CMD ARGS"`` each (the mcp
+    #: extra); their tools not marked read-only only with ``mcp_side_effects`` (the cloud
+    #: has no person to approve them).
+    mcp: tuple[str, ...] = ()
+    mcp_side_effects: bool = False
 
     def __post_init__(self) -> None:
+        if not all(isinstance(command, str) and command.strip() for command in self.mcp):
+            raise ValueError('mcp must be a list of "[NAME=]CMD ARGS" strings')
         check_port(self.port)
         if self.metrics_port is not None:
             check_port(self.metrics_port, "metrics port")
@@ -163,6 +172,8 @@ class CloudConfig:
             if isinstance(backends, str):
                 backends = [b.strip() for b in backends.split(",") if b.strip()]
             data["backends"] = tuple(backends)
+        if isinstance(data.get("mcp"), (list, str)):
+            data["mcp"] = (data["mcp"],) if isinstance(data["mcp"], str) else tuple(data["mcp"])
         return cls(openai=OpenAIConfig(**openai_data), **data)
 
     def with_port(self, port: int) -> CloudConfig:

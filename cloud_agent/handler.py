@@ -42,6 +42,7 @@ from react_kernel import (
     Session,
     SessionError,
     State,
+    ToolSpec,
 )
 from understanding.tools.catalogue import DEVICE_TOOLS
 
@@ -151,6 +152,8 @@ class RequestHandler:
         #: the planner takes it for a request that names no place. Called once per
         #: session on the event loop, so it must answer from memory at hand (a cache).
         self.home_city_of: Callable[[Principal], str | None] | None = None
+        #: More tools the cloud runs itself (its MCP servers'), set before the first session.
+        self.cloud_tools: list[ToolSpec] = []
 
     def add_watcher(self, watcher: SessionWatcher) -> None:
         """Let ``watcher`` see every session from now on."""
@@ -181,7 +184,7 @@ class RequestHandler:
             else:
                 loop = AgentLoop(
                     self.reasoner,
-                    cloud_registry(device_tools),
+                    cloud_registry(device_tools, self.cloud_tools),
                     origin=pb.ORIGIN_CLOUD,
                     guards=GuardConfig(
                         max_steps=steps,
@@ -199,7 +202,7 @@ class RequestHandler:
         """The tools a session plans with (cloud tools, then the device tools named, or
         every device tool): the schemas of their arguments and of the observations the
         cloud accepts."""
-        registry = cloud_registry(frozenset(device_tools or DEVICE_TOOLS))
+        registry = cloud_registry(frozenset(device_tools or DEVICE_TOOLS), self.cloud_tools)
         schemas = []
         for spec in registry:
             schema = pb.ToolSchema(

@@ -22,7 +22,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import grpc
 from grpc_health.v1.health import HealthServicer
@@ -51,6 +51,9 @@ from sync.errors import MemoryUnavailableError
 from sync.private import private_folder
 from sync.service import add_sync_service
 from sync.userstores import UserStores, user_filename
+
+if TYPE_CHECKING:
+    from understanding.tools.mcp_servers import McpTools
 
 log = logging.getLogger(__name__)
 TRIM_EVERY_S = 5.0
@@ -208,6 +211,7 @@ class CloudServer:
         self._trimmer: asyncio.Task[None] | None = None
         self.memory_check_s = 2.0
         """Seconds between two checks of the memory database (and idle evictions)."""
+        self._mcp: McpTools | None = None
 
     @property
     def memory_stores(self) -> Any:
@@ -249,6 +253,17 @@ class CloudServer:
             private_folder(self.config.memory_dir)  # exists: only checked
         ensure_port_free(self.config.host, self.config.port)
 
+    async def _start_mcp(self) -> None:
+        """Start the configured MCP servers; their tools become the handler's cloud tools
+        (McpServerError, a ValueError, when one cannot start)."""
+        if not self.config.mcp or self._mcp is not None:
+            return
+        from cloud_agent.mcp_tools import start_cloud_tools
+
+        self._mcp, self.handler.cloud_tools = await asyncio.to_thread(
+            start_cloud_tools, self.config.mcp, side_effects=self.config.mcp_side_effects
+        )
+
     async def start(self) -> int:
         """Bind and start; return the bound port.
 
@@ -260,6 +275,7 @@ class CloudServer:
         for warning in self.exposure_warnings():
             log.warning("%s", warning)
         ensure_port_free(self.config.host, self.config.port)
+        await self._start_mcp()
         self.guard = CallGuard(
             max_calls_per_peer=self.config.max_calls_per_peer,
             idle_timeout_s=self.config.stream_idle_s,
@@ -402,6 +418,9 @@ class CloudServer:
                     await task
         self._monitor = self._trimmer = None
         self.handler.close()
+        mcp, self._mcp = self._mcp, None
+        if mcp is not None:
+            await asyncio.to_thread(mcp.close)
         close_reasoner, self._close_reasoner = self._close_reasoner, None
         if callable(close_reasoner):
             await asyncio.to_thread(close_reasoner)

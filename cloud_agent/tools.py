@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cloud_agent.forecast_provider import configured_provider
 from understanding.tools import ToolMemory, builtin_specs
 from understanding.tools.catalogue import CLOUD_TOOLS, DEVICE_TOOLS
+
+if TYPE_CHECKING:
+    from react_kernel import ToolSpec
 
 
 class _NoMemory:
@@ -30,10 +33,11 @@ class _NoMemory:
     timers = forget = device_states = _refuse
 
 
-def cloud_registry(device_tools: Iterable[str] = ()) -> Any:
+def cloud_registry(device_tools: Iterable[str] = (), extra: Iterable[ToolSpec] = ()) -> Any:
     """Cloud tools run here; the named device tools are planned here and run on the device.
 
     ``device_tools`` empty (the ``Reason`` RPC): the cloud can only use its own tools.
+    ``extra``: more tools the cloud runs itself (its MCP servers' tools, ``--mcp``).
     """
     from react_kernel.tools import ToolRegistry
 
@@ -46,6 +50,8 @@ def cloud_registry(device_tools: Iterable[str] = ()) -> Any:
             registry.register(dataclasses.replace(spec, executor="cloud", timeout_s=None))
         elif spec.name in wanted:
             registry.register(dataclasses.replace(spec, executor="edge", func=None))
+    for spec in extra:
+        registry.register(spec)
     return registry
 
 

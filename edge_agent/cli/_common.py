@@ -11,7 +11,10 @@ import typer
 from edgeloop.console import fail
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from edge_agent.agent import EdgeAgent
+    from react_kernel import ToolSpec
     from sync.store import MemoryStore
     from understanding.router import Router
 
@@ -22,6 +25,12 @@ _TOOLS_HELP = (
     "'edgeloop.tools' entry points are added too."
 )
 ToolsOption = Annotated[list[str] | None, typer.Option("--tools", help=_TOOLS_HELP)]
+_MCP_HELP = (
+    'An MCP server whose tools the device offers, "[NAME=]CMD ARGS" (run over stdio; its '
+    "tools not marked read-only need approval); repeatable. Also the `mcp` list of edge.toml "
+    "beside the memory. Needs the mcp extra."
+)
+McpOption = Annotated[list[str] | None, typer.Option("--mcp", help=_MCP_HELP)]
 MemoryOption = Annotated[str | None, typer.Option("--memory", help=MEMORY_HELP)]
 CloudOption = Annotated[str | None, typer.Option("--cloud", help="Cloud reasoner HOST:PORT.")]
 ModelOption = Annotated[
@@ -43,8 +52,11 @@ TlsRootOption = Annotated[
 ]
 
 
-def _router(model: str | None = None, tools: list[str] | None = None) -> Router:
-    """The router with the user's tools (its errors are edge errors: the group maps them)."""
+def _router(
+    model: str | None = None, tools: list[str] | None = None, mcp: list[str] | None = None
+) -> Router:
+    """The router with the user's tools and the MCP servers' (its errors are edge errors:
+    the group maps them). The servers start while the model loads."""
     from understanding.router import Router
     from understanding.tools.user import entry_point_tools, load_tools
 
@@ -53,7 +65,41 @@ def _router(model: str | None = None, tools: list[str] | None = None) -> Router:
     specs = entry_point_tools()
     for reference in tools or []:
         specs.extend(load_tools(reference))
-    return Router.load(model, tools=specs)
+    starting = _start_mcp(mcp) if mcp else None
+    router = Router.load(model, tools=specs)
+    for spec in starting.result() if starting is not None else []:
+        router.add_tool(spec)
+    return router
+
+
+def _start_mcp(commands: list[str]) -> Future[list[ToolSpec]]:
+    """Start the MCP servers on a thread, for as long as the command runs; their tools as
+    device tools. They are the router's tools like ``--tools`` (the agent registers them),
+    though no intent of the router names them: the cloud's plan and the reasoners that
+    list the registry reach them."""
+    import atexit
+    from concurrent.futures import ThreadPoolExecutor
+
+    def start() -> list[ToolSpec]:
+        from understanding.tools.mcp_servers import McpTools
+
+        servers = McpTools.start(commands, executor="edge")
+        atexit.register(servers.close)
+        return servers.specs
+
+    pool = ThreadPoolExecutor(1, thread_name_prefix="mcp-start")
+    try:
+        return pool.submit(start)
+    finally:
+        pool.shutdown(wait=False)
+
+
+def mcp_commands(memory: str | None, given: list[str] | None) -> list[str]:
+    """The MCP servers of this run: edge.toml's beside the memory, then ``--mcp``'s."""
+    from edge_agent.config_file import load_config_file
+    from edge_agent.paths import memory_path
+
+    return [*load_config_file(memory_path(memory).parent).mcp, *(given or [])]
 
 
 def _cloud_target(cloud: str) -> str:
@@ -70,10 +116,11 @@ def _agent(
     tools: list[str] | None = None,
     token: str | None = None,
     tls_root: str | None = None,
+    mcp: list[str] | None = None,
 ) -> EdgeAgent:
     from edge_agent.agent import EdgeAgent
 
-    router = _router(model, tools)
+    router = _router(model, tools, mcp_commands(memory, mcp))
     store = _device_store(memory)
     link = None
     if cloud:

@@ -10,6 +10,7 @@ import typer
 
 from edge_agent.cli._common import (
     CloudOption,
+    McpOption,
     MemoryOption,
     ModelOption,
     TlsRootOption,
@@ -75,6 +76,7 @@ def ask(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show every step."),
     model: ModelOption = None,
     tools: ToolsOption = None,
+    mcp: McpOption = None,
     token: TokenOption = None,
     tls_root: TlsRootOption = None,
     session: str = typer.Option(
@@ -87,14 +89,14 @@ def ask(
 
     if (problem := query_problem(query)) is not None:
         raise fail(problem, 2)
-    if not (model or tools or token or tls_root or session) and _ask_runtime(
+    if not (model or tools or mcp or token or tls_root or session) and _ask_runtime(
         query, cloud, memory, json_output, verbose
     ):
         return
     from edgeloop.v1 import agent_pb2 as pb
     from react_kernel.steps import step_to_json
 
-    agent = _agent(cloud, memory, model, tools, token, tls_root)
+    agent = _agent(cloud, memory, model, tools, token, tls_root, mcp)
     interactive = sys.stdin.isatty() and not json_output
     if session and agent.open_question(session) is None:
         raise fail(f"session {session} is not waiting for an answer", 2)
@@ -194,6 +196,7 @@ def chat(
     memory: MemoryOption = None,
     model: ModelOption = None,
     tools: ToolsOption = None,
+    mcp: McpOption = None,
     token: TokenOption = None,
     tls_root: TlsRootOption = None,
 ) -> None:
@@ -201,5 +204,5 @@ def chat(
     from edge_agent.chat import run_chat
     from edge_agent.runtime import DeviceRuntime
 
-    runtime = DeviceRuntime(_agent(cloud, memory, model, tools, token, tls_root))
+    runtime = DeviceRuntime(_agent(cloud, memory, model, tools, token, tls_root, mcp))
     run_chat(runtime.agent, runtime=runtime)

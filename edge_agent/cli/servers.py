@@ -8,6 +8,7 @@ import typer
 
 from edge_agent.cli._common import (
     CloudOption,
+    McpOption,
     MemoryOption,
     ModelOption,
     TlsRootOption,
@@ -26,6 +27,7 @@ def serve(
     memory: MemoryOption = None,
     model: ModelOption = None,
     tools: ToolsOption = None,
+    mcp: McpOption = None,
     token: TokenOption = None,
     tls_root: TlsRootOption = None,
     insecure: bool = typer.Option(
@@ -34,7 +36,7 @@ def serve(
 ) -> None:
     """Serve the edge agent over gRPC for clients in any language (the runtime without
     its page: timers ring here too; see `edge-agent run`)."""
-    _host_runtime(host, port, None, cloud, memory, model, tools, token, tls_root, insecure)
+    _host_runtime(host, port, None, cloud, memory, model, tools, token, tls_root, insecure, mcp=mcp)
 
 
 def run_command(
@@ -47,6 +49,7 @@ def run_command(
     memory: MemoryOption = None,
     model: ModelOption = None,
     tools: ToolsOption = None,
+    mcp: McpOption = None,
     token: TokenOption = None,
     tls_root: TlsRootOption = None,
     insecure: bool = typer.Option(
@@ -60,7 +63,18 @@ def run_command(
     (once, even with several processes on one memory), announces events here, on the
     page and on the WatchEvents RPC; `edge-agent ask` on the same memory goes through it."""
     _host_runtime(
-        host, port, ui_port, cloud, memory, model, tools, token, tls_root, insecure, missed_after
+        host,
+        port,
+        ui_port,
+        cloud,
+        memory,
+        model,
+        tools,
+        token,
+        tls_root,
+        insecure,
+        missed_after,
+        mcp=mcp,
     )
 
 
@@ -76,6 +90,8 @@ def _host_runtime(
     tls_root: str | None,
     insecure: bool,
     missed_after: float = 10.0,
+    *,
+    mcp: list[str] | None = None,
 ) -> None:
     """Serve the runtime until Ctrl-C; every failure to start is one line."""
     import asyncio
@@ -97,7 +113,7 @@ def _host_runtime(
         access = UiAccess.checked(host, None)
         target = _cloud_target(cloud) if cloud else None
         page = PageOptions(ui_port, access, target, token, tls_root)
-    agent = _agent(cloud, memory, model, tools, token, tls_root)
+    agent = _agent(cloud, memory, model, tools, token, tls_root, mcp)
     runtime = DeviceRuntime(agent, missed_after_s=missed_after)
 
     def say(line: str) -> None:

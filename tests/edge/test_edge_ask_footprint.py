@@ -18,7 +18,8 @@ from understanding.slu.model import MODEL_FILE, WEIGHTS_FILE
 
 # Loaded by none of these asks: the schema validator (the kernel's fast checks answer for
 # the built-in tools' arguments), gRPC (only to sync), the trainer's libraries, the HTTP client (no
-# forecast service is set up), units (only unit conversions), the web page and the cloud.
+# forecast service is set up), units (only unit conversions), the web page, the cloud, and
+# the MCP SDK with its pydantic (only with --mcp or an edge.toml naming servers).
 NOT_IMPORTED = (
     "jsonschema",
     "grpc",
@@ -31,6 +32,9 @@ NOT_IMPORTED = (
     "jinja2",
     "rich",
     "cloud_agent",
+    "mcp",
+    "pydantic",
+    "understanding.tools.mcp_servers",
 )
 
 _ASK = """
