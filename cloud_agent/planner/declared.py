@@ -42,7 +42,9 @@ from cloud_agent.planner import interpret as it
 from cloud_agent.planner import plan_check
 from cloud_agent.planner.calls import Plan, PlannedCall
 from cloud_agent.planner.clauses import is_chatter, normalise, split_clauses
+from edgeloop.v1 import agent_pb2 as pb
 from react_kernel import ToolSpec
+from react_kernel.steps import from_struct
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +54,7 @@ __all__ = [
     "DeclaredPlanner",
     "fill_declared",
     "grounded",
+    "guard_declared",
     "plan_with_declared",
 ]
 
@@ -345,3 +348,23 @@ class DeclaredPlanner:
         if len(self._plans) > self._size:
             self._plans.popitem(last=False)
         return plan
+
+
+def guard_declared(ctx: Any, step: pb.ReactStep) -> pb.ReactStep:
+    """A language model's ACTION of a declared tool with side effects, checked as the plan
+    check checks the cloud's own (every argument in the person's words): an ERROR naming
+    why when it is not, which the model sees as the call's result. Any other step as is."""
+    spec = ctx.tools.get(step.tool) if step.step_type == pb.STEP_TYPE_ACTION else None
+    if spec is None or not spec.side_effects or step.tool not in declared_names(ctx.metadata):
+        return step
+    if grounded(from_struct(step.arguments), normalise(ctx.query)):
+        return step
+    refused = pb.ReactStep(
+        step_type=pb.STEP_TYPE_ERROR,
+        content=(
+            f"{step.tool} was not run: its arguments are not all in the person's words. "
+            "Use the person's own words for its arguments, or answer without it."
+        ),
+    )
+    refused.metadata["refused_tool"] = step.tool
+    return refused
