@@ -41,9 +41,7 @@ def converse(
 
 
 def actions(steps: list[pb.ReactStep]) -> list[tuple[str, dict[str, Any]]]:
-    return [
-        (s.tool, from_struct(s.arguments)) for s in steps if s.step_type == pb.STEP_TYPE_ACTION
-    ]
+    return [(s.tool, from_struct(s.arguments)) for s in steps if s.step_type == pb.STEP_TYPE_ACTION]
 
 
 def assert_watered_and_weather(steps: list[pb.ReactStep], receipt: Any, garden: Garden) -> None:
@@ -117,7 +115,7 @@ def test_approval_and_side_effect_flags_reach_the_device(cloud: Any) -> None:
 )
 def test_what_cannot_be_told_is_declined_not_guessed(cloud: Any, query: str, kind: str) -> None:
     garden = Garden()
-    steps, receipt = converse(cloud, garden, query=query)
+    steps, _ = converse(cloud, garden, query=query)
     assert actions(steps) == [] and garden.watered == []
     assert kind in steps[-1].content
 

@@ -89,8 +89,7 @@ def test_count_size_and_duplicates_are_bounded() -> None:
     with pytest.raises(InvalidRequestError, match="declared twice"):
         check_declarations([declaration(), declaration()])
     big = [
-        declaration(name=f"tool_{i}", input_schema=_schema_of(7000), examples=())
-        for i in range(10)
+        declaration(name=f"tool_{i}", input_schema=_schema_of(7000), examples=()) for i in range(10)
     ]
     with pytest.raises(InvalidRequestError, match=f"at most {MAX_DECLARATION_BYTES}"):
         check_declarations(big)
@@ -131,9 +130,12 @@ _schemas = st.one_of(
         max_size=4,
     ),
     st.just({"type": "object"}),
-    st.builds(lambda p: {"type": "object", "properties": p}, st.dictionaries(
-        st.text(max_size=6), st.sampled_from([{"type": "string"}, {"type": "integer"}, {}])
-    )),
+    st.builds(
+        lambda p: {"type": "object", "properties": p},
+        st.dictionaries(
+            st.text(max_size=6), st.sampled_from([{"type": "string"}, {"type": "integer"}, {}])
+        ),
+    ),
 )
 
 

@@ -48,8 +48,9 @@ class ScriptedEndpoint:
 
     A reply is a dict with any of: ``content`` (str or None), ``tool_calls`` (list),
     ``status`` (an error status), ``headers`` (sent with it), ``delay`` (seconds before
-    answering); or a function of the request's body that returns one. Requests and their arrival times are recorded. With ``refuse_tools`` a
-    request carrying ``tools`` gets the HTTP 400 vLLM gives without tool parsing enabled.
+    answering); or a function of the request's body that returns one. Requests and their
+    arrival times are recorded. With ``refuse_tools`` a request carrying ``tools`` gets the
+    HTTP 400 vLLM gives without tool parsing enabled.
     """
 
     def __init__(self) -> None:
