@@ -18,7 +18,13 @@ device says of it. So a part of the query goes to a declared tool in one of two 
    declines the query naming the argument: a wrong action is worse than asking.
 
 The rest of the query is planned as always, and the two are put back in the order of the
-words; the whole plan then passes the plan check or nothing of it runs.
+words; the whole plan then passes the plan check or nothing of it runs. The device's
+proposals of the cloud's own tools (a Python device sends its router's reading of each
+clause) are planned as proposed when, with the declared tools' parts, they cover every
+request of the query, each in the query's words, fitting its schema and passing the plan
+check: the cloud need not read the query again. Otherwise the cloud reads those words
+itself, as a clause read alone may lack what another lends it ("weather in Paris and
+Berlin": "Berlin" alone is no request).
 
     >>> grounded({"plant": "fern", "ml": 200}, "water the fern with 200 ml")
     True
@@ -151,9 +157,9 @@ def _encoder() -> Any:
 
 def _closest(clause: str, specs: Sequence[ToolSpec]) -> tuple[ToolSpec | None, float]:
     """The declared tool whose examples the clause is closest to, if clearly so."""
-    encoder = _encoder()
     with_examples = [s for s in specs if s.examples]
-    if encoder is None or not with_examples:
+    encoder = _encoder() if with_examples else None
+    if encoder is None:
         return None, 0.0
     vector = encoder.embed(clause)
     scores = sorted(
@@ -269,31 +275,70 @@ def _rest(words: str, claims: Sequence[_Claim]) -> str:
     return _JOINERS.sub("", rest).strip(" ;,.")
 
 
-def plan_with_declared(
-    query: str,
-    specs: Sequence[ToolSpec],
-    proposals: Sequence[Proposal],
-    input_errors: Callable[..., list[Any]],
-    plan_rest: Callable[[str], Plan],
-) -> Plan | None:
-    """The plan of ``query`` with the declared ``specs``; None when no part of it is for
-    one of them (the usual plan then serves). ``plan_rest`` plans the other words."""
-    words = normalise(query)
+def _known_claim(proposal: Proposal, words: str, tools: Any) -> _Claim | None:
+    """The claim of a proposed call of one of the cloud's own tools (in this session's
+    registry): its span in the words, its arguments fit, and the plan check passes."""
+    spec = tools.get(proposal.tool)
+    span = normalise(proposal.span)
+    start = words.find(span) if span and spec is not None else -1
+    if start < 0 or tools.input_errors(spec.name, proposal.arguments):
+        return None
+    if not plan_check.check_call(spec.name, proposal.arguments, words).ok:
+        return None
+    return _Claim(start, start + len(span), PlannedCall(spec.name, dict(proposal.arguments)))
+
+
+def _claims(
+    words: str, specs: Sequence[ToolSpec], proposals: Sequence[Proposal], tools: Any
+) -> tuple[list[_Claim], list[_Claim], Plan | None]:
+    """The declared tools' claims (proposed, then by meaning), the claims of the proposals
+    of the cloud's own tools, or the plan that declines."""
     by_name = {spec.name: spec for spec in specs}
     claims: list[_Claim] = []
     for proposal in proposals:
         spec = by_name.get(proposal.tool)
-        claim = _proposal_claim(proposal, spec, words, input_errors) if spec else None
+        claim = _proposal_claim(proposal, spec, words, tools.input_errors) if spec else None
         if claim is not None and not _overlaps(claim, claims):
             claims.append(claim)
     more, declined = _example_claims(words, specs, claims)
+    claims = sorted(claims + more, key=lambda c: c.start)
+    known: list[_Claim] = []
+    for proposal in proposals:
+        if proposal.tool in by_name:
+            continue
+        claim = _known_claim(proposal, words, tools)
+        if claim is not None and not _overlaps(claim, claims + known):
+            known.append(claim)
+    return claims, known, declined
+
+
+def plan_with_declared(
+    query: str,
+    specs: Sequence[ToolSpec],
+    proposals: Sequence[Proposal],
+    tools: Any,
+    plan_rest: Callable[[str], Plan],
+) -> Plan | None:
+    """The plan of ``query`` with the declared ``specs`` and the device's ``proposals``
+    (checked against ``tools``, the session's registry); None when no part of it is for a
+    declared tool and the proposals do not cover it all (the usual plan then serves).
+    ``plan_rest`` plans the other words.
+
+    The proposals of the cloud's own tools are used only when, with the declared tools'
+    claims, they cover every request of the query (the device read it all, and the cloud
+    need not read it again); otherwise the cloud reads those words itself, as a clause
+    read alone may lack what the others lend it ("weather in Paris and Berlin")."""
+    words = normalise(query)
+    claims, known, declined = _claims(words, specs, proposals, tools)
     if declined is not None:
         declined.query = query
         return declined
-    claims = sorted(claims + more, key=lambda c: c.start)
+    rest = _rest(words, claims)
+    covered = _rest(words, claims + known)
+    if known and (not covered or is_chatter(covered)):
+        claims, rest = sorted(claims + known, key=lambda c: c.start), ""
     if not claims:
         return None
-    rest = _rest(words, claims)
     plan = Plan(query=query)
     later: list[PlannedCall] = []
     if rest and not is_chatter(rest):
@@ -323,13 +368,13 @@ class DeclaredPlanner:
         self._size = size
 
     def plan(self, ctx: Any, plan_rest: Callable[[str], Plan]) -> Plan | None:
-        """The plan for the context's query with its session's declared tools (None: no
-        declared tool in it, or none declared)."""
+        """The plan for the context's query with its session's declared tools and proposed
+        calls (None: neither serves it, :func:`plan_with_declared`)."""
         names = declared_names(ctx.metadata)
         specs = [spec for name in sorted(names) if (spec := ctx.tools.get(name)) is not None]
-        if not specs:
-            return None
         proposals = proposals_of(ctx.metadata)
+        if not specs and not proposals:
+            return None
         key = json.dumps(
             [
                 ctx.query,
@@ -343,7 +388,7 @@ class DeclaredPlanner:
         if key in self._plans:
             self._plans.move_to_end(key)
             return self._plans[key]
-        plan = plan_with_declared(ctx.query, specs, proposals, ctx.tools.input_errors, plan_rest)
+        plan = plan_with_declared(ctx.query, specs, proposals, ctx.tools, plan_rest)
         self._plans[key] = plan
         if len(self._plans) > self._size:
             self._plans.popitem(last=False)

@@ -162,3 +162,53 @@ def test_list_tools_lists_declared_tools_after_the_device_tools(cloud: Any) -> N
     assert [t.executor for t in tools[:-1]] == sorted(
         (t.executor for t in tools[:-1]), key=lambda e: e != pb.ORIGIN_CLOUD
     )
+
+
+def _proposed(tool: str, span: str, **arguments: Any) -> pb.ProposedCall:
+    call = pb.ProposedCall(tool=tool, span=span, confidence=0.9)
+    call.arguments.update(arguments)
+    return call
+
+
+class Home(Garden):
+    """A device with lights and timers: answers every device action with OK."""
+
+    def __call__(self, action: pb.ReactStep) -> pb.ReactStep:
+        self.actions.append(action)
+        step = pb.ReactStep(step_type=pb.STEP_TYPE_OBSERVATION)
+        if action.tool == "device_control":
+            step.observation.update({"device": "light", "state": "on"})
+        else:
+            step.observation.update({"timer_id": "t1", "seconds": 300, "label": ""})
+        return step
+
+
+def test_proposals_covering_every_request_are_planned_as_read(cloud: Any) -> None:
+    # The device's reading (no room named: the cloud's own reading would name the kitchen)
+    # is planned as it is when it covers the whole query: no second parse.
+    query = "turn on the kitchen light and set a timer for 5 minutes"
+    proposals = [
+        _proposed("device_control", "turn on the kitchen light", device="light", action="on"),
+        _proposed("set_timer", "set a timer for 5 minutes", seconds=300),
+    ]
+    steps, _ = converse(cloud, Home(), query=query, declared=[], proposals=proposals)
+    assert actions(steps) == [
+        ("device_control", {"device": "light", "action": "on"}),
+        ("set_timer", {"seconds": 300}),
+    ]
+    alone, _ = converse(cloud, Home(), query=query, declared=[])
+    assert actions(alone)[0][1]["room"] == "kitchen"
+
+
+def test_proposals_covering_part_of_the_query_leave_it_to_the_cloud(cloud: Any) -> None:
+    query = "weather in Paris and Berlin"
+    proposals = [_proposed("get_weather", "weather in Paris", city="rome", day="today")]
+    steps, _ = converse(cloud, Home(), query=query, declared=[], proposals=proposals)
+    assert [a["city"] for _, a in actions(steps)] == ["paris", "berlin"]
+
+
+def test_a_proposal_failing_the_plan_check_is_ignored(cloud: Any) -> None:
+    query = "add a note soak ohdydzxtqd"
+    proposals = [_proposed("add_note", query, text="soak")]
+    steps, _ = converse(cloud, Home(), query=query, declared=[], proposals=proposals)
+    assert all(a.get("text") != "soak" for _, a in actions(steps))
