@@ -20,8 +20,12 @@ half a declaration.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -43,6 +47,7 @@ __all__ = [
     "MAX_TOOLS",
     "NAME_PATTERN",
     "PROPOSED_KEY",
+    "DeclaredLoops",
     "Proposal",
     "check_declarations",
     "check_name",
@@ -139,6 +144,12 @@ def _check_schema(name: str, field: str, struct: Any) -> dict[str, Any]:
     return schema
 
 
+@functools.lru_cache(maxsize=128)
+def _checked(data: bytes) -> ToolSpec:
+    """One serialized declaration checked (cached: a device sends the same ones again)."""
+    return _check_one(pb.ToolDeclaration.FromString(data))
+
+
 def _check_one(declaration: pb.ToolDeclaration) -> ToolSpec:
     name = declaration.name
     check_name(name)
@@ -174,7 +185,7 @@ def check_declarations(declarations: Sequence[pb.ToolDeclaration]) -> list[ToolS
     specs: list[ToolSpec] = []
     seen: set[str] = set()
     for declaration in declarations:
-        spec = _check_one(declaration)
+        spec = _checked(declaration.SerializeToString(deterministic=True))
         if spec.name in seen:
             raise _refuse(spec.name, "declared twice")
         seen.add(spec.name)
@@ -284,3 +295,41 @@ def with_declared(loop: AgentLoop, specs: Sequence[ToolSpec]) -> AgentLoop:
         safety=loop.safety,
         approval_policy=loop.approval_policy,
     )
+
+
+class DeclaredLoops:
+    """The loops of sessions with declared tools, one per base loop and declaration (the
+    same device declares the same tools on every call), the least recently used first out.
+
+    A loop holds only the tools of the exact declaration it was built for, so sharing it
+    between sessions declaring the same bytes shows no session another's tools.
+    """
+
+    def __init__(self, size: int = 128) -> None:
+        self._loops: OrderedDict[tuple[int, str], tuple[AgentLoop, AgentLoop]] = OrderedDict()
+        self._size = size
+        self._lock = threading.Lock()
+
+    def loop(
+        self,
+        base: AgentLoop,
+        declarations: Sequence[pb.ToolDeclaration],
+        specs: Sequence[ToolSpec],
+    ) -> AgentLoop:
+        """``base`` with the declared ``specs`` (checked from ``declarations``)."""
+        digest = hashlib.sha256()
+        for declaration in declarations:
+            data = declaration.SerializeToString(deterministic=True)
+            digest.update(len(data).to_bytes(4, "big") + data)
+        key = (id(base), digest.hexdigest())
+        with self._lock:
+            found = self._loops.get(key)
+            if found is not None and found[0] is base:  # the base itself, not a namesake id
+                self._loops.move_to_end(key)
+                return found[1]
+        loop = with_declared(base, specs)
+        with self._lock:
+            self._loops[key] = (base, loop)
+            if len(self._loops) > self._size:
+                self._loops.popitem(last=False)
+        return loop

@@ -22,11 +22,11 @@ from typing import Any, Protocol
 
 from cloud_agent.config import CloudConfig
 from cloud_agent.declared_tools import (
+    DeclaredLoops,
     check_declarations,
     check_proposals,
     session_metadata,
     tool_schema,
-    with_declared,
 )
 from cloud_agent.errors import (
     InvalidRequestError,
@@ -148,6 +148,7 @@ class RequestHandler:
         self.metrics = metrics
         self.limiter = limiter or RateLimiter(config.rate_per_s, config.rate_burst)
         self._loops: OrderedDict[tuple[frozenset[str], int], AgentLoop] = OrderedDict()
+        self._declared_loops = DeclaredLoops()  # the loops of sessions with declared tools
         self._owners: OrderedDict[str, str] = OrderedDict()
         self._lock = threading.Lock()
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="reasoner")
@@ -284,7 +285,7 @@ class RequestHandler:
         proposals = check_proposals(request.proposed_calls)
         loop = self.loop_for(device_tools, request.max_steps)
         if declared and next_observation:
-            loop = with_declared(loop, declared)
+            loop = self._declared_loops.loop(loop, request.declared_tools, declared)
         session = loop.start(query, session_id=request.session_id, trace_id=trace_id)
         session.metadata.update(session_metadata(declared if next_observation else (), proposals))
         session.turn_id = request.turn_id

@@ -212,3 +212,16 @@ def test_a_proposal_failing_the_plan_check_is_ignored(cloud: Any) -> None:
     proposals = [_proposed("add_note", query, text="soak")]
     steps, _ = converse(cloud, Home(), query=query, declared=[], proposals=proposals)
     assert all(a.get("text") != "soak" for _, a in actions(steps))
+
+
+def test_a_declaration_is_the_sessions_alone(cloud: Any) -> None:
+    converse(cloud, Garden(), proposals=[proposal()])  # declared in an earlier session
+    garden = Garden()
+    steps, _ = converse(cloud, garden, declared=[], proposals=[proposal()])
+    assert garden.actions == []
+    assert "water_plants" not in [tool for tool, _ in actions(steps)]
+    # The same name declared otherwise (any observation accepted) is checked as declared.
+    lenient = Garden(observation={"plant": 7})
+    steps, receipt = converse(cloud, lenient, declared=[declaration(output_schema={})])
+    assert not [s for s in steps if s.metadata.get("observation_refused")]
+    assert receipt is not None and "water_plants" in [e.tool for e in receipt.evidence]
