@@ -119,6 +119,30 @@ def _foreign_ref(schema: Any) -> str | None:
     return None
 
 
+# A quantified group holding a quantifier ("(a+)+", "(x*y)*"): the shape of the regular
+# expressions that take exponential time on a near miss. The cloud checks a declared
+# schema's patterns on its own threads, so it refuses them (a heuristic, with a length
+# bound beside it; overlapping alternations are not caught).
+_NESTED_QUANTIFIER = re.compile(r"\((?:[^()\\]|\\.)*[+*}](?:[^()\\]|\\.)*\)\s*[+*{]")
+MAX_PATTERN_CHARS = 256
+
+
+def _risky_pattern(schema: Any) -> str | None:
+    """The first ``pattern`` (or ``patternProperties`` key) that is too long or nests
+    quantifiers, if any."""
+    if isinstance(schema, list):
+        return next((p for item in schema if (p := _risky_pattern(item)) is not None), None)
+    if not isinstance(schema, dict):
+        return None
+    patterns = [schema["pattern"]] if isinstance(schema.get("pattern"), str) else []
+    if isinstance(schema.get("patternProperties"), dict):
+        patterns += list(schema["patternProperties"])
+    for pattern in patterns:
+        if len(pattern) > MAX_PATTERN_CHARS or _NESTED_QUANTIFIER.search(pattern):
+            return str(pattern)
+    return next((p for v in schema.values() if (p := _risky_pattern(v)) is not None), None)
+
+
 def _check_schema(name: str, field: str, struct: Any) -> dict[str, Any]:
     """A declared schema as a dict: at most 8 KiB serialized, a valid draft 2020-12 schema
     of an object, referring to nothing outside itself."""
@@ -134,6 +158,13 @@ def _check_schema(name: str, field: str, struct: Any) -> dict[str, Any]:
     foreign = _foreign_ref(schema)
     if foreign is not None:
         raise _refuse(name, f"{field} refers outside itself ({foreign!r}); only '#...' refs")
+    risky = _risky_pattern(schema)
+    if risky is not None:
+        raise _refuse(
+            name,
+            f"{field} has a pattern over {MAX_PATTERN_CHARS} characters or with nested "
+            f"quantifiers ({risky[:40]!r})",
+        )
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import SchemaError
 

@@ -3,8 +3,9 @@
 The planner knows its own tools by their words; a declared tool it knows only by what the
 device says of it. So a part of the query goes to a declared tool in one of two ways:
 
-1. **The device's proposed call** (``ProposedCall``): its span must be words of the query,
-   its arguments must fit the declared input schema, and a tool with side effects must
+1. **The device's proposed call** (``ProposedCall``): its span must be words of the query
+   holding one request (a span over two would leave the other unplanned), its arguments
+   must fit the declared input schema, and a tool with side effects must
    have every argument in the span's own words (the plan check's rule: nothing is done
    that the person did not say). A proposal that fails any of these is ignored, never run.
 2. **By meaning**, when no proposal covers a clause: the clause is compared with the
@@ -123,6 +124,12 @@ def _overlaps(claim: _Claim, others: Sequence[_Claim]) -> bool:
     return any(c.start < claim.end and claim.start < c.end for c in others)
 
 
+def _several_requests(span: str) -> bool:
+    """Whether the words hold more than one clause that is not small talk: one call read
+    from them would leave the others unplanned, silently."""
+    return sum(not is_chatter(piece) for piece in split_clauses(span)) > 1
+
+
 def _proposal_claim(
     proposal: Proposal, spec: ToolSpec, words: str, input_errors: Callable[..., list[Any]]
 ) -> _Claim | None:
@@ -132,6 +139,9 @@ def _proposal_claim(
     start = words.find(span) if span else -1
     if start < 0:
         log.info("proposed %s ignored: its span is not in the query", proposal.tool)
+        return None
+    if _several_requests(span):
+        log.info("proposed %s ignored: its span holds more than one request", proposal.tool)
         return None
     if input_errors(spec.name, proposal.arguments):
         log.info("proposed %s ignored: its arguments fail the schema", proposal.tool)
@@ -281,7 +291,7 @@ def _known_claim(proposal: Proposal, words: str, tools: Any) -> _Claim | None:
     spec = tools.get(proposal.tool)
     span = normalise(proposal.span)
     start = words.find(span) if span and spec is not None else -1
-    if start < 0 or tools.input_errors(spec.name, proposal.arguments):
+    if start < 0 or _several_requests(span) or tools.input_errors(spec.name, proposal.arguments):
         return None
     if not plan_check.check_call(spec.name, proposal.arguments, words).ok:
         return None

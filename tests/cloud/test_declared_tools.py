@@ -70,6 +70,16 @@ REFUSALS: list[tuple[str, dict[str, Any], str]] = [
         "draft 2020-12",
     ),
     ("water_plants", {"output_schema": {"type": "string"}}, "observation_schema"),
+    (
+        "water_plants",
+        {"output_schema": {"type": "object", "properties": {"p": {"pattern": "^(a+)+$"}}}},
+        "nested quantifiers",
+    ),
+    (
+        "water_plants",
+        {"input_schema": {"type": "object", "patternProperties": {"x" * 300: {}}}},
+        "over 256 characters",
+    ),
 ]
 
 
