@@ -33,7 +33,16 @@ from typing import Any
 from cloud_agent.errors import InvalidRequestError
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel import AgentLoop, ToolSpec
-from react_kernel.declarations import spec_of
+from react_kernel.declarations import (
+    MAX_DECLARATION_BYTES,
+    MAX_DESCRIPTION_CHARS,
+    MAX_EXAMPLE_CHARS,
+    MAX_EXAMPLES,
+    MAX_SCHEMA_BYTES,
+    MAX_TOOLS,
+    NAME_PATTERN,
+    spec_of,
+)
 from react_kernel.steps import from_struct
 
 __all__ = [
@@ -60,13 +69,6 @@ __all__ = [
     "with_declared",
 ]
 
-NAME_PATTERN = re.compile(r"[a-z][a-z0-9_]{0,63}")
-MAX_TOOLS = 32
-MAX_DESCRIPTION_CHARS = 1024
-MAX_SCHEMA_BYTES = 8 * 1024
-MAX_EXAMPLES = 8
-MAX_EXAMPLE_CHARS = 200
-MAX_DECLARATION_BYTES = 64 * 1024
 MAX_PROPOSALS = 32
 MAX_SPAN_CHARS = 4096
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"

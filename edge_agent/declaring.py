@@ -20,7 +20,12 @@ from typing import Any
 
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel import ToolSpec
-from react_kernel.declarations import declaration_of
+from react_kernel.declarations import (
+    MAX_DECLARATION_BYTES,
+    MAX_TOOLS,
+    declaration_of,
+    fit_declaration,
+)
 from react_kernel.steps import to_struct
 
 log = logging.getLogger(__name__)
@@ -32,10 +37,28 @@ MAX_CLAUSES = 8
 
 
 def declared_tools(specs: Iterable[ToolSpec]) -> list[pb.ToolDeclaration]:
-    """The declarations of the tools that are not built-in (the cloud knows those)."""
+    """The declarations of the tools that are not built-in (the cloud knows those), kept
+    within the protocol's bounds: a tool that cannot be declared (its name, a schema too
+    large, one too many) is left out with a warning, never the whole hand-off refused."""
     from understanding.tools import TOOL_NAMES
 
-    return [declaration_of(spec) for spec in specs if spec.name not in TOOL_NAMES]
+    declared: list[pb.ToolDeclaration] = []
+    size = 0
+    for spec in specs:
+        if spec.name in TOOL_NAMES:
+            continue
+        declaration = declaration_of(spec)
+        problem = fit_declaration(declaration)
+        if problem is None and len(declared) >= MAX_TOOLS:
+            problem = f"the device declares at most {MAX_TOOLS} tools"
+        if problem is None and size + declaration.ByteSize() > MAX_DECLARATION_BYTES:
+            problem = f"the declarations would be over {MAX_DECLARATION_BYTES} bytes"
+        if problem is not None:
+            log.warning("tool %s is not declared to the cloud: %s", spec.name, problem)
+            continue
+        size += declaration.ByteSize()
+        declared.append(declaration)
+    return declared
 
 
 def proposed_calls(router: Any, query: str) -> list[pb.ProposedCall]:

@@ -14,11 +14,34 @@ both sides share, next to the spec it converts.
 
 from __future__ import annotations
 
+import re
+
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel.steps import from_struct, to_struct
 from react_kernel.tools import ToolSpec
 
-__all__ = ["declaration_of", "spec_of"]
+__all__ = [
+    "MAX_DECLARATION_BYTES",
+    "MAX_DESCRIPTION_CHARS",
+    "MAX_EXAMPLES",
+    "MAX_EXAMPLE_CHARS",
+    "MAX_SCHEMA_BYTES",
+    "MAX_TOOLS",
+    "NAME_PATTERN",
+    "declaration_of",
+    "fit_declaration",
+    "spec_of",
+]
+
+# The bounds of docs/protocol.md ("Tools a device declares"): the cloud refuses a
+# declaration over them (``cloud_agent.declared_tools``); a device keeps within them.
+NAME_PATTERN = re.compile(r"[a-z][a-z0-9_]{0,63}")
+MAX_TOOLS = 32
+MAX_DESCRIPTION_CHARS = 1024
+MAX_SCHEMA_BYTES = 8 * 1024
+MAX_EXAMPLES = 8
+MAX_EXAMPLE_CHARS = 200
+MAX_DECLARATION_BYTES = 64 * 1024
 
 
 def declaration_of(spec: ToolSpec) -> pb.ToolDeclaration:
@@ -54,3 +77,20 @@ def spec_of(declaration: pb.ToolDeclaration) -> ToolSpec:
         executor="edge",
         examples=tuple(declaration.examples),
     )
+
+
+def fit_declaration(declaration: pb.ToolDeclaration) -> str | None:
+    """Keep a declaration within the protocol's bounds where that loses nothing the tool
+    needs (the description and examples cut to their bounds, blank examples dropped);
+    return why it cannot be declared (its name, a schema too large), or None."""
+    if not NAME_PATTERN.fullmatch(declaration.name):
+        return "a name is 1-64 lowercase letters, digits or underscores, starting with a letter"
+    for field in ("input_schema", "observation_schema"):
+        size = getattr(declaration, field).ByteSize()
+        if size > MAX_SCHEMA_BYTES:
+            return f"{field} is {size} bytes serialized; at most {MAX_SCHEMA_BYTES}"
+    declaration.description = declaration.description[:MAX_DESCRIPTION_CHARS]
+    examples = [e[:MAX_EXAMPLE_CHARS] for e in declaration.examples if e.strip()]
+    del declaration.examples[:]
+    declaration.examples.extend(examples[:MAX_EXAMPLES])
+    return None

@@ -88,3 +88,22 @@ def test_the_cloud_plans_the_devices_tool_and_the_device_runs_it(
     assert final.step_type == pb.STEP_TYPE_FINAL_ANSWER and final.origin == pb.ORIGIN_CLOUD
     receipt = device_memory.get_receipt(final.receipt_id)
     assert [e.tool for e in receipt.evidence] == ["get_weather", "water_plants"]
+
+
+def test_the_device_keeps_its_declarations_within_the_bounds() -> None:
+    from cloud_agent.declared_tools import check_declarations
+    from tests.cloud.water_plants import water_plants_spec
+
+    specs = [
+        water_plants_spec(description="d" * 2000, examples=tuple(f"water {i}" for i in range(12))),
+        water_plants_spec(name="Water-Plants"),  # an MCP server's name, say
+        water_plants_spec(name="big_one", input_schema={"type": "object", "x": "y" * 9000}),
+        *[water_plants_spec(name=f"tool_{i}") for i in range(40)],
+    ]
+    declared = declared_tools(specs)
+    assert declared[0].name == "water_plants" and len(declared[0].description) == 1024
+    assert len(declared[0].examples) == 8
+    assert "Water-Plants" not in [d.name for d in declared]
+    assert "big_one" not in [d.name for d in declared]
+    assert len(declared) == 32
+    assert len(check_declarations(declared)) == 32  # the cloud accepts what the device sends
