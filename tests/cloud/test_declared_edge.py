@@ -107,3 +107,33 @@ def test_the_device_keeps_its_declarations_within_the_bounds() -> None:
     assert "big_one" not in [d.name for d in declared]
     assert len(declared) == 32
     assert len(check_declarations(declared)) == 32  # the cloud accepts what the device sends
+
+
+def test_the_readme_garden_example_runs(
+    cloud: Any, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """README, "The cloud plans with your tools too": garden.py as printed there, and the
+    `edge-agent ask ... --tools garden:TOOLS` line against a cloud on 127.0.0.1."""
+    import json
+    import re
+    from pathlib import Path
+
+    from typer.testing import CliRunner
+
+    from edge_agent.cli import app
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("**The cloud plans with your tools too.**") :]
+    code = re.search(r"```python\n(.*?)```", section, re.S)
+    line = re.search(r"^edge-agent ask \"([^\"]+)\" .*--tools garden:TOOLS$", section, re.M)
+    assert code is not None and line is not None
+    (tmp_path / "garden.py").write_text(code.group(1), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    args = ["ask", line.group(1), "--cloud", cloud.target, "--tools", "garden:TOOLS"]
+    result = CliRunner().invoke(app, [*args, "--memory", str(tmp_path / "e.db"), "--json"])
+    assert result.exit_code == 0, result.output
+    steps = [json.loads(text) for text in result.output.splitlines()]
+    ran = [s["tool"] for s in steps if s["stepType"] == "STEP_TYPE_OBSERVATION"]
+    assert ran == ["get_weather", "water_plants"]
+    assert '"plant": "fern"' in steps[-1]["content"]
