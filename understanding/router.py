@@ -48,8 +48,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from understanding.answers import smalltalk_kind
 from understanding.arguments import extract_arguments
-from understanding.arguments.qualifiers import device_qualifiers
-from understanding.arguments.scope import device_scope
+from understanding.arguments.qualifiers import device_qualifiers, leaves_out_no_room
 from understanding.errors import ModelFilesError
 from understanding.gazetteer import country_clock, read_places, region_in
 from understanding.policy import ACTION_TOOLS, Verdict, ask_back, check_call
@@ -256,11 +255,13 @@ class Router:
             return cloud(structural)
         arguments = complete_arguments(self.home, intent, query, extract_arguments(intent, query))
         if arguments is None:
-            asked = _ask_back(intent, query, confidence, scores)
-            return asked or cloud(f"cannot fill {intent} arguments")
+            asked = ask_back(intent, "", words=query)
+            if asked is not None:
+                return self._refused(asked, intent, confidence, intent, scores)
+            return cloud(f"cannot fill {intent} arguments")
         if intent == "device_control":
             arguments = {**arguments, **device_qualifiers(query)}
-            if device_scope(query, arguments) is None:
+            if leaves_out_no_room(query, arguments):
                 return cloud("an exception that names no room the device knows")
         verdict = check_call(intent, arguments, query, confidence, self.action_threshold)
         if verdict.action != "allow":
@@ -389,10 +390,6 @@ class Router:
                 return cloud(structural)
             made = self._part_calls(name, part, text, words)
             if isinstance(made, Verdict):
-                if made.action == "cloud" and made.reason.startswith("cannot fill"):
-                    asked = _ask_back(name, query, confidence, scores) if len(parts) == 1 else None
-                    if asked is not None:
-                        return asked
                 return self._refused(made, name, confidence, intent, scores)
             calls.extend(made)
         if not calls:
@@ -474,7 +471,7 @@ class Router:
         args = dict(filled.arguments)
         if name == "device_control":
             args.update(qualified)
-            if device_scope(text, args) is None:  # "everything but the TV": a device left out
+            if leaves_out_no_room(text, args):  # "everything but the TV": a device left out
                 return Verdict("cloud", "an exception that names no room the device knows")
         label = reminder_label(text) if name == "set_timer" else None
         # The reminder's words, whole: the tagger may keep only part of them.
@@ -508,29 +505,6 @@ def _left_out(span: str, qualified: dict[str, Any]) -> bool:
         return False
     room = room_name(span)
     return room is None or room in qualified.get("except", ()) or room in ("room", "rooms")
-
-
-def _ask_back(
-    tool: str, query: str, confidence: float, scores: dict[str, float]
-) -> RouteDecision | None:
-    """The decision to ask for the argument that ``query`` leaves out, when the tool is
-    clear and the words hold nothing to read it from (``understanding.asking``)."""
-    from understanding.asking import question_for
-
-    asked = question_for(tool, query)
-    if asked is None:
-        return None
-    return RouteDecision(
-        "ask",
-        tool,
-        {},
-        confidence,
-        f"{tool} needs {asked.missing!r}, which the request does not give",
-        tool,
-        scores,
-        missing=asked.missing,
-        question=asked.question,
-    )
 
 
 def _another_place(query: str) -> str | None:
