@@ -132,8 +132,6 @@ class Router:
         self.action_threshold = threshold if action_threshold is None else action_threshold
         # The shipped router keeps one request on the device; the cloud plans compound ones.
         self.one_request = one_request
-        # The device's settings: their home defaults fill what a query leaves out.
-        self.home: Settings | None = None
         self.tools: dict[str, ToolSpec] = {}
         for spec in tools:
             self.add_tool(spec)
@@ -207,8 +205,16 @@ class Router:
             one_request=one_request,
         )
 
-    def decide(self, text: str) -> RouteDecision:
-        """Route one query; see the module docstring for the gates."""
+    def decide(
+        self, text: str, settings: Settings | None = None, *, one_request: bool | None = None
+    ) -> RouteDecision:
+        """Route one query; see the module docstring for the gates.
+
+        ``settings``: the device's, whose home defaults fill what the query leaves out (the
+        home city, the units); None for a device with none. ``one_request``: whether a
+        compound query goes to the cloud (None: the router's own setting; False lets the
+        device run each request of it, as it does with no cloud to plan it). Pure: the
+        router itself never changes."""
         query = " ".join(text.split())
         if not query:
             return RouteDecision("cloud", None, None, 0.0, "empty query")
@@ -234,7 +240,11 @@ class Router:
         if parts is not None:
             words = tuple(getattr(prediction, "words", ()))
             side_ok = bool(getattr(prediction, "side_effect_ok", True))
-            return self._from_parts(parts, query, plain, confidence, scores, intent, words, side_ok)
+            alone = self.one_request if one_request is None else one_request
+            return self._from_parts(
+                parts, query, plain, confidence, scores, intent, words, side_ok,
+                settings=settings, one_request=alone,
+            )  # fmt: skip
         if intent == SMALLTALK:
             if smalltalk_kind(query) is None:
                 return cloud("small talk the device has no answer for")
@@ -253,7 +263,7 @@ class Router:
         structural = compound_reason(plain, intent)
         if structural is not None:
             return cloud(structural)
-        arguments = complete_arguments(self.home, intent, query, extract_arguments(intent, query))
+        arguments = complete_arguments(settings, intent, query, extract_arguments(intent, query))
         if arguments is None:
             asked = ask_back(intent, "", words=query)
             if asked is not None:
@@ -337,6 +347,9 @@ class Router:
         intent: str,
         words: tuple[str, ...] = (),
         side_effect_ok: bool = True,
+        *,
+        settings: Settings | None = None,
+        one_request: bool = False,
     ) -> RouteDecision:
         """The decision of a joint intent + slot model: every request it found, each
         with its tool and its arguments from its slots (``understanding.arguments.slots``
@@ -346,7 +359,7 @@ class Router:
         def cloud(reason: str) -> RouteDecision:
             return RouteDecision("cloud", None, None, confidence, reason, intent, scores)
 
-        if self.one_request and len(parts) > 1:
+        if one_request and len(parts) > 1:
             return cloud(f"{len(parts)} requests in one query: the cloud plans them")
         calls: list[ToolCall] = []
         for part in parts:
@@ -388,7 +401,7 @@ class Router:
             )  # fmt: skip
             if structural is not None:
                 return cloud(structural)
-            made = self._part_calls(name, part, text, words)
+            made = self._part_calls(name, part, text, words, settings)
             if isinstance(made, Verdict):
                 return self._refused(made, name, confidence, intent, scores)
             calls.extend(made)
@@ -414,7 +427,7 @@ class Router:
         )
 
     def _part_calls(
-        self, name: str, part: Any, text: str, words: tuple[str, ...]
+        self, name: str, part: Any, text: str, words: tuple[str, ...], settings: Settings | None
     ) -> list[ToolCall] | Verdict:
         """One request's calls (several list items are several calls), each through the
         side-effect policy; or the policy's verdict against them."""
@@ -453,7 +466,7 @@ class Router:
             ]
             said = without_times(text)
         filled = newer_from_slots(name, slots, said) or builtin_from_slots(
-            name, slots, said, self.home, utterance=words
+            name, slots, said, settings, utterance=words
         )
         if filled.arguments is None:
             reason = filled.reason
