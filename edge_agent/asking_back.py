@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from edge_agent.reasoner import MODEL_NAME, decision_thought
-from edge_agent.sessions import Stamper, save_finished
+from edge_agent.sessions import Stamper, save_finished, save_waiting
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel.steps import from_struct, new_act_id, to_struct
 from understanding.router import RouteDecision
@@ -90,9 +90,7 @@ class AskingBack:
             stamp(step, local=True)
             step.turn_id = turn_id
             step.answers_act_id = answers
-        with self.memory.batch():
-            self.memory.save_steps(session_id, steps)
-            self.memory.record_session(session_id, query=query, state="input_required")
+        save_waiting(self.memory, session_id, steps, query=query)
         yield from steps
 
     def answer(

@@ -11,9 +11,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 from edge_agent.reasoner import MODEL_NAME, decision_thought
-from edge_agent.sessions import Stamper, save_finished
+from edge_agent.sessions import Stamper, save_finished, save_refused, save_waiting
 from edgeloop.v1 import agent_pb2 as pb
-from react_kernel.state import State
 from react_kernel.steps import from_struct
 from understanding.answers import offline_answer
 from understanding.router import RouteDecision
@@ -181,9 +180,7 @@ class CloudHandoff:
         """Keep a cloud turn's steps, the cloud's receipt and the session's summary (it
         waits, ``input_required``, when the cloud asked back)."""
         if final.step_type == pb.STEP_TYPE_CLARIFICATION:
-            with self.memory.batch():
-                self.memory.save_steps(session_id, steps)
-                self.memory.record_session(session_id, query=query, state="input_required")
+            save_waiting(self.memory, session_id, steps, query=query)
             return
         save_finished(
             self.memory,
@@ -219,15 +216,8 @@ class CloudHandoff:
     ) -> None:
         """Keep a refused cloud query's steps and its failed session (not pending: the
         same request would be refused again)."""
-        with self.memory.batch():
-            self.memory.save_steps(session_id, steps)
-            self.memory.record_session(
-                session_id,
-                query=query,
-                final_answer=f"The cloud refused this query: {error}",
-                success=False,
-                state=State.FAILED.value,
-            )
+        why = f"The cloud refused this query: {error}"
+        save_refused(self.memory, session_id, steps, query=query, why=why)
 
     def stale_forecast(self, decision: RouteDecision) -> RouteDecision | None:
         """For a weather decision with no fresh forecast in the cache, the decision to ask
