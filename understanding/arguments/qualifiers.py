@@ -438,10 +438,11 @@ _AROUND_A_ROOM = re.compile(
 
 def leaves_out_no_room(words: str, arguments: dict[str, Any]) -> bool:
     """True when a device command leaves out something that is no room of it: "turn
-    everything off but the TV" (a device), "all the lights but only after nine". The
-    ``except`` of :func:`device_qualifiers` holds rooms only, so such an exception would be
-    dropped: the request is the cloud's. "turn on the lights but dim them" leaves nothing
-    out ("but" alone, with no all/every before it, is no exception)."""
+    everything off but the TV", "all the lights except the lamp" (a device). The ``except``
+    of :func:`device_qualifiers` holds rooms only, so such an exception would be dropped:
+    the request is the cloud's. "turn on the lights but dim them" leaves nothing out ("but"
+    alone, with no all/every before it, is no exception); "... but only after nine" is a
+    condition, :func:`find_qualifiers`' to name."""
     from understanding.arguments.devices import ROOM_NAMES, device_name, room_name
 
     said = " ".join(words.split())
