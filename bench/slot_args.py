@@ -84,9 +84,9 @@ def main() -> int:
                   f"{m['args_accuracy']:6.4f} {m['edge_precision']:6.4f} {wrong:5d} "
                   f"{filled:3d}/{len(device)}")  # fmt: skip
             if args.show and name == "slurp_measure" and policy == "shipped":
-                router.home = Settings(home_city="london")
+                london = Settings(home_city="london")
                 for case in device:
-                    decision = router.decide(case.query)
+                    decision = router.decide(case.query, london)
                     if decision.route == "edge":
                         print(f"    {case.query!r} -> {decision.tool} {decision.arguments}")
     builtin_slots.WORD_READERS = POLICIES["shipped"]

@@ -8,10 +8,16 @@ to the cloud, the THOUGHT says so and the cloud link streams the cloud's steps, 
 the device tools the cloud asks for here. With no cloud configured, or none reachable,
 the query is kept as pending in memory and the answer says so plainly.
 
-The agent's parts, by concept: ``reasoner`` (the routing THOUGHT and the loop's
-Reasoner), ``handoff`` (the cloud hand-off), ``pending`` (pending queries asked again),
-``asking_back`` (a question back and its answer), ``device_actions`` (device tools the
-cloud asks for, and their approvals), ``sessions`` (stamping and saving sessions).
+The agent is a few small objects, one concept each, which it builds and wires: a
+``Decider`` (the router's decision, with the settings of the moment passed in), a
+``DeviceLoop`` (a decision run through the kernel loop; the decision travels in the
+session's metadata), ``DeviceActions`` (device tools the cloud asks for, a person's
+approval first where needed, handed over through ``Approvals``), a ``CloudHandoff`` (the
+cloud's turn, or the query kept pending), ``PendingQueries`` (asked again on reconnect),
+``AskingBack`` (a question back and its answer) and ``Surfaces`` (events for the page and
+the terminal). The query is checked, and the settings read, once, in :meth:`EdgeAgent.ask`;
+every finished session is saved through ``edge_agent.sessions.save_finished`` or the
+device loop.
 
 Example:
     >>> agent = EdgeAgent(MemoryStore(":memory:"), Router.load())   # doctest: +SKIP
@@ -21,39 +27,36 @@ Example:
 
 from __future__ import annotations
 
-import threading
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from edge_agent.agent_parts import CloudRunner, PersonDecision
+from edge_agent.approvals import Approvals
 from edge_agent.asking_back import AskingBack
-from edge_agent.device_actions import (
-    APPROVAL_TIMEOUT_S,
-    LATE_CONFIRM_S,
-    DeviceActions,
-    approval_policy,
-)
+from edge_agent.decider import Decider
+from edge_agent.device_actions import APPROVAL_TIMEOUT_S, LATE_CONFIRM_S, DeviceActions
+from edge_agent.device_loop import DeviceLoop
 from edge_agent.errors import QueryError
 from edge_agent.followups import AskBack, Context, rewrite
-from edge_agent.handoff import TRANSIENT_CODES
+from edge_agent.handoff import TRANSIENT_CODES, CloudHandoff, CloudRunner
 from edge_agent.pending import PendingQueries
 from edge_agent.reasoner import MODEL_NAME, TOP_INTENTS, RouterReasoner, decision_thought
 from edge_agent.sessions import Stamper, save_finished
+from edge_agent.surfaces import Surfaces
 from edgeloop.limits import MAX_QUERY_CHARS as LIMIT
 from edgeloop.limits import query_problem
 from edgeloop.v1 import agent_pb2 as pb
-from react_kernel import AgentLoop, Session
-from react_kernel.steps import from_struct
 from understanding.settings import keep_history, load_settings
 from understanding.tools import builtin_tools
 
 if TYPE_CHECKING:
+    from edge_agent.device_actions import DeviceOutcome
     from edge_agent.device_events import EventHub
     from edge_agent.ringer import TimerRinger
     from sync.store import MemoryStore
-    from understanding.router import Router
+    from understanding.router import RouteDecision, Router
+    from understanding.settings import Settings
 
 __all__ = [  # the names other modules import from here, wherever they now live
     "APPROVAL_TIMEOUT_S",
@@ -82,7 +85,7 @@ def checked_query(query: str) -> str:
     return " ".join(query.split())
 
 
-class EdgeAgent(AskingBack, PendingQueries, DeviceActions):
+class EdgeAgent:
     """Runs queries on the device, or through the cloud, and keeps everything in memory.
 
     Args:
@@ -90,7 +93,8 @@ class EdgeAgent(AskingBack, PendingQueries, DeviceActions):
             sessions, steps, receipts, idempotency keys, pending cloud queries).
         router: the loaded :class:`~understanding.router.Router`; the tools registered on it
             (``Router.load(dir, tools=[...])``) run here beside the built-in ones.
-        cloud: a ``CloudLink`` (or anything with its ``run``); None means offline.
+        cloud: a ``CloudLink`` (or anything with its ``run`` and ``last_receipt``); None
+            means offline.
         now: UTC clock for the world clock tool (tests pass a fixed one).
     """
 
@@ -105,53 +109,70 @@ class EdgeAgent(AskingBack, PendingQueries, DeviceActions):
         self.memory = memory
         self.router = router
         self.cloud = cloud
-        self._now = now or (lambda: datetime.now(UTC))
+        clock = now or (lambda: datetime.now(UTC))
         self.tools = builtin_tools(memory, now=now)
         for spec in router.tools.values():  # the user's own tools, for their intents
             self.tools.register(spec)
-        self.reasoner = RouterReasoner(router)
-        self.approval_timeout_s = APPROVAL_TIMEOUT_S
-        #: Where approvals waiting and pending answers are announced (a runtime sets it).
-        self.events: EventHub | None = None
         #: The conversation's last list, device, city and timer, for follow-ups.
         self.context = Context()
-        self._followup_of = ""  # the words of the query being run, when rewritten
         #: The timer ringer of the runtime this agent runs in (stop/snooze by voice).
         self.ringer: TimerRinger | None = None
-        # (session id, act id) -> decision, for device actions the cloud asked for.
-        self._decisions: dict[tuple[str, str], PersonDecision] = {}
-        self._decisions_lock = threading.Lock()
-        self.loop = AgentLoop(
-            self.reasoner,
-            self.tools,
-            idempotency=memory,
-            approval_policy=approval_policy,
-            origin=pb.ORIGIN_EDGE,
-            session_store=memory,
+        self.surfaces = Surfaces()
+        self.approvals = Approvals()
+        self.decider = Decider(router, self.tools)
+        self.device = DeviceLoop(memory, self.tools, router, self.context)
+        self.actions = DeviceActions(
+            memory, self.tools, self.device.loop.executor, self.approvals, clock
         )
+        self.handoff = CloudHandoff(
+            memory,
+            cloud,
+            device=self.device,
+            decider=self.decider,
+            approvals=self.approvals,
+            run_device_tool=self._device_tool,
+            context=self.context,
+            now=clock,
+        )
+        self.pending = PendingQueries(
+            memory,
+            self.handoff,
+            approvals=self.approvals,
+            run_device_tool=self._device_tool,
+            surfaces=self.surfaces,
+            now=clock,
+        )
+        self.asking = AskingBack(
+            memory, self.tools, decider=self.decider, device=self.device, handoff=self.handoff
+        )
+
+    # -- what the runtime and the tests set ----------------------------------------------
+
+    @property
+    def events(self) -> EventHub | None:
+        """Where approvals waiting and pending answers are announced (a runtime sets it)."""
+        return self.surfaces.events
+
+    @events.setter
+    def events(self, hub: EventHub | None) -> None:
+        self.surfaces.events = hub
+
+    @property
+    def approval_timeout_s(self) -> float:
+        """How long a cloud session's device action waits for a person's decision."""
+        return self.actions.timeout_s
+
+    @approval_timeout_s.setter
+    def approval_timeout_s(self, seconds: float) -> None:
+        self.actions.timeout_s = seconds
 
     # -- asking ----------------------------------------------------------------------------
 
     def ask(self, query: str, session_id: str | None = None) -> Iterator[pb.ReactStep]:
         """Stream the steps of one query until its FINAL_ANSWER (or an approval request)."""
         for step in self._ask(query, session_id):
-            self._announce(step)
+            self.surfaces.approval_waiting(step)
             yield step
-
-    def _announce(self, step: pb.ReactStep) -> None:
-        """Tell the device's surfaces that an action waits for a person."""
-        if self.events is None or step.step_type != pb.STEP_TYPE_APPROVAL_REQUEST:
-            return
-        from edge_agent.device_events import device_event
-
-        self.events.publish(
-            device_event(
-                pb.DEVICE_EVENT_KIND_APPROVAL_WAITING,
-                step.content,
-                session_id=step.session_id,
-                act_id=step.act_id,
-            )
-        )
 
     def _ask(self, query: str, session_id: str | None) -> Iterator[pb.ReactStep]:
         text = checked_query(query)
@@ -159,17 +180,17 @@ class EdgeAgent(AskingBack, PendingQueries, DeviceActions):
         if settled is not None:
             yield from self._said_only(text, settled, session_id, "a ringing timer, by voice")
             return
-        home = load_settings(self.memory)  # set here or synced from elsewhere
-        self.router.home = home
-        keep_history(self.memory, home)
+        settings = load_settings(self.memory)  # set here or synced from elsewhere
+        keep_history(self.memory, settings)
         question = self.open_question(session_id) if session_id else None
         if question is not None and session_id is not None:
-            yield from self._answer(text, question, session_id)  # the answer, as said
+            # The answer, as said.
+            yield from self.asking.answer(text, question, session_id, settings)
             return
         followed = rewrite(text, self.context)
-        self._followup_of = text if isinstance(followed, str) else ""
+        followup_of = text if isinstance(followed, str) else ""
         text = followed if isinstance(followed, str) else text
-        decision = self.router.decide(text)
+        decision = self.decider.decide(text, settings)
         if isinstance(followed, AskBack) and (decision.route != "edge" or not decision.tool):
             # "it" with nothing to refer to, and no reading of its own ("turn it up" is
             # the volume): a question beats a guess, and beats the cloud's guess too.
@@ -177,7 +198,19 @@ class EdgeAgent(AskingBack, PendingQueries, DeviceActions):
                 text, followed.question, session_id, "a reference the conversation lacks"
             )
             return
-        if self.cloud is not None and (stale := self._stale_forecast(decision)) is not None:
+        yield from self._route(text, decision, session_id, settings, followup_of)
+
+    def _route(
+        self,
+        text: str,
+        decision: RouteDecision,
+        session_id: str | None,
+        settings: Settings | None,
+        followup_of: str,
+    ) -> Iterator[pb.ReactStep]:
+        """Run ``decision``: on the device, asked back, or through the cloud."""
+        sid = session_id or uuid.uuid4().hex
+        if self.cloud is not None and (stale := self.handoff.stale_forecast(decision)):
             # No fresh forecast kept here: the cloud's provider answers (and the device
             # keeps the week); unreachable, the device answers from what it has.
             # The cloud gets the forecast asked in full words: the city may be the home's.
@@ -187,15 +220,18 @@ class EdgeAgent(AskingBack, PendingQueries, DeviceActions):
 
             when = day if day in ("today", "tomorrow") else SPAN_WORDS.get(day, f"on {day}")
             asked = f"what's the weather in {args.get('city')} {when}"
-            yield from self._cloud(asked, stale, session_id or uuid.uuid4().hex, decision)
+            yield from self.handoff.run(
+                asked, stale, sid, decision, settings=settings, followup_of=followup_of
+            )
         elif decision.route == "edge":
-            session = self.loop.start(text, session_id=session_id)
-            self.reasoner.prime(session.session_id, decision)
-            yield from self._run(session)
+            units = settings.units if settings else "metric"
+            yield from self.device.run(text, decision, units=units, session_id=session_id)
         elif decision.route == "ask":
-            yield from self._ask_back(text, decision, session_id or uuid.uuid4().hex)
+            yield from self.asking.ask(text, decision, sid)
         else:
-            yield from self._cloud(text, decision, session_id or uuid.uuid4().hex)
+            yield from self.handoff.run(
+                text, decision, sid, settings=settings, followup_of=followup_of
+            )
 
     def _settle_by_voice(self, text: str) -> str | None:
         """ "stop" or "snooze for 10 minutes" while a timer rings: what was done."""
@@ -232,20 +268,7 @@ class EdgeAgent(AskingBack, PendingQueries, DeviceActions):
             yield step
         save_finished(self.memory, sid, steps, query=query, final_answer=answer, success=True)
 
-    def _remember(self, steps: list[pb.ReactStep]) -> None:
-        """The entities of the tool calls that ran on the device, for follow-ups."""
-        actions = {s.act_id: s for s in steps if s.step_type == pb.STEP_TYPE_ACTION}
-        for step in steps:
-            action = actions.get(step.act_id)
-            if (
-                step.step_type == pb.STEP_TYPE_OBSERVATION
-                and step.status == pb.OBSERVATION_STATUS_OK
-                and action is not None
-                and self.tools.get(action.tool) is not None
-            ):
-                self.context.remember(
-                    action.tool, from_struct(action.arguments), from_struct(step.observation)
-                )
+    # -- approvals -------------------------------------------------------------------------
 
     def approve(
         self, session_id: str, act_id: str, approved: bool, reason: str = ""
@@ -256,47 +279,51 @@ class EdgeAgent(AskingBack, PendingQueries, DeviceActions):
         ``cloud``) the decision goes to the stream that raised it, which goes on with the
         cloud's session; nothing is returned here.
         """
-        with self._decisions_lock:
-            decision = self._decisions.get((session_id, act_id))
-        if decision is not None:
-            decision.decide(approved, reason or ("approved" if approved else "denied"))
+        said = reason or ("approved" if approved else "denied")
+        if self.approvals.decide(session_id, act_id, approved, said):
             return []
-        session = self.loop.resume(session_id)
-        if approved:
-            session.approve(act_id, reason)
-        else:
-            session.deny(act_id, reason or "denied by the user")
-        steps = list(self._run(session))
+        steps = list(self.device.resume(session_id, act_id, approved, reason))
         for step in steps:
-            self._announce(step)
+            self.surfaces.approval_waiting(step)
         return steps
 
     def awaiting_cloud_approval(self, session_id: str, act_id: str) -> bool:
         """True while a cloud session's device action waits for this decision."""
-        with self._decisions_lock:
-            return (session_id, act_id) in self._decisions
+        return self.approvals.waiting(session_id, act_id)
 
-    def _run(self, session: Session) -> Iterator[pb.ReactStep]:
-        # The kernel persists the session and its steps as it goes; the summary and the
-        # receipt follow in one transaction (each commit costs a few ms on a device).
-        yield from session.run()
-        self._remember(list(session.steps))
-        final = session.final_answer
-        with self.memory.batch():
-            if session.finished and final is not None:
-                if session.receipt is not None:
-                    self.memory.save_receipt(session.receipt)
-                self.memory.record_session(
-                    session.session_id,
-                    query=session.query,
-                    final_answer=final.content,
-                    success=final.stop_reason == pb.STOP_REASON_FINAL_ANSWER,
-                    state=session.state.value,
-                )
-            else:
-                self.memory.record_session(
-                    session.session_id, query=session.query, state=session.state.value
-                )
+    def run_device_tool(
+        self,
+        action: pb.ReactStep,
+        session_id: str = "",
+        *,
+        idempotency_scope: str = "",
+        asked_s_ago: float = 0.0,
+    ) -> DeviceOutcome:
+        """Run a device ACTION the cloud asked for (``DeviceActions.run``): its OBSERVATION,
+        or the APPROVAL_REQUEST and then the OBSERVATION when a person decides first."""
+        return self.actions.run(
+            action, session_id, idempotency_scope=idempotency_scope, asked_s_ago=asked_s_ago
+        )
+
+    def _device_tool(self, action: pb.ReactStep, *args: Any, **kwargs: Any) -> DeviceOutcome:
+        # Looked up at each call: a test may put its own ``run_device_tool`` in place.
+        return self.run_device_tool(action, *args, **kwargs)
+
+    # -- pending queries and questions asked back ------------------------------------------
+
+    def own_pending(self) -> list[dict[str, Any]]:
+        """The pending queries this device kept (``PendingQueries.own_pending``)."""
+        return self.pending.own_pending()
+
+    def resolve_pending(
+        self, approve: Callable[[pb.ReactStep], bool] | None = None
+    ) -> list[tuple[dict[str, Any], list[pb.ReactStep]]]:
+        """On reconnect: ask the cloud each pending query again (``PendingQueries``)."""
+        return self.pending.resolve_pending(approve)
+
+    def open_question(self, session_id: str) -> pb.ReactStep | None:
+        """The CLARIFICATION a session waits on (its last step), or None."""
+        return self.asking.open_question(session_id)
 
     # -- reading back ----------------------------------------------------------------------
 

@@ -5,14 +5,22 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-from edge_agent.agent_parts import AgentParts
 from edge_agent.reasoner import MODEL_NAME, decision_thought
-from edge_agent.sessions import Stamper, save_finished
+from edge_agent.sessions import Stamper, save_finished, save_waiting
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel.steps import from_struct, new_act_id, to_struct
 from understanding.router import RouteDecision
 from understanding.tools import TOOL_NAMES
+
+if TYPE_CHECKING:
+    from edge_agent.decider import Decider
+    from edge_agent.device_loop import DeviceLoop
+    from edge_agent.handoff import CloudHandoff
+    from react_kernel import ToolRegistry
+    from sync.store import MemoryStore
+    from understanding.settings import Settings
 
 #: The decision recorded for a turn that answers the cloud's question.
 _CLOUD_ANSWER = RouteDecision("cloud", None, None, 1.0, "the answer to the cloud's question")
@@ -21,8 +29,23 @@ _BUILTIN = frozenset(TOOL_NAMES)
 _AGAIN = "Sorry, I didn't get that. "
 
 
-class AskingBack(AgentParts):
+class AskingBack:
     """Asks the person for what a request lacks, and reads their answer."""
+
+    def __init__(
+        self,
+        memory: MemoryStore,
+        tools: ToolRegistry,
+        *,
+        decider: Decider,
+        device: DeviceLoop,
+        handoff: CloudHandoff,
+    ) -> None:
+        self.memory = memory
+        self.tools = tools
+        self.decider = decider
+        self.device = device
+        self.handoff = handoff
 
     def open_question(self, session_id: str) -> pb.ReactStep | None:
         """The CLARIFICATION a session waits on (its last step), or None."""
@@ -31,7 +54,7 @@ class AskingBack(AgentParts):
             return steps[-1]
         return None
 
-    def _ask_back(
+    def ask(
         self,
         query: str,
         decision: RouteDecision,
@@ -40,7 +63,8 @@ class AskingBack(AgentParts):
         answers: str = "",
     ) -> Iterator[pb.ReactStep]:
         """THOUGHT + CLARIFICATION: the question for the missing argument ends the turn;
-        the session waits (``input_required``) for the next turn to answer it."""
+        the session waits (``input_required``) for the next turn to answer it. ``answers``:
+        the act id of the question this one asks again."""
         from understanding.asking import argument_schema, question_for
 
         stamp = Stamper(session_id, uuid.uuid4().hex)
@@ -66,13 +90,15 @@ class AskingBack(AgentParts):
             stamp(step, local=True)
             step.turn_id = turn_id
             step.answers_act_id = answers
-        with self.memory.batch():
-            self.memory.save_steps(session_id, steps)
-            self.memory.record_session(session_id, query=query, state="input_required")
+        save_waiting(self.memory, session_id, steps, query=query)
         yield from steps
 
-    def _answer(
-        self, answer: str, question: pb.ReactStep, session_id: str
+    def answer(
+        self,
+        answer: str,
+        question: pb.ReactStep,
+        session_id: str,
+        settings: Settings | None = None,
     ) -> Iterator[pb.ReactStep]:
         """The next turn of a session that asked back: the answer completes the request
         (or withdraws it); an answer that does not give the argument asks again."""
@@ -81,7 +107,9 @@ class AskingBack(AgentParts):
         turn = question.turn_id + 1
         asked = question.metadata.get("query", "")
         if question.origin == pb.ORIGIN_CLOUD:
-            yield from self._cloud(answer, _CLOUD_ANSWER, session_id, turn_id=turn)
+            yield from self.handoff.run(
+                answer, _CLOUD_ANSWER, session_id, turn_id=turn, settings=settings
+            )
             return
         if is_withdrawal(answer):
             yield from self._final(session_id, turn, question, "Okay, I'll leave it.", asked)
@@ -89,18 +117,20 @@ class AskingBack(AgentParts):
         # Free text is the answer, whole; a number, a time or a choice is read by the
         # router from the request completed by the answer.
         completed = fold(asked, question.metadata.get("joiner", ""), answer)
-        decision = self._answer_as_text(question, answer) or self.router.decide(completed)
+        decision = self._answer_as_text(question, answer) or self.decider.decide(
+            completed, settings
+        )
         arguments = decision.arguments or {}
         if (
             decision.route == "edge"
             and decision.tool == question.tool
             and question.missing_argument in arguments
         ):
-            session = self.loop.start(completed, session_id=session_id)
-            session.turn_id = turn
-            self.reasoner.prime(session_id, decision)
+            units = settings.units if settings else "metric"
             steps = []
-            for step in self._run(session):
+            for step in self.device.run(
+                completed, decision, units=units, session_id=session_id, turn_id=turn
+            ):
                 step.answers_act_id = question.act_id
                 steps.append(step)
                 yield step
@@ -116,7 +146,7 @@ class AskingBack(AgentParts):
             missing=question.missing_argument,
             question=f"Sorry, I didn't get that. {question.content.removeprefix(_AGAIN)}",
         )
-        yield from self._ask_back(asked, again, session_id, turn, question.act_id)
+        yield from self.ask(asked, again, session_id, turn, question.act_id)
 
     def _answer_as_text(self, question: pb.ReactStep, answer: str) -> RouteDecision | None:
         """The call an answer completes when the argument asked for is free text (a note's

@@ -27,7 +27,7 @@ import queue
 import random
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from typing import Any
 
 import grpc
@@ -62,7 +62,9 @@ PROBE_TIMEOUT_S = 0.5
 _BROKEN = (*_UNREACHABLE, grpc.StatusCode.CANCELLED, grpc.StatusCode.INTERNAL)
 
 
-DeviceToolRunner = Callable[[pb.ReactStep], pb.ReactStep]
+#: Runs one device ACTION: its OBSERVATION, or the steps up to it when a person decides
+#: first (an APPROVAL_REQUEST, yielded to the stream's reader, then the OBSERVATION).
+DeviceToolRunner = Callable[[pb.ReactStep], pb.ReactStep | Iterator[pb.ReactStep]]
 
 
 def _default_redactor(step: pb.ReactStep) -> pb.ReactStep:
@@ -282,19 +284,9 @@ class CloudLink:
                 elif kind == "device_action":
                     action = response.device_action
                     yield action
-                    observation = self._run_device_tool(action, run_device_tool)
-                    if observation.step_type == pb.STEP_TYPE_APPROVAL_REQUEST:
-                        # A person decides first (EdgeAgent.approve) before the consumer
-                        # asks for the next step; the runner then runs or refuses it.
-                        yield observation
-                        observation = self._run_device_tool(action, run_device_tool)
-                        if observation.step_type == pb.STEP_TYPE_APPROVAL_REQUEST:
-                            rejected = pb.ReactStep(
-                                step_type=pb.STEP_TYPE_OBSERVATION,
-                                status=pb.OBSERVATION_STATUS_REJECTED,
-                                content=f"{action.tool} was not approved on the device",
-                            )
-                            observation = self._run_device_tool(action, _returning(rejected))
+                    # An APPROVAL_REQUEST goes to the reader, who decides (EdgeAgent.approve)
+                    # before asking for the next step; the runner then runs or refuses it.
+                    observation = yield from self._run_device_tool(action, run_device_tool)
                     requests.send(pb.ConverseRequest(observation=self._redactor(observation)))
                     yield observation
                 elif kind == "receipt":
@@ -304,11 +296,22 @@ class CloudLink:
             call.cancel()
 
     @staticmethod
-    def _run_device_tool(action: pb.ReactStep, run: DeviceToolRunner) -> pb.ReactStep:
+    def _run_device_tool(
+        action: pb.ReactStep, run: DeviceToolRunner
+    ) -> Generator[pb.ReactStep, None, pb.ReactStep]:
+        """Yield the APPROVAL_REQUESTs of running ``action``; return its OBSERVATION."""
+        observation = pb.ReactStep(
+            step_type=pb.STEP_TYPE_OBSERVATION,
+            status=pb.OBSERVATION_STATUS_REJECTED,
+            content=f"{action.tool} was not approved on the device",
+        )
         try:
-            observation = run(action)
-            if observation.step_type == pb.STEP_TYPE_APPROVAL_REQUEST:
-                return observation
+            outcome = run(action)
+            for step in [outcome] if isinstance(outcome, pb.ReactStep) else outcome:
+                if step.step_type != pb.STEP_TYPE_APPROVAL_REQUEST:
+                    observation = step
+                    break
+                yield step
         except Exception as exc:  # the cloud must get an answer, never silence
             log.warning("device tool %s failed: %s", action.tool, exc)
             observation = pb.ReactStep(
@@ -326,12 +329,3 @@ class CloudLink:
         if observation.origin == pb.ORIGIN_UNSPECIFIED:
             observation.origin = pb.ORIGIN_EDGE
         return observation
-
-
-def _returning(step: pb.ReactStep) -> DeviceToolRunner:
-    """A runner that answers every action with ``step``."""
-
-    def run(_action: pb.ReactStep) -> pb.ReactStep:
-        return step
-
-    return run

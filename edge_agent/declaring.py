@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel import ToolSpec
@@ -27,6 +27,9 @@ from react_kernel.declarations import (
     fit_declaration,
 )
 from react_kernel.steps import to_struct
+
+if TYPE_CHECKING:
+    from understanding.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +64,9 @@ def declared_tools(specs: Iterable[ToolSpec]) -> list[pb.ToolDeclaration]:
     return declared
 
 
-def proposed_calls(router: Any, query: str) -> list[pb.ProposedCall]:
+def proposed_calls(
+    router: Any, query: str, settings: Settings | None = None
+) -> list[pb.ProposedCall]:
     """The router's call for each clause of a query of several it keeps on the device (a
     clause it sends to the cloud, or asks back about, proposes nothing)."""
     from understanding.structure import clauses
@@ -71,7 +76,7 @@ def proposed_calls(router: Any, query: str) -> list[pb.ProposedCall]:
         return []  # one clause: the router already sent the whole of it to the cloud
     proposals = []
     for part in parts:
-        decision = router.decide(part)
+        decision = router.decide(part, settings)
         if decision.route != "edge" or not decision.tool or decision.arguments is None:
             continue
         if decision.calls:  # a clause of several calls: not one proposal's words
@@ -87,7 +92,9 @@ def proposed_calls(router: Any, query: str) -> list[pb.ProposedCall]:
     return proposals
 
 
-def cloud_extras(tools: Iterable[ToolSpec], router: Any, query: str) -> dict[str, Any]:
+def cloud_extras(
+    tools: Iterable[ToolSpec], router: Any, query: str, settings: Settings | None = None
+) -> dict[str, Any]:
     """The keyword arguments of ``CloudLink.run`` beyond the query: ``declared_tools`` when
     the device has tools of its own, ``proposed_calls`` when the router read a clause
     (none: an empty dict, so a runner without these arguments is called as before)."""
@@ -96,7 +103,7 @@ def cloud_extras(tools: Iterable[ToolSpec], router: Any, query: str) -> dict[str
     if declared:
         extras["declared_tools"] = declared
     try:
-        proposals = proposed_calls(router, query)
+        proposals = proposed_calls(router, query, settings)
     except Exception as exc:  # the device's parse is a help to the cloud, never a need
         log.warning("no proposed calls for the cloud: %s", exc)
         proposals = []

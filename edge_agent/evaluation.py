@@ -206,15 +206,14 @@ def _percentile(values: list[float], q: float) -> float:
 def run_eval(router: Router, cases: list[EvalCase], home: Settings | None = None) -> EvalReport:
     """Decide every case and compute the contract's metrics, as a device whose settings
     are ``home`` (``--home CITY``; None: a device with no settings)."""
-    router.home = home
-    router.decide("warm up")  # first call pays for lazy imports and session set-up
+    router.decide("warm up", home)  # first call pays for lazy imports and session set-up
     latencies: list[float] = []
     route_ok = edge_total = tool_ok = args_total = args_ok = 0
     cloud_total = cloud_ok = kept = kept_ok = wrong = asked = 0
     report = EvalReport(metrics={})
     for case in cases:
         start = time.perf_counter()
-        decision = router.decide(case.query)
+        decision = router.decide(case.query, home)
         latencies.append((time.perf_counter() - start) * 1000)
         right_route = decision.route == case.route
         route_ok += right_route

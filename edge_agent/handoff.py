@@ -6,16 +6,25 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Protocol
 
-from edge_agent.agent_parts import AgentParts
 from edge_agent.reasoner import MODEL_NAME, decision_thought
-from edge_agent.sessions import Stamper, save_finished
+from edge_agent.sessions import Stamper, save_finished, save_refused, save_waiting
 from edgeloop.v1 import agent_pb2 as pb
-from react_kernel.state import State
 from react_kernel.steps import from_struct
 from understanding.answers import offline_answer
 from understanding.router import RouteDecision
+
+if TYPE_CHECKING:
+    from edge_agent.approvals import Approvals
+    from edge_agent.decider import Decider
+    from edge_agent.device_actions import DeviceOutcome
+    from edge_agent.device_loop import DeviceLoop
+    from edge_agent.followups import Context
+    from sync.store import MemoryStore
+    from understanding.settings import Settings
 
 #: Cloud refusals that another try may get past: the query is kept pending.
 TRANSIENT_CODES = frozenset({"UNAVAILABLE", "RESOURCE_EXHAUSTED", "DEADLINE_EXCEEDED"})
@@ -29,10 +38,55 @@ def code_name(error: Exception) -> str:
     return str(getattr(code, "name", "UNKNOWN"))
 
 
-class CloudHandoff(AgentParts):
+class CloudRunner(Protocol):
+    """What the agent needs from ``edge_agent.cloud_link.CloudLink``."""
+
+    #: The receipt of the last answer streamed (None: none yet, or no receipt came).
+    last_receipt: pb.DecisionReceipt | None
+
+    def run(
+        self,
+        query: str,
+        *,
+        session_id: str,
+        trace_id: str,
+        history: Any = (),
+        run_device_tool: Callable[[pb.ReactStep], DeviceOutcome],
+        turn_id: int = 0,
+        declared_tools: Any = (),
+        proposed_calls: Any = (),
+    ) -> Iterator[pb.ReactStep]: ...
+
+
+#: Runs a device action the cloud asked for, in a session (``EdgeAgent.run_device_tool``).
+SessionToolRunner = Callable[..., "DeviceOutcome"]
+
+
+class CloudHandoff:
     """Hands queries to the cloud and keeps what it answers (or the query, pending)."""
 
-    def _cloud(
+    def __init__(
+        self,
+        memory: MemoryStore,
+        cloud: CloudRunner | None,
+        *,
+        device: DeviceLoop,
+        decider: Decider,
+        approvals: Approvals,
+        run_device_tool: SessionToolRunner,
+        context: Context,
+        now: Callable[[], datetime],
+    ) -> None:
+        self.memory = memory
+        self.cloud = cloud
+        self.device = device
+        self.decider = decider
+        self.approvals = approvals
+        self.run_device_tool = run_device_tool
+        self.context = context
+        self._now = now
+
+    def run(
         self,
         query: str,
         decision: RouteDecision,
@@ -40,7 +94,13 @@ class CloudHandoff(AgentParts):
         fallback: RouteDecision | None = None,
         *,
         turn_id: int = 0,
+        settings: Settings | None = None,
+        followup_of: str = "",
     ) -> Iterator[pb.ReactStep]:
+        """Stream a cloud turn: the routing THOUGHT, the cloud's steps (device ACTIONs run
+        here), its answer kept; with no cloud answering, ``fallback`` (or a compound the
+        device can run alone) runs here, else the query is kept pending. ``followup_of``:
+        the words of a follow-up the query was rewritten from (its context goes along)."""
         trace_id = uuid.uuid4().hex
         stamp = Stamper(session_id, trace_id)
         steps: list[pb.ReactStep] = []
@@ -55,8 +115,8 @@ class CloudHandoff(AgentParts):
             return step
 
         thought = decision_thought(decision)
-        if self._followup_of:  # the context travels with the query, in its first step
-            thought.metadata["followup_of"] = self._followup_of
+        if followup_of:  # the context travels with the query, in its first step
+            thought.metadata["followup_of"] = followup_of
             thought.metadata["context"] = json.dumps(self.context.snapshot(), sort_keys=True)
         yield emit(thought)
         final: pb.ReactStep | None = None
@@ -76,7 +136,7 @@ class CloudHandoff(AgentParts):
                     run_device_tool=lambda action: self.run_device_tool(action, session_id),
                     turn_id=turn_id,
                     # The device's own tools, and its reading of the query's clauses.
-                    **cloud_extras(self.tools, self.router, query),
+                    **cloud_extras(self.decider.tools, self.decider.router, query, settings),
                 ):
                     yield emit(step, local=False)
                     self._keep_forecast(step)
@@ -90,18 +150,17 @@ class CloudHandoff(AgentParts):
                     raise
                 retry_after = error.retry_after_s
             finally:
-                self._forget_decisions(session_id)
+                self.approvals.forget(session_id)
         acted = any(s.step_type == pb.STEP_TYPE_ACTION for s in steps)
         if final is None and fallback is None and not acted:
             # (Once the cloud had the device act, the query stays pending: its retry
             # keeps those actions' idempotency keys, a device run would not.)
-            fallback = self._device_only(query)
+            fallback = self.decider.without_cloud(query, settings)
         if final is None and fallback is not None:
             # The cloud was only asked for a fresher forecast: the device answers itself.
             self.memory.save_steps(session_id, steps)
-            session = self.loop.start(query)
-            self.reasoner.prime(session.session_id, fallback)
-            yield from self._run(session)
+            units = settings.units if settings else "metric"
+            yield from self.device.run(query, fallback, units=units)
             return
         if final is None:
             pending_id = self.memory.add_pending(query, session_id)
@@ -117,7 +176,7 @@ class CloudHandoff(AgentParts):
             answer.metadata["offline"] = "true"
             final = emit(answer)
             yield final
-        self._remember(steps)
+        self.device.remember(steps)
         self._record_cloud_turn(session_id, query, steps, final)
 
     def _record_cloud_turn(
@@ -126,9 +185,7 @@ class CloudHandoff(AgentParts):
         """Keep a cloud turn's steps, the cloud's receipt and the session's summary (it
         waits, ``input_required``, when the cloud asked back)."""
         if final.step_type == pb.STEP_TYPE_CLARIFICATION:
-            with self.memory.batch():
-                self.memory.save_steps(session_id, steps)
-                self.memory.record_session(session_id, query=query, state="input_required")
+            save_waiting(self.memory, session_id, steps, query=query)
             return
         save_finished(
             self.memory,
@@ -137,33 +194,16 @@ class CloudHandoff(AgentParts):
             query=query,
             final_answer=final.content,
             success=final.metadata.get("offline") != "true",
-            receipt=self._cloud_receipt(final),
+            receipt=self.cloud_receipt(final),
         )
 
-    def _cloud_receipt(self, final: pb.ReactStep) -> pb.DecisionReceipt | None:
+    def cloud_receipt(self, final: pb.ReactStep) -> pb.DecisionReceipt | None:
         """The cloud's receipt for ``final`` (``CloudLink`` keeps the last one), to keep
         on the device; None when there is none or it is another answer's."""
-        receipt: pb.DecisionReceipt | None = getattr(self.cloud, "last_receipt", None)
+        receipt = self.cloud.last_receipt if self.cloud is not None else None
         if receipt is not None and receipt.receipt_id == final.receipt_id:
             return receipt
         return None
-
-    def _device_only(self, query: str) -> RouteDecision | None:
-        """With no cloud to plan it, a compound query whose every request has a device
-        tool ("turn on the lights and set a 5 minute timer") runs here, each request as
-        the router reads it on its own; None when any part needs the cloud."""
-        if not self.router.one_request:
-            return None
-        self.router.one_request = False
-        try:
-            decision = self.router.decide(query)
-        finally:
-            self.router.one_request = True
-        if decision.route != "edge" or len(decision.calls) < 2:
-            return None
-        if any(self.tools.get(call.tool) is None for call in decision.calls):
-            return None
-        return decision
 
     def _keep_forecast(self, step: pb.ReactStep) -> None:
         """Keep the week a cloud forecast observation carries in the forecast cache."""
@@ -181,17 +221,10 @@ class CloudHandoff(AgentParts):
     ) -> None:
         """Keep a refused cloud query's steps and its failed session (not pending: the
         same request would be refused again)."""
-        with self.memory.batch():
-            self.memory.save_steps(session_id, steps)
-            self.memory.record_session(
-                session_id,
-                query=query,
-                final_answer=f"The cloud refused this query: {error}",
-                success=False,
-                state=State.FAILED.value,
-            )
+        why = f"The cloud refused this query: {error}"
+        save_refused(self.memory, session_id, steps, query=query, why=why)
 
-    def _stale_forecast(self, decision: RouteDecision) -> RouteDecision | None:
+    def stale_forecast(self, decision: RouteDecision) -> RouteDecision | None:
         """For a weather decision with no fresh forecast in the cache, the decision to ask
         the cloud instead; None otherwise."""
         from understanding.forecast import needs_fetch
@@ -210,16 +243,17 @@ class CloudHandoff(AgentParts):
             decision.intent,
         )
 
-    @staticmethod
-    def _refusal_step(session_id: str, trace_id: str, error: Exception) -> pb.ReactStep:
-        step = pb.ReactStep(
-            step_type=pb.STEP_TYPE_FINAL_ANSWER,
-            content=f"The cloud cannot answer this query: {error}",
-            model=MODEL_NAME,
-            stop_reason=pb.STOP_REASON_REFUSED,
-            session_id=session_id,
-            trace_id=trace_id,
-            origin=pb.ORIGIN_EDGE,
-        )
-        step.created_at.GetCurrentTime()
-        return step
+
+def refusal_step(session_id: str, trace_id: str, error: Exception) -> pb.ReactStep:
+    """The answer to a query the cloud refuses for good (kept, not pending)."""
+    step = pb.ReactStep(
+        step_type=pb.STEP_TYPE_FINAL_ANSWER,
+        content=f"The cloud cannot answer this query: {error}",
+        model=MODEL_NAME,
+        stop_reason=pb.STOP_REASON_REFUSED,
+        session_id=session_id,
+        trace_id=trace_id,
+        origin=pb.ORIGIN_EDGE,
+    )
+    step.created_at.GetCurrentTime()
+    return step

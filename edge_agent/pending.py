@@ -4,15 +4,40 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from typing import Any
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
 
-from edge_agent.handoff import TRANSIENT_CODES, CloudHandoff, code_name
+from edge_agent.handoff import TRANSIENT_CODES, code_name, refusal_step
 from edge_agent.sessions import Stamper, save_finished, stored_time
 from edgeloop.v1 import agent_pb2 as pb
 
+if TYPE_CHECKING:
+    from edge_agent.approvals import Approvals
+    from edge_agent.device_actions import DeviceOutcome
+    from edge_agent.handoff import CloudHandoff, SessionToolRunner
+    from edge_agent.surfaces import Surfaces
+    from sync.store import MemoryStore
 
-class PendingQueries(CloudHandoff):
+
+class PendingQueries:
     """Asks the cloud the device's pending queries again and keeps their answers."""
+
+    def __init__(
+        self,
+        memory: MemoryStore,
+        handoff: CloudHandoff,
+        *,
+        approvals: Approvals,
+        run_device_tool: SessionToolRunner,
+        surfaces: Surfaces,
+        now: Callable[[], datetime],
+    ) -> None:
+        self.memory = memory
+        self.handoff = handoff
+        self.approvals = approvals
+        self.run_device_tool = run_device_tool
+        self.surfaces = surfaces
+        self._now = now
 
     def own_pending(self) -> list[dict[str, Any]]:
         """The pending queries this device kept. Another device of the same user may have
@@ -36,7 +61,8 @@ class PendingQueries(CloudHandoff):
         answers device actions that need a person's yes (None: denied). Returns the
         resolved pending records with their steps.
         """
-        if self.cloud is None:
+        cloud = self.handoff.cloud
+        if cloud is None:
             return []
         from edge_agent.declaring import cloud_extras
         from edge_agent.errors import CloudRequestError, CloudUnavailableError
@@ -52,25 +78,29 @@ class PendingQueries(CloudHandoff):
 
             def run_tool(
                 action: pb.ReactStep, sid: str = session_id, key: str = scope, late: float = late_s
-            ) -> pb.ReactStep:
+            ) -> DeviceOutcome:
                 return self.run_device_tool(action, sid, idempotency_scope=key, asked_s_ago=late)
 
             try:
-                for step in self.cloud.run(
+                for step in cloud.run(
                     pending["query"],
                     session_id=session_id,
                     trace_id=trace_id,
                     history=[],
                     run_device_tool=run_tool,
-                    **cloud_extras(self.tools, self.router, pending["query"]),
+                    **cloud_extras(
+                        self.handoff.decider.tools, self.handoff.decider.router, pending["query"]
+                    ),
                 ):
                     stamp(step, local=False)
                     step.metadata["pending_id"] = pending["pending_id"]
                     steps.append(step)
                     if step.step_type == pb.STEP_TYPE_APPROVAL_REQUEST:
-                        self._announce(step)  # WatchEvents and its Approve may answer it
+                        self.surfaces.approval_waiting(step)  # WatchEvents' Approve may answer
                         if approve is not None:
-                            self.approve(step.session_id, step.act_id, approve(step))
+                            approved = approve(step)
+                            reason = "approved" if approved else "denied"
+                            self.approvals.decide(step.session_id, step.act_id, approved, reason)
             except CloudUnavailableError:
                 break
             except CloudRequestError as error:
@@ -78,9 +108,9 @@ class PendingQueries(CloudHandoff):
                     break
                 if code_name(error) != "INVALID_ARGUMENT":
                     raise
-                steps.append(self._refusal_step(session_id, trace_id, error))
+                steps.append(refusal_step(session_id, trace_id, error))
             finally:
-                self._forget_decisions(session_id)
+                self.approvals.forget(session_id)
             final = next(
                 (s for s in reversed(steps) if s.step_type == pb.STEP_TYPE_FINAL_ANSWER), None
             )
@@ -94,23 +124,9 @@ class PendingQueries(CloudHandoff):
                     query=pending["query"],
                     final_answer=final.content,
                     success=final.stop_reason != pb.STOP_REASON_REFUSED,
-                    receipt=self._cloud_receipt(final),
+                    receipt=self.handoff.cloud_receipt(final),
                 )
                 self.memory.resolve_pending(pending["pending_id"], final.content)
             resolved.append((pending, steps))
-            self._announce_resolved(pending, final)
+            self.surfaces.pending_resolved(pending, final)
         return resolved
-
-    def _announce_resolved(self, pending: dict[str, Any], final: pb.ReactStep) -> None:
-        if self.events is None:
-            return
-        from edge_agent.device_events import device_event
-
-        self.events.publish(
-            device_event(
-                pb.DEVICE_EVENT_KIND_PENDING_RESOLVED,
-                f"Answered now: {pending['query']} -> {final.content}",
-                session_id=final.session_id,
-                pending_id=str(pending["pending_id"]),
-            )
-        )

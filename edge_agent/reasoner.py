@@ -1,8 +1,9 @@
 """The device's kernel Reasoner: the routing THOUGHT, then the action(s), then one answer.
 
 :func:`decision_thought` records a routing decision as a THOUGHT (the device's and the
-cloud hand-off's); :class:`RouterReasoner` turns a decision into the loop's steps and an
-observation into a plain sentence.
+cloud hand-off's); :class:`RouterReasoner` turns a decision, which travels in the session's
+metadata (:func:`pack_decision`), into the loop's steps and an observation into a plain
+sentence.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from edgeloop.v1 import agent_pb2 as pb
 from react_kernel import ReasoningContext
 from react_kernel.steps import from_struct, to_struct
 from understanding.answers import failure_answer, smalltalk_answer, tool_answer
-from understanding.router import RouteDecision, Router
+from understanding.router import RouteDecision, Router, ToolCall
 
 MODEL_NAME = "edge-router"
 TOP_INTENTS = 3  # intents (with their scores) a routing THOUGHT records
@@ -42,43 +43,58 @@ def decision_thought(decision: RouteDecision) -> pb.ReactStep:
     return step
 
 
+#: The session metadata keys the decision and the units travel under, to the reasoner.
+DECISION_KEY = "route_decision"
+UNITS_KEY = "units"
+
+
+def pack_decision(decision: RouteDecision) -> str:
+    """A decision as JSON text, for the session's metadata (and so its saved state)."""
+    data = decision.to_dict()
+    data["scores"] = decision.scores
+    return json.dumps(data, sort_keys=True, default=str)
+
+
+def unpack_decision(text: str) -> RouteDecision:
+    """The decision :func:`pack_decision` wrote."""
+    data = json.loads(text)
+    calls = tuple(ToolCall(c["tool"], c["arguments"]) for c in data.pop("calls", ()))
+    return RouteDecision(**data, calls=calls)
+
+
 class RouterReasoner:
     """The kernel Reasoner of the device: one routing decision, then one answer.
 
-    The agent decides before it starts the loop (a cloud query never enters it) and
-    primes the reasoner with that decision, so a query is classified once.
+    The agent decides before it starts the loop (a cloud query never enters it); the
+    decision travels in the session's metadata (``DECISION_KEY``, with the home's units
+    under ``UNITS_KEY``), so the reasoner keeps no state of its own and a session resumed
+    after an approval, here or in another process, goes on with the same decision. A
+    session started with no decision is decided here, with no settings.
     """
 
     name = MODEL_NAME
 
     def __init__(self, router: Router) -> None:
         self.router = router
-        self._primed: dict[str, RouteDecision] = {}
-        self._plans: dict[str, RouteDecision] = {}  # compound requests still running
-
-    def prime(self, session_id: str, decision: RouteDecision) -> None:
-        """Use ``decision`` for the next turn of ``session_id``."""
-        self._primed[session_id] = decision
 
     def next_steps(self, ctx: ReasoningContext) -> list[pb.ReactStep]:
-        """[THOUGHT, ACTION] first; after the observation, [FINAL_ANSWER]."""
+        """[THOUGHT, ACTION] first; after the observation, the next call of a compound
+        request or [FINAL_ANSWER]."""
+        packed = ctx.metadata.get(DECISION_KEY)
+        decision = unpack_decision(packed) if packed else self.router.decide(ctx.query)
         turn = [s for s in ctx.history if s.turn_id == ctx.turn_id]
         observation = next(
             (s for s in reversed(turn) if s.step_type == pb.STEP_TYPE_OBSERVATION), None
         )
         if observation is not None:
-            home = self.router.home
-            units = home.units if home else "metric"
-            plan = self._plans.get(ctx.session_id)
-            if plan is None:
+            units = ctx.metadata.get(UNITS_KEY, "metric")
+            if len(decision.calls) < 2:
                 return [self._answer(turn, observation, units, ctx.query)]
             done = sum(1 for s in turn if s.step_type == pb.STEP_TYPE_ACTION)
-            if done < len(plan.calls) and observation.status == pb.OBSERVATION_STATUS_OK:
-                call = plan.calls[done]
+            if done < len(decision.calls) and observation.status == pb.OBSERVATION_STATUS_OK:
+                call = decision.calls[done]
                 return [action_step(call.tool, call.arguments)]
-            del self._plans[ctx.session_id]
             return [self._answer_all(turn, units)]
-        decision = self._primed.pop(ctx.session_id, None) or self.router.decide(ctx.query)
         thought = decision_thought(decision)
         if decision.route != "edge":
             final = pb.ReactStep(
@@ -94,8 +110,6 @@ class RouterReasoner:
                 model=MODEL_NAME,
             )
             return [thought, final]
-        if len(decision.calls) > 1:
-            self._plans[ctx.session_id] = decision
         return [thought, action_step(decision.tool, decision.arguments or {})]
 
     @classmethod

@@ -1,5 +1,7 @@
 """Saving the device's sessions: the fields the kernel fills on its own steps, stamped on
-steps that do not come from the loop, and a finished session saved in one place."""
+steps that do not come from the loop, and each way a turn outside the kernel loop ends
+(finished, waiting for the person's answer, refused) saved in one place. (The loop's own
+sessions are saved by ``edge_agent.device_loop``.)"""
 
 from __future__ import annotations
 
@@ -18,6 +20,8 @@ if TYPE_CHECKING:
 
 #: The state a finished session is recorded with: the kernel's, as the loop records its own.
 FINISHED = State.FINISHED.value
+#: The state of a session that asked the person back and waits for the answer.
+WAITING = "input_required"
 
 
 def save_finished(
@@ -38,6 +42,28 @@ def save_finished(
             memory.save_receipt(receipt)
         memory.record_session(
             session_id, query=query, final_answer=final_answer, success=success, state=FINISHED
+        )
+
+
+def save_waiting(
+    memory: MemoryStore, session_id: str, steps: Sequence[pb.ReactStep], *, query: str
+) -> None:
+    """Keep a turn that asked the person back (its question last) and the session's
+    summary, waiting (``input_required``) for the next turn to answer, in one transaction."""
+    with memory.batch():
+        memory.save_steps(session_id, steps)
+        memory.record_session(session_id, query=query, state=WAITING)
+
+
+def save_refused(
+    memory: MemoryStore, session_id: str, steps: Sequence[pb.ReactStep], *, query: str, why: str
+) -> None:
+    """Keep a refused turn's steps and its failed session (not pending: the same request
+    would be refused again), in one transaction."""
+    with memory.batch():
+        memory.save_steps(session_id, steps)
+        memory.record_session(
+            session_id, query=query, final_answer=why, success=False, state=State.FAILED.value
         )
 
 

@@ -13,7 +13,8 @@ effect (a device command, a timer, a note written or removed) runs only when
 
 Otherwise the verdict is ``cloud`` with a reason naming the cause ("the condition 'if'
 ..."), or ``ask`` when the tool is clear and only an argument is missing (``missing``
-names it, ``question`` is what to ask). Lookups change nothing and pass. Pure functions
+names it, ``question`` is what to ask; :func:`ask_back` is the one rule for it, on every
+path of the router). Lookups change nothing and pass. Pure functions
 over the call and the words: the router's decision goes through :func:`check_call`, and
 the cloud planner's plan check can call the same ones.
 
@@ -261,12 +262,23 @@ _BARE = frozenset(_BARE_WORDS.split())
 def ask_back(
     tool: str, reason: str, arguments: dict[str, Any] | None = None, words: str = ""
 ) -> Verdict | None:
-    """An ``ask`` verdict when a side-effect call failed only for a missing required
-    argument (the fill's ``reason`` names it) and the words say nothing but the request
-    and what its other arguments keep ("remind me to call dad": the label); or None
-    ("set a timer for the right time to boil an egg" is the cloud's)."""
+    """The one rule for asking back: an ``ask`` verdict for a call with a side effect whose
+    arguments did not fill, or None (the cloud's).
+
+    A timer or an alarm with no word a time could be read from is asked for its duration
+    or its time (``understanding.asking.question_for``: "set a timer for the pasta" ->
+    "For how long?"). Any other call is asked only when the fill failed for a missing
+    required argument (the fill's ``reason`` names it) and the words say nothing but the
+    request and what its other arguments keep ("remind me to call dad": the label); "set
+    a timer for the right time to boil an egg" names a time the device cannot read, and is
+    the cloud's."""
     if tool not in ACTION_TOOLS:
         return None
+    from understanding.asking import question_for as timer_question
+
+    timer = timer_question(tool, words)  # "set a timer": for how long; "wake me": what time
+    if timer is not None:
+        return Verdict("ask", f"{tool} needs its {timer.missing}", timer.missing, timer.question)
     found = _MISSING.search(reason)
     if found is None:
         return None
@@ -275,11 +287,6 @@ def ask_back(
     if any(k not in inside and t not in _BARE for k, t in enumerate(tokens)):
         return None
     missing = found.group(1).split("'")[0]
-    from understanding.asking import question_for as timer_question
-
-    timer = timer_question(tool, words)  # "set a timer": for how long; "wake me": what time
-    if timer is not None:
-        return Verdict("ask", f"{tool} needs its {timer.missing}", timer.missing, timer.question)
     return Verdict(
         "ask", f"{tool} needs its {missing}", missing, question_for(tool, missing, arguments)
     )

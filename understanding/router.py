@@ -48,8 +48,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from understanding.answers import smalltalk_kind
 from understanding.arguments import extract_arguments
-from understanding.arguments.qualifiers import device_qualifiers
-from understanding.arguments.scope import device_scope
+from understanding.arguments.qualifiers import device_qualifiers, leaves_out_no_room
 from understanding.errors import ModelFilesError
 from understanding.gazetteer import country_clock, read_places, region_in
 from understanding.policy import ACTION_TOOLS, Verdict, ask_back, check_call
@@ -133,8 +132,6 @@ class Router:
         self.action_threshold = threshold if action_threshold is None else action_threshold
         # The shipped router keeps one request on the device; the cloud plans compound ones.
         self.one_request = one_request
-        # The device's settings: their home defaults fill what a query leaves out.
-        self.home: Settings | None = None
         self.tools: dict[str, ToolSpec] = {}
         for spec in tools:
             self.add_tool(spec)
@@ -208,8 +205,16 @@ class Router:
             one_request=one_request,
         )
 
-    def decide(self, text: str) -> RouteDecision:
-        """Route one query; see the module docstring for the gates."""
+    def decide(
+        self, text: str, settings: Settings | None = None, *, one_request: bool | None = None
+    ) -> RouteDecision:
+        """Route one query; see the module docstring for the gates.
+
+        ``settings``: the device's, whose home defaults fill what the query leaves out (the
+        home city, the units); None for a device with none. ``one_request``: whether a
+        compound query goes to the cloud (None: the router's own setting; False lets the
+        device run each request of it, as it does with no cloud to plan it). Pure: the
+        router itself never changes."""
         query = " ".join(text.split())
         if not query:
             return RouteDecision("cloud", None, None, 0.0, "empty query")
@@ -235,7 +240,11 @@ class Router:
         if parts is not None:
             words = tuple(getattr(prediction, "words", ()))
             side_ok = bool(getattr(prediction, "side_effect_ok", True))
-            return self._from_parts(parts, query, plain, confidence, scores, intent, words, side_ok)
+            alone = self.one_request if one_request is None else one_request
+            return self._from_parts(
+                parts, query, plain, confidence, scores, intent, words, side_ok,
+                settings=settings, one_request=alone,
+            )  # fmt: skip
         if intent == SMALLTALK:
             if smalltalk_kind(query) is None:
                 return cloud("small talk the device has no answer for")
@@ -254,13 +263,15 @@ class Router:
         structural = compound_reason(plain, intent)
         if structural is not None:
             return cloud(structural)
-        arguments = complete_arguments(self.home, intent, query, extract_arguments(intent, query))
+        arguments = complete_arguments(settings, intent, query, extract_arguments(intent, query))
         if arguments is None:
-            asked = _ask_back(intent, query, confidence, scores)
-            return asked or cloud(f"cannot fill {intent} arguments")
+            asked = ask_back(intent, "", words=query)
+            if asked is not None:
+                return self._refused(asked, intent, confidence, intent, scores)
+            return cloud(f"cannot fill {intent} arguments")
         if intent == "device_control":
             arguments = {**arguments, **device_qualifiers(query)}
-            if device_scope(query, arguments) is None:
+            if leaves_out_no_room(query, arguments):
                 return cloud("an exception that names no room the device knows")
         verdict = check_call(intent, arguments, query, confidence, self.action_threshold)
         if verdict.action != "allow":
@@ -336,6 +347,9 @@ class Router:
         intent: str,
         words: tuple[str, ...] = (),
         side_effect_ok: bool = True,
+        *,
+        settings: Settings | None = None,
+        one_request: bool = False,
     ) -> RouteDecision:
         """The decision of a joint intent + slot model: every request it found, each
         with its tool and its arguments from its slots (``understanding.arguments.slots``
@@ -345,7 +359,7 @@ class Router:
         def cloud(reason: str) -> RouteDecision:
             return RouteDecision("cloud", None, None, confidence, reason, intent, scores)
 
-        if self.one_request and len(parts) > 1:
+        if one_request and len(parts) > 1:
             return cloud(f"{len(parts)} requests in one query: the cloud plans them")
         calls: list[ToolCall] = []
         for part in parts:
@@ -387,12 +401,8 @@ class Router:
             )  # fmt: skip
             if structural is not None:
                 return cloud(structural)
-            made = self._part_calls(name, part, text, words)
+            made = self._part_calls(name, part, text, words, settings)
             if isinstance(made, Verdict):
-                if made.action == "cloud" and made.reason.startswith("cannot fill"):
-                    asked = _ask_back(name, query, confidence, scores) if len(parts) == 1 else None
-                    if asked is not None:
-                        return asked
                 return self._refused(made, name, confidence, intent, scores)
             calls.extend(made)
         if not calls:
@@ -417,7 +427,7 @@ class Router:
         )
 
     def _part_calls(
-        self, name: str, part: Any, text: str, words: tuple[str, ...]
+        self, name: str, part: Any, text: str, words: tuple[str, ...], settings: Settings | None
     ) -> list[ToolCall] | Verdict:
         """One request's calls (several list items are several calls), each through the
         side-effect policy; or the policy's verdict against them."""
@@ -456,7 +466,7 @@ class Router:
             ]
             said = without_times(text)
         filled = newer_from_slots(name, slots, said) or builtin_from_slots(
-            name, slots, said, self.home, utterance=words
+            name, slots, said, settings, utterance=words
         )
         if filled.arguments is None:
             reason = filled.reason
@@ -474,7 +484,7 @@ class Router:
         args = dict(filled.arguments)
         if name == "device_control":
             args.update(qualified)
-            if device_scope(text, args) is None:  # "everything but the TV": a device left out
+            if leaves_out_no_room(text, args):  # "everything but the TV": a device left out
                 return Verdict("cloud", "an exception that names no room the device knows")
         label = reminder_label(text) if name == "set_timer" else None
         # The reminder's words, whole: the tagger may keep only part of them.
@@ -508,29 +518,6 @@ def _left_out(span: str, qualified: dict[str, Any]) -> bool:
         return False
     room = room_name(span)
     return room is None or room in qualified.get("except", ()) or room in ("room", "rooms")
-
-
-def _ask_back(
-    tool: str, query: str, confidence: float, scores: dict[str, float]
-) -> RouteDecision | None:
-    """The decision to ask for the argument that ``query`` leaves out, when the tool is
-    clear and the words hold nothing to read it from (``understanding.asking``)."""
-    from understanding.asking import question_for
-
-    asked = question_for(tool, query)
-    if asked is None:
-        return None
-    return RouteDecision(
-        "ask",
-        tool,
-        {},
-        confidence,
-        f"{tool} needs {asked.missing!r}, which the request does not give",
-        tool,
-        scores,
-        missing=asked.missing,
-        question=asked.question,
-    )
 
 
 def _another_place(query: str) -> str | None:

@@ -266,13 +266,13 @@ def test_a_free_text_argument_is_the_answer_itself(memory: MemoryStore) -> None:
     router = Router.load()
     reads = router.decide
 
-    def decide(text: str) -> RouteDecision:
+    def decide(text: str, settings: object = None) -> RouteDecision:
         if text == "add something to my shopping list":
             return RouteDecision(
                 "ask", "add_note", {"list": "shopping"}, 0.9, "no item", "add_note",
                 missing="text", question="What should I add?",
             )  # fmt: skip
-        return reads(text)
+        return reads(text, settings)  # type: ignore[arg-type]
 
     router.decide = decide  # type: ignore[method-assign]
     agent = EdgeAgent(memory, router)

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from edge_agent.agent import EdgeAgent
+from edge_agent.device_actions import DeviceOutcome
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel import verify_receipt
 from react_kernel.steps import from_struct, step_to_json, to_struct
@@ -108,6 +109,7 @@ class FakeCloud:
         self.action = action
         self.fail = fail
         self.observations: list[pb.ReactStep] = []
+        self.last_receipt: pb.DecisionReceipt | None = None
 
     def run(
         self,
@@ -116,7 +118,7 @@ class FakeCloud:
         session_id: str,
         trace_id: str,
         history: Any = (),
-        run_device_tool: Callable[[pb.ReactStep], pb.ReactStep],
+        run_device_tool: Callable[[pb.ReactStep], DeviceOutcome],
         turn_id: int = 0,
     ) -> Iterator[pb.ReactStep]:
         if self.fail:
@@ -126,9 +128,10 @@ class FakeCloud:
         yield pb.ReactStep(step_type=T, content="plan", origin=pb.ORIGIN_CLOUD)
         if self.action is not None:
             yield self.action
-            observation = run_device_tool(self.action)
-            self.observations.append(observation)
-            yield observation
+            outcome = run_device_tool(self.action)
+            assert isinstance(outcome, pb.ReactStep)  # (no approval asked here)
+            self.observations.append(outcome)
+            yield outcome
         yield pb.ReactStep(step_type=F, content="cloud answer", origin=pb.ORIGIN_CLOUD)
 
 
@@ -159,14 +162,39 @@ def test_cloud_cannot_unlock_without_a_human(memory: MemoryStore, stub_router: R
         tool="device_control",
         arguments=to_struct({"device": "door_lock", "action": "unlock"}),
     )
-    request = agent.run_device_tool(action, "s1")  # the device asks its person first
+    steps = agent.run_device_tool(action, "s1")  # the device asks its person first
+    assert not isinstance(steps, pb.ReactStep)
+    request = next(steps)
     assert request.step_type == pb.STEP_TYPE_APPROVAL_REQUEST and request.act_id == "a2"
+    assert agent.awaiting_cloud_approval("s1", "a2")
     agent.approval_timeout_s = 0.0  # and no one answers
-    observation = agent.run_device_tool(action, "s1")
+    observation = next(steps)
     assert observation.status == pb.OBSERVATION_STATUS_REJECTED
+    assert not agent.awaiting_cloud_approval("s1", "a2")
     assert memory.get_device_state("door_lock") is None
     unknown = agent.run_device_tool(pb.ReactStep(step_type=A, act_id="a3", tool="nope"), "s1")
+    assert isinstance(unknown, pb.ReactStep)
     assert unknown.status == pb.OBSERVATION_STATUS_ERROR
+
+
+def test_a_person_approves_a_cloud_action_in_the_one_call(
+    memory: MemoryStore, stub_router: Router
+) -> None:
+    """The runner's one call gives the request, the reader decides, the action runs."""
+    agent = EdgeAgent(memory, stub_router)
+    action = pb.ReactStep(
+        step_type=A,
+        act_id="a4",
+        tool="device_control",
+        arguments=to_struct({"device": "door_lock", "action": "unlock"}),
+    )
+    steps = agent.run_device_tool(action, "s2")
+    assert not isinstance(steps, pb.ReactStep)
+    request = next(steps)
+    assert agent.approve(request.session_id, request.act_id, True, "it's me") == []
+    observation = next(steps)
+    assert observation.status == pb.OBSERVATION_STATUS_OK
+    assert memory.get_device_state("door_lock")["state"] == "unlocked"
 
 
 def test_unreachable_cloud_falls_back_to_pending(memory: MemoryStore, stub_router: Router) -> None:

@@ -118,7 +118,7 @@ class ScriptedRouter(Router):
         super().__init__(StubIntentModel(), threshold=0.5)
         self.decisions = decisions
 
-    def decide(self, text: str) -> RouteDecision:
+    def decide(self, text: str, settings: object = None, **_: object) -> RouteDecision:  # type: ignore[override]
         default = RouteDecision("cloud", None, None, 0.0, "unscripted")
         return self.decisions.get(text, default)
 

@@ -113,8 +113,16 @@ def test_asking_back_a_bare_request() -> None:
     assert asked is not None and asked.action == "ask"
     assert asked.missing == "seconds"
     assert asked.question
-    # With more said than the request, the request is not bare: the cloud's.
-    assert ask_back("set_timer", reason, words="set a timer to boil an egg right") is None
+    # A timer with no word a time could be read from is asked for its duration, whatever
+    # else is said ("set a timer for the pasta"); one that names a time the device cannot
+    # read is the cloud's.
+    pasta = ask_back("set_timer", reason, words="set a timer for the pasta")
+    assert pasta is not None and pasta.question == "For how long?"
+    assert ask_back("set_timer", reason, words="set a timer for the right time for an egg") is None
+    # Any other call is asked only when the words are bare: more said is the cloud's.
+    device = "no device named: the required argument 'device'"
+    assert ask_back("device_control", device, words="turn it off") is not None
+    assert ask_back("device_control", device, words="turn off the thing by the sofa") is None
     # The label the person said is no reason not to ask for the time.
     labelled = ask_back("set_timer", reason, {"label": "call dad"}, "remind me to call dad")
     assert labelled is not None and labelled.missing == "seconds"

@@ -10,8 +10,10 @@ sends the request to the cloud or asks back instead of dropping it.
 Kinds: ``time`` (at, in, for, until, before, after, tonight, tomorrow...), ``recurring``
 (every day, each morning, daily), ``exception`` (except, but, other than, apart from,
 all but), ``condition`` (if, when, unless, once, as soon as), ``negation`` (don't, not,
-never) and ``scope`` (all, every, both, everything, everywhere). Pure functions over
-the words.
+never) and ``scope`` (all, every, both, everything, everywhere). An exception that
+leaves out something other than rooms ("everything but the TV") is no ``except`` the
+device executes: :func:`leaves_out_no_room` says so, and the request is the cloud's.
+Pure functions over the words.
 
 >>> [q.kind for q in find_qualifiers("turn off all lights except the hall at 11 pm")]
 ['scope', 'exception', 'time']
@@ -33,6 +35,7 @@ __all__ = [
     "find_qualifiers",
     "is_question",
     "is_status_question",
+    "leaves_out_no_room",
     "read_at",
     "read_for",
     "tokens_of",
@@ -414,3 +417,53 @@ def device_qualifiers(words: str) -> dict[str, Any]:
     if seconds is not None:
         out["for"] = seconds
     return out
+
+
+# The guard on an exception: what follows the exception word, read as rooms or not.
+_ALL_WORDS = re.compile(r"\b(all|every|everything|each)\b", re.IGNORECASE)
+_LEFT_OUT = re.compile(
+    r"\b(?:except(?:\s+for)?|but(?:\s+not)?|other\s+than|apart\s+from|besides|save\s+for|"
+    r"excluding|all\s+but)\s+(?P<rest>.+)$",
+    re.IGNORECASE,
+)
+# Words that leave something out even with no "all" before them ("the lights off except
+# in the kitchen" covers every other room).
+_STRICT_EXCEPT = re.compile(r"except|other\s+than|apart\s+from|excluding|but\s+not", re.IGNORECASE)
+_LEFT_OUT_PARTS = re.compile(r"\s*(?:,|\band\b|\bor\b|&)\s*", re.IGNORECASE)
+_AROUND_A_ROOM = re.compile(
+    r"'s\b|\b(?:in|the|my|our|one|ones|please|light|lights|lamp|lamps|room)\b|[.!?]",
+    re.IGNORECASE,
+)
+
+
+def leaves_out_no_room(words: str, arguments: dict[str, Any]) -> bool:
+    """True when a device command leaves out something that is no room of it: "turn
+    everything off but the TV", "all the lights except the lamp" (a device). The ``except``
+    of :func:`device_qualifiers` holds rooms only, so such an exception would be dropped:
+    the request is the cloud's. "turn on the lights but dim them" leaves nothing out ("but"
+    alone, with no all/every before it, is no exception); "... but only after nine" is a
+    condition, :func:`find_qualifiers`' to name."""
+    from understanding.arguments.devices import ROOM_NAMES, device_name, room_name
+
+    said = " ".join(words.split())
+    found = _LEFT_OUT.search(said)
+    if found is None:
+        return False
+    if _ALL_WORDS.search(said[: found.start()]) is None and not _STRICT_EXCEPT.match(
+        found.group(0)
+    ):
+        return False
+    rooms = 0
+    for part in _LEFT_OUT_PARTS.split(found.group("rest")):
+        if not part.strip():
+            continue
+        room = room_name(_AROUND_A_ROOM.sub(" ", part))
+        if room is None:
+            return True
+        named = device_name(part)
+        if named is not None and (
+            named != arguments.get("device") or room not in frozenset(ROOM_NAMES.values())
+        ):
+            return True  # "everything but the TV": a device left out, not a room
+        rooms += 1
+    return rooms == 0
