@@ -61,18 +61,22 @@ def test_the_device_runs_mcp_tools_the_cloud_asks_for(tmp_path: Path) -> None:
             assert from_struct(info.observation) == {"plant": "fern", "ml_per_week": 200}
 
             water = _action("mcp_garden_water_plant", {"plant": "fern", "ml": 200}, "a2")
-            asked = agent.run_device_tool(water)  # not read-only: a person decides first
+            outcome = agent.run_device_tool(water)  # not read-only: a person decides first
+            assert not isinstance(outcome, pb.ReactStep)
+            asked = next(outcome)
             assert asked.step_type == pb.STEP_TYPE_APPROVAL_REQUEST
             assert not log.exists()
             agent.approve(water.session_id, water.act_id, True, "yes")
-            done = agent.run_device_tool(water)
+            done = next(outcome)
             assert done.status == pb.OBSERVATION_STATUS_OK, done.content
             assert log.read_text() == "fern 200\n"
 
             again = _action("mcp_garden_water_plant", {"plant": "fern", "ml": 200}, "a3")
-            agent.run_device_tool(again)
+            outcome = agent.run_device_tool(again)
+            assert not isinstance(outcome, pb.ReactStep)
+            next(outcome)
             agent.approve(again.session_id, again.act_id, False, "no")
-            refused = agent.run_device_tool(again)
+            refused = next(outcome)
             assert refused.status == pb.OBSERVATION_STATUS_REJECTED
             assert log.read_text() == "fern 200\n"
         finally:
