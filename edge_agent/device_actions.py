@@ -32,6 +32,9 @@ if TYPE_CHECKING:
 #: How long a cloud session's device action waits for the person's decision; the cloud
 #: waits 30 s for the device's observation (``device_tool_timeout_s``), so less than that.
 APPROVAL_TIMEOUT_S = 25.0
+#: What a side effect is keyed on: the idempotency scope and the call's arguments as asked.
+_Keyed = tuple[str, dict[str, Any]]
+
 #: A side effect in a pending query answered later than this is confirmed first.
 LATE_CONFIRM_S = 180.0
 
@@ -92,6 +95,7 @@ class DeviceActions:
             observation.content = f"unknown device tool {action.tool!r}"
             return observation
         args = from_struct(action.arguments)
+        asked_args = dict(args)  # the call as asked: its idempotency key, however late
         if asked_s_ago and spec.name == "set_timer" and args.get("seconds"):
             # A countdown runs from when it was asked, not from when the cloud answered.
             remaining = float(args["seconds"]) - asked_s_ago
@@ -103,13 +107,14 @@ class DeviceActions:
         if late or approval_policy(spec, args):
             if late:
                 action.metadata["asked_s_ago"] = str(round(asked_s_ago))
-            return self._approved_first(action, spec, args, observation, scope)
-        return self._execute(spec, args, observation, scope)
+            return self._approved_first(action, spec, args, observation, (scope, asked_args))
+        return self._execute(spec, args, observation, (scope, asked_args))
 
     def _execute(
-        self, spec: ToolSpec, args: dict[str, Any], observation: pb.ReactStep, scope: str
+        self, spec: ToolSpec, args: dict[str, Any], observation: pb.ReactStep, keyed: _Keyed
     ) -> pb.ReactStep:
-        outcome = self.executor.call(spec, args, session_id=scope)
+        scope, asked_args = keyed
+        outcome = self.executor.call(spec, args, session_id=scope, key_args=asked_args)
         observation.status = outcome.status
         if outcome.status == pb.OBSERVATION_STATUS_OK:
             observation.observation.CopyFrom(to_struct(outcome.output))
@@ -126,7 +131,7 @@ class DeviceActions:
         spec: ToolSpec,
         args: dict[str, Any],
         observation: pb.ReactStep,
-        scope: str,
+        keyed: _Keyed,
     ) -> Iterator[pb.ReactStep]:
         """The APPROVAL_REQUEST, then (once the reader asks for more) the OBSERVATION of
         the action run, or refused when no one approved it in time."""
@@ -138,7 +143,7 @@ class DeviceActions:
         finally:
             self.approvals.forget_key(key)
         if decision is not None and decision.approved:
-            yield self._execute(spec, args, observation, scope)
+            yield self._execute(spec, args, observation, keyed)
             return
         observation.status = pb.OBSERVATION_STATUS_REJECTED
         why = decision.reason if decision is not None else "no one approved it in time"

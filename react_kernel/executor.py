@@ -176,18 +176,35 @@ class ToolExecutor:
                 return f"observation failed business rules: {problem}"
         return None
 
-    def call(self, spec: ToolSpec, args: dict[str, Any], *, session_id: str) -> ToolOutcome:
-        """Run one call through every stage; never raises for a tool's failure."""
+    def call(
+        self,
+        spec: ToolSpec,
+        args: dict[str, Any],
+        *,
+        session_id: str,
+        key_args: dict[str, Any] | None = None,
+    ) -> ToolOutcome:
+        """Run one call through every stage; never raises for a tool's failure.
+
+        ``key_args``: the arguments the idempotency key is made of when they differ from
+        the ones run (a countdown re-anchored to when it was asked is still the call asked
+        for: asked again, it must find the first run's key)."""
         start = time.perf_counter()
-        outcome = self._call(spec, args, session_id)
+        outcome = self._call(spec, args, session_id, key_args)
         outcome.latency_ms = (time.perf_counter() - start) * 1000.0
         return outcome
 
-    def _call(self, spec: ToolSpec, args: dict[str, Any], session_id: str) -> ToolOutcome:
+    def _call(
+        self,
+        spec: ToolSpec,
+        args: dict[str, Any],
+        session_id: str,
+        key_args: dict[str, Any] | None = None,
+    ) -> ToolOutcome:
         problem = self.validate_input(spec, args)
         if problem is not None:
             return ToolOutcome(pb.OBSERVATION_STATUS_ERROR, {}, f"invalid input: {problem}")
-        key = self.idempotency_key(spec, session_id, args)
+        key = self.idempotency_key(spec, session_id, args if key_args is None else key_args)
         if key and self.idempotency is not None:
             stored = self.idempotency.get(key)
             if stored is not None:

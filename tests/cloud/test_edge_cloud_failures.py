@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -114,9 +115,12 @@ def test_over_the_rate_the_query_stays_pending_with_the_cloud_hint(
     assert [p["query"] for p in _pending(db)] == ["is Paris warmer than Berlin today"]
 
 
+@pytest.mark.parametrize("answered_after_s", [0, 45])
 def test_a_pending_query_runs_its_side_effects_once(
-    make_cloud: Any, tmp_path: Path, router: Any, links: list[CloudLink]
+    make_cloud: Any, tmp_path: Path, router: Any, links: list[CloudLink], answered_after_s: int
 ) -> None:
+    """However late the cloud answers, the timer is the one set before it went away (a
+    countdown re-anchored to when it was asked keeps its first try's idempotency key)."""
     memory = MemoryStore(tmp_path / "phone.db")
     cloud = make_cloud()
     links.append(CloudLink(cloud.target, deadline_s=5, retries=0))
@@ -137,7 +141,8 @@ def test_a_pending_query_runs_its_side_effects_once(
 
     again = make_cloud()  # the cloud is back (a new process) and the device retries
     links.append(CloudLink(again.target, deadline_s=5, retries=0))
-    agent = EdgeAgent(memory, router, cloud=links[-1])
+    later = datetime.now(UTC) + timedelta(seconds=answered_after_s)
+    agent = EdgeAgent(memory, router, cloud=links[-1], now=lambda: later)
     resolved = agent.resolve_pending()
     assert len(resolved) == 1 and resolved[0][1][-1].step_type == pb.STEP_TYPE_FINAL_ANSWER
     assert [n["text"] for n in memory.notes()] == ["buy milk"]
