@@ -169,10 +169,10 @@ async def host(
         grpc_address = f"{address[0]}:{server.port}"
         door = _open_door(memory, grpc_address)
         announce(memory, grpc_address, cloud, str(door.path) if door is not None else None)
-        runtime.start()
         say(f"edge agent runtime serving on {grpc_address}")
         if ui is not None:
             say(f"edge agent page on {ui.url}")
+        runtime.start()  # after those lines: a timer missed meanwhile is announced after them
         try:
             await server.wait()
         finally:
@@ -189,7 +189,12 @@ async def host(
 
 def _open_door(memory: Path, grpc_address: str) -> AskSocket | None:
     """The runtime's quick door for `edge-agent ask`, or None (logged) when no socket can
-    be made there: asks then go through gRPC, only slower."""
+    be made there (or the platform has no Unix sockets): asks then go through gRPC, only
+    slower."""
+    import socket
+
+    if not hasattr(socket, "AF_UNIX"):
+        return None
     from edge_agent.ask_socket import AskSocket
 
     try:

@@ -12,9 +12,11 @@ app``).
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (4 ms)
 if TYPE_CHECKING:
+    from typing import Any
+
     from edge_agent.cli.commands import (
         EXIT_ASKED,
         EXIT_PENDING,

@@ -10,6 +10,7 @@ the full command through the runtime in a subprocess.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pty
@@ -235,7 +236,7 @@ def test_the_services_refusal_is_one_line(
     INVALID_ARGUMENT (as the full command maps it)."""
     conn = connect(str(runtime.memory.with_name("edge.db.sock")))
     assert conn is not None
-    with conn:
+    with contextlib.closing(conn):
         code = converse(conn, QuickAsk("   "))
     assert code == 2
     assert capsys.readouterr().err == "error: the query is empty\n"
@@ -247,7 +248,7 @@ def test_the_door_is_the_owners_only(runtime: Runtime) -> None:
     assert stat.S_IMODE(door.stat().st_mode) == 0o600
     conn = connect(str(door))
     assert conn is not None
-    with conn:
+    with contextlib.closing(conn):
         assert peer_uid(conn) in (None, os.getuid())
 
 
@@ -304,7 +305,7 @@ def test_a_memory_path_too_long_for_a_socket_gets_a_private_folder(
         assert stat.S_IMODE(door.path.parent.stat().st_mode) == 0o700
         conn = connect(str(door.path))
         assert conn is not None
-        with conn:
+        with contextlib.closing(conn):
             assert converse(conn, QuickAsk("what's 15% of 80")) == 0
         assert capsys.readouterr().out == "15% of 80 = 12.\n"
     finally:
