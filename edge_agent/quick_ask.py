@@ -60,7 +60,7 @@ def quick_ask(args: list[str]) -> QuickAsk | None:
     >>> quick_ask(["ask", "hi", "--session", "s1"]) is None, quick_ask(["ask"]) is None
     (True, True)
     """
-    if not args or args[0] != "ask" or any(os.environ.get(name) for name in FULL_ENV):
+    if not args or args[0] != "ask":
         return None
     found: dict[str, str | bool] = {}
     queries: list[str] = []
@@ -191,7 +191,7 @@ def answer_quickly(args: list[str]) -> int | None:
     """Answer ``edge-agent ARGS`` through a running runtime's quick door: the exit code,
     or None when the full command must run (nothing was sent, nothing printed)."""
     ask = quick_ask(args)
-    if ask is None:
+    if ask is None or any(os.environ.get(name) for name in FULL_ENV):
         return None
     from edge_agent.paths import memory_path
     from edge_agent.runtime_file import running_runtime

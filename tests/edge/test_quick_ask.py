@@ -62,12 +62,13 @@ VOLATILE = (
 class Runtime:
     """``edge-agent run`` on a memory, its terminal in a file."""
 
-    def __init__(self, memory: Path) -> None:
+    def __init__(self, memory: Path, *extra: str) -> None:
         self.memory = memory
         self.log = memory.with_name("terminal.log")
+        command = ["run", "--memory", str(memory), "--port", "0", *extra]
         with self.log.open("w") as out:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "edge_agent", "run", "--memory", str(memory), "--port", "0"],
+                [sys.executable, "-m", "edge_agent", *command],
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 env=env_for(memory),
@@ -194,6 +195,28 @@ def test_an_approval_is_asked_at_the_terminal_once(runtime: Runtime) -> None:
     prompt = 'Approve device_control with {"action":"unlock","device":"door_lock"}? [y/N]:'
     assert quick.stderr.splitlines()[0] == full.stderr.splitlines()[0] == prompt
     assert quick.stdout == full.stdout and "nobody approved" in quick.stdout
+
+
+def test_a_query_kept_pending_exits_75_on_both_paths(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A runtime whose cloud is down keeps a cloud query pending: EX_TEMPFAIL."""
+    with socket.socket() as unused:  # a port nothing listens on
+        unused.bind(("127.0.0.1", 0))
+        cloud = f"127.0.0.1:{unused.getsockname()[1]}"
+    running = Runtime(tmp_path / "edge.db", "--cloud", cloud)
+    try:
+        args = ("write a poem about the sea", "--cloud", cloud)
+        code = answer_quickly(["ask", *args, "--memory", str(running.memory)])
+        quick = capsys.readouterr()
+        full = full_ask(running.memory, *args)
+    finally:
+        running.stop()
+    assert code == full.returncode == 75, full.stderr
+    for out in (quick.out, full.stdout):
+        assert "saved your question" in out
+    assert quick.out.split("(pending ")[0] == full.stdout.split("(pending ")[0]
+    assert quick.err == full.stderr == ""
 
 
 def test_the_console_front_loads_neither_typer_nor_grpc(runtime: Runtime) -> None:
@@ -377,7 +400,7 @@ def test_another_cloud_or_a_token_goes_the_full_way(
     args = ["ask", "what's 15% of 80", "--memory", str(runtime.memory)]
     assert answer_quickly([*args, "--cloud", "127.0.0.1:1"]) is None  # the runtime has none
     monkeypatch.setenv("EDGELOOP_TOKEN", "t")
-    assert quick_ask(args) is None
+    assert answer_quickly(args) is None
 
 
 # What click reads from the same words: the quick path takes an ask only when it reads
