@@ -70,6 +70,8 @@ def start_runtime(memory: Path, env: dict[str, str]) -> subprocess.Popen[str]:
         stderr=subprocess.STDOUT,
         text=True,
         env=env,
+        # Ctrl-C stops it even when this bench runs as a background job (which ignores it).
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     assert process.stdout is not None
     for line in process.stdout:
@@ -102,7 +104,11 @@ def main() -> int:
             warm = timed_asks(args.query, [memory] * (args.runs + 1), env, start)
         finally:
             runtime.send_signal(signal.SIGINT)
-            runtime.communicate(timeout=30)
+            try:
+                runtime.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                runtime.kill()
+                runtime.communicate()
     cold_s, warm_s = round(statistics.median(cold), 3), round(statistics.median(warm), 3)
     start_s = round(statistics.median(start), 3)
     print(f"{'edge-agent ask':<28} {'median s':>9} {'min s':>7} {'max s':>7}")
