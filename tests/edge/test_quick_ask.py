@@ -72,6 +72,8 @@ class Runtime:
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 env=env_for(memory),
+                # SIGINT stops it even when the tests run as a background job.
+                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
             )
         deadline = time.monotonic() + 90
         while "serving on" not in self.log.read_text():
