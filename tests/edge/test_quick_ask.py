@@ -267,6 +267,16 @@ def test_the_services_refusal_is_one_line(
     assert capsys.readouterr().err == "error: the query is empty\n"
 
 
+@pytest.mark.parametrize("request_line", [b"not json\n", b'{"query": 5}\n', b"[]\n"])
+def test_a_request_the_door_cannot_read_is_refused(runtime: Runtime, request_line: bytes) -> None:
+    with socket.socket(socket.AF_UNIX) as conn:
+        conn.connect(str(runtime.memory.with_name("edge.db.sock")))
+        conn.sendall(request_line)
+        with conn.makefile("rb") as answers:
+            answer = json.loads(answers.readline())
+    assert answer["code"] == "INVALID_ARGUMENT" and "query" in answer["error"]
+
+
 def test_the_door_is_the_owners_only(runtime: Runtime) -> None:
     door = Path(json.loads(runtime_file(runtime.memory).read_text())["socket"])
     assert stat.S_ISSOCK(door.stat().st_mode)
