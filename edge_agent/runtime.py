@@ -3,14 +3,16 @@
 ``edge-agent run`` hosts the :class:`~edge_agent.service.EdgeAgentServicer` (gRPC: Ask,
 Approve, WatchEvents, SettleTimer), optionally the device page, and a
 :class:`~edge_agent.ringer.TimerRinger`; it prints each device event on its terminal. It
-leaves a *runtime file* beside the memory (``edge.db.runtime``: its pid and gRPC address),
-so that ``edge-agent ask`` on the same memory asks through it (no process start, no model
-load) instead of starting cold. ``serve``, ``ui`` and ``chat`` start a ringer too: timers
-ring whichever of them runs, once (the claim is in the memory file).
+leaves a *runtime file* beside the memory (``edge.db.runtime``: its pid, gRPC address and
+the socket of its quick door, :mod:`edge_agent.ask_socket`), so that ``edge-agent ask`` on
+the same memory asks through it (no model load, no grpc import) instead of starting
+cold. ``serve``, ``ui`` and ``chat`` start a ringer too: timers ring whichever of them
+runs, once (the claim is in the memory file).
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,6 +26,9 @@ from edgeloop.v1 import agent_pb2 as pb
 
 if TYPE_CHECKING:
     from edge_agent.agent import EdgeAgent
+    from edge_agent.ask_socket import AskSocket
+
+log = logging.getLogger(__name__)
 
 #: How often the runtime looks for a sync another process made.
 SYNC_POLL_S = 1.0
@@ -162,18 +167,38 @@ async def host(
             await ui.start()
         key = runtime.hub.subscribe(lambda event: say(terminal_line(event)))
         grpc_address = f"{address[0]}:{server.port}"
-        announce(memory, grpc_address, cloud)
-        runtime.start()
+        door = _open_door(memory, grpc_address)
+        announce(memory, grpc_address, cloud, str(door.path) if door is not None else None)
         say(f"edge agent runtime serving on {grpc_address}")
         if ui is not None:
             say(f"edge agent page on {ui.url}")
+        runtime.start()  # after those lines: a timer missed meanwhile is announced after them
         try:
             await server.wait()
         finally:
             runtime.hub.unsubscribe(key)
             withdraw(memory)
+            if door is not None:
+                door.close()
     finally:
         runtime.stop()
         if ui is not None:
             await ui.stop()
         await server.stop(2)
+
+
+def _open_door(memory: Path, grpc_address: str) -> AskSocket | None:
+    """The runtime's quick door for `edge-agent ask`, or None (logged) when no socket can
+    be made there (or the platform has no Unix sockets): asks then go through gRPC, only
+    slower."""
+    import socket
+
+    if not hasattr(socket, "AF_UNIX"):
+        return None
+    from edge_agent.ask_socket import AskSocket
+
+    try:
+        return AskSocket.open(memory, grpc_address)
+    except OSError as exc:
+        log.warning("no quick door for `edge-agent ask` beside %s: %s", memory, exc)
+        return None

@@ -41,26 +41,40 @@ def ask_through(
             grpc.channel_ready_future(channel).result(timeout=CONNECT_S)
         except grpc.FutureTimeoutError:
             raise RuntimeGone(address) from None
-        stub = pb_grpc.EdgeAgentServiceStub(channel)
-        seen: list[pb.ReactStep] = []
-        steps: Iterable[pb.ReactStep] = (
-            r.step for r in stub.Ask(pb.AskRequest(query=query), wait_for_ready=False)
-        )
-        while True:
-            waiting: pb.ApproveRequest | None = None
-            for step in steps:
-                seen.append(step)
-                show(step)
-                if step.step_type != pb.STEP_TYPE_APPROVAL_REQUEST:
-                    continue
-                answer = pb.ApproveRequest(
-                    session_id=step.session_id, act_id=step.act_id, approved=confirm(step)
-                )
-                answer.reason = "approved at the terminal" if answer.approved else "not approved"
-                if step.metadata.get("via") == "cloud":  # the Ask stream waits for it
-                    stub.Approve(answer)
-                else:
-                    waiting = answer
-            if waiting is None:
-                return seen
-            steps = list(stub.Approve(waiting).steps)
+        return ask_on(channel, query, show, confirm)
+
+
+def ask_on(
+    channel: grpc.Channel,
+    query: str,
+    show: Callable[[pb.ReactStep], None],
+    confirm: Callable[[pb.ReactStep], bool],
+) -> list[pb.ReactStep]:
+    """:func:`ask_through` on an open channel (the runtime's quick door keeps one open).
+
+    Raises:
+        grpc.RpcError: the runtime refused the query.
+    """
+    stub = pb_grpc.EdgeAgentServiceStub(channel)
+    seen: list[pb.ReactStep] = []
+    steps: Iterable[pb.ReactStep] = (
+        r.step for r in stub.Ask(pb.AskRequest(query=query), wait_for_ready=False)
+    )
+    while True:
+        waiting: pb.ApproveRequest | None = None
+        for step in steps:
+            seen.append(step)
+            show(step)
+            if step.step_type != pb.STEP_TYPE_APPROVAL_REQUEST:
+                continue
+            answer = pb.ApproveRequest(
+                session_id=step.session_id, act_id=step.act_id, approved=confirm(step)
+            )
+            answer.reason = "approved at the terminal" if answer.approved else "not approved"
+            if step.metadata.get("via") == "cloud":  # the Ask stream waits for it
+                stub.Approve(answer)
+            else:
+                waiting = answer
+        if waiting is None:
+            return seen
+        steps = list(stub.Approve(waiting).steps)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from edge_agent.ask_lines import EXIT_ASKED, EXIT_PENDING, answer_hint, shown
 from edge_agent.cli._common import (
     CloudOption,
     McpOption,
@@ -24,13 +25,6 @@ if TYPE_CHECKING:
     from edge_agent.agent import EdgeAgent
     from edgeloop.v1 import agent_pb2 as pb
 
-#: Exit code of `ask` when the query was kept pending (the cloud was unreachable or busy):
-#: EX_TEMPFAIL, "try again later" (`edge-agent pending --cloud` resolves it).
-EXIT_PENDING = 75
-#: Exit code of `ask` when the device asked a question back (a required argument is
-#: missing): the question is printed, and `ask --session ID "ANSWER"` answers it.
-EXIT_ASKED = 3
-
 
 def _approve_interactively(
     agent: EdgeAgent, step: pb.ReactStep, interactive: bool
@@ -44,22 +38,11 @@ def _approve_interactively(
 
 
 def _shown(step: pb.ReactStep, verbose: bool, interactive: bool) -> str | None:
-    """What the terminal prints for a step (None: nothing): the answer (every step with
-    ``--verbose``). An approval request that the person is asked about is not printed
-    too: the prompt shows it, once."""
-    from edgeloop.v1 import agent_pb2 as pb
+    """What the terminal prints for a step (None: nothing): :func:`edge_agent.ask_lines.shown`
+    of its kind."""
+    from react_kernel.steps import STEP_KINDS
 
-    if step.step_type == pb.STEP_TYPE_APPROVAL_REQUEST and interactive:
-        return None
-    if verbose:
-        return _line(step)
-    if step.step_type in (
-        pb.STEP_TYPE_FINAL_ANSWER,
-        pb.STEP_TYPE_ERROR,
-        pb.STEP_TYPE_CLARIFICATION,
-    ):
-        return step.content
-    return None
+    return shown(STEP_KINDS.get(step.step_type, "step"), step.content, verbose, interactive)
 
 
 def _line(step: pb.ReactStep) -> str:
@@ -130,7 +113,7 @@ def ask(
         raise typer.Exit(EXIT_PENDING)
     if asked is not None:
         if not json_output:
-            typer.echo(f'(answer: edge-agent ask --session {asked.session_id} "...")', err=True)
+            typer.echo(answer_hint(asked.session_id), err=True)
         raise typer.Exit(EXIT_ASKED)
 
 
@@ -175,7 +158,7 @@ def _ask_runtime(
     final = steps[-1] if steps else None
     if final is not None and final.step_type == pb.STEP_TYPE_CLARIFICATION:
         if not json_output:
-            typer.echo(f'(answer: edge-agent ask --session {final.session_id} "...")', err=True)
+            typer.echo(answer_hint(final.session_id), err=True)
         raise typer.Exit(EXIT_ASKED)
     if cloud and final is not None and "pending_id" in final.metadata:
         raise typer.Exit(EXIT_PENDING)
