@@ -5,8 +5,10 @@ effect (a device command, a timer, a note written or removed) runs only when
 
 (a) its confidence clears the side-effect floor (the router's ``action_threshold``,
     calibrated for side effects apart from the lookups' threshold);
-(b) every free-text argument is grounded in the person's words (a note's text is their
-    words, whole: nothing of what they said to keep is left out);
+(b) every argument is grounded in the person's words: a note's text is their words,
+    whole (nothing of what they said to keep is left out); a timer's seconds, an alarm
+    and a device command's device, action and value are the words' too, and a question
+    is no command (``understanding.grounding``);
 (c) no qualifier is left unconsumed (``understanding.arguments.qualifiers``: a time, an
     exception, a condition, a negation, a scope the arguments do not carry);
 (d) the utterance holds no second request.
@@ -31,6 +33,7 @@ from typing import Any, Literal
 
 from understanding.arguments.newer_tools import known_list
 from understanding.arguments.qualifiers import Qualifier, find_qualifiers, tokens_of
+from understanding.grounding import grounded_values
 from understanding.tools.catalogue import SIDE_EFFECT_TOOLS
 
 # The tools whose calls change the world: the catalogue's side-effect column
@@ -94,10 +97,14 @@ def check_call(
     confidence: float,
     floor: float,
     kept: Sequence[str] = (),
+    *,
+    one_request: bool = True,
 ) -> Verdict:
     """The verdict on one call read from ``words`` (see the module docstring). ``kept``:
     the free text of the utterance's other calls (the other items of a list), which this
-    call's words need not keep."""
+    call's words need not keep; ``one_request`` False: the words are one request of a plan
+    whose other requests have calls of their own (the cloud's plan check), so (d) is the
+    plan's to check."""
     if tool not in ACTION_TOOLS:
         return ALLOW
     args = arguments or {}
@@ -109,7 +116,7 @@ def check_call(
         inside |= _free_text_tokens(
             tool, {**args, **dict.fromkeys(FREE_TEXT.get(tool, ()), other)}, tokens
         )
-    ungrounded = _ungrounded(tool, args, tokens)
+    ungrounded = grounding(tool, args, words)
     if ungrounded is not None:
         return Verdict("cloud", ungrounded)
     calendar = _CALENDAR.search(str(args.get("text", ""))) if tool == "remove_note" else None
@@ -124,10 +131,21 @@ def check_call(
         reason = unconsumed(tool, args, qualifier)
         if reason is not None:
             return Verdict("cloud", reason)
-    second = second_request(tokens, inside)
+    second = second_request(tokens, inside) if one_request else None
     if second is not None:
         return Verdict("cloud", f"a second request ({second!r}): the cloud plans it")
     return ALLOW
+
+
+def grounding(tool: str, args: dict[str, Any], words: str) -> str | None:
+    """Why a call's arguments are not the person's ``words`` (its free text not said, its
+    duration, alarm or device command not theirs: ``understanding.grounding``), or None."""
+    return _ungrounded(tool, args, tokens_of(words)) or grounded_values(tool, args, words)
+
+
+def free_text_tokens(tool: str, args: dict[str, Any], tokens: list[str]) -> set[int]:
+    """The indices of the words a call's free-text arguments keep (a note's text)."""
+    return _free_text_tokens(tool, args, tokens)
 
 
 def unconsumed(tool: str, args: dict[str, Any], qualifier: Qualifier) -> str | None:

@@ -34,6 +34,9 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from understanding import policy
+from understanding.arguments.qualifiers import find_qualifiers, tokens_of
+
 __all__ = [
     "Verdict",
     "check_call",
@@ -122,12 +125,6 @@ def _note_text(text: str, words: str) -> Verdict:
     return Verdict(False, "a note's words that were not said", text)
 
 
-_DURATION_LIST = re.compile(
-    r"(\d+(?:\.\d+)?)((?:\s*(?:,\s*and|,|and|or|&)\s*\d+(?:\.\d+)?)+)\s*(hours?|minutes?|seconds?)\b"
-)
-_UNIT_SECONDS = {"hour": 3600, "minute": 60, "second": 1}
-
-
 def listed_durations(words: str) -> list[int]:
     """Each duration a query lists with one unit ("9 and 20 minutes": 540, 1200; "5, 10 and
     15 minutes"), else each duration said on its own, in order."""
@@ -144,123 +141,93 @@ def listed_durations(words: str) -> list[int]:
     return [s for piece in split_clauses(words) if (s := parse_duration(piece))]
 
 
-def _timer(arguments: dict[str, Any], words: str) -> Verdict:
-    seconds = arguments.get("seconds")
-    if isinstance(seconds, str) and seconds.startswith(PREV):
-        return ALLOW  # a number an earlier call gave ("that many minutes")
-    if seconds is not None:
-        said = set(listed_durations(words))
-        if not said:
-            return Verdict(False, "a timer with no duration in the words", "set a timer")
-        if round(float(seconds)) not in said:
-            return Verdict(
-                False, f"a {seconds} s timer where the words say otherwise", "set a timer"
-            )
-        return ALLOW
-    if arguments.get("at") and not _ALARM_WORDS.search(words):
-        return Verdict(False, "an alarm the words do not ask for", "an alarm")
-    return ALLOW
-
-
-_ALARM_WORDS = re.compile(
-    r"\b(?:alarms?|wake\s+(?:me|us)|at\s+\d|\d\s*(?:am|pm|a\s*m|p\s*m)\b|o'?clock|noon|"
-    r"midnight|remind\s+me\s+at|until|till)\b|\d:\d"
+_DURATION_LIST = re.compile(
+    r"(\d+(?:\.\d+)?)((?:\s*(?:,\s*and|,|and|or|&)\s*\d+(?:\.\d+)?)+)\s*(hours?|minutes?|seconds?)\b"
 )
-
-# The words that say each device action (a device command's action must be said).
-_ACTION_WORDS: dict[str, str] = {
-    "on": r"\bon\b|\bstart\w*|\bbrew\w*|\bpower\s+up|\benable|\bturn\s+up|\brun\b|\bmake\b|"
-    r"\bswitch\s+(?:\w+\s+)*on\b|\bfire\s+up|\bboot",
-    "off": r"\boff\b|\bturn\s+of\b|\bstop\w*|\bkill|\bout\b|\bpower\s+down|\bdisable|"
-    r"\bshut\b|\bdock\w*|\bturn\s+down",
-    "lock": r"\block\w*|\bsecure|\bclose\w*|\bshut\b",
-    "unlock": r"\bunlock\w*",
-    "open": r"\bopen\w*|\braise\w*|\bup\b|\bpull\s+up",
-    "close": r"\bclose\w*|\bshut\b|\blower\w*|\bdraw\w*|\bdown\b",
-    "set": r"\d|\bset\b|\bto\s+(?:that|it|the\s+result)|\bdim\w*|\bbright\w*|\bturn\b",
-    "volume_up": r"\blouder|\braise|\bincrease|\bvolume|\bturn\s+(?:\w+\s+){0,3}up\b",
-    "volume_down": r"\bquieter|\bsofter|\blower|\bdecrease|\bvolume|"
-    r"\bturn\s+(?:\w+\s+){0,3}down\b",
-    "mute": r"\bmute",
-    "unmute": r"\bunmute",
-    "brightness_up": r"\bbright\w*|\bup\b|\bincrease",
-    "brightness_down": r"\bdim\w*|\bdown\b|\bdarker|\bdecrease|\blower",
-}
+_UNIT_SECONDS = {"hour": 3600, "minute": 60, "second": 1}
 
 
-def _device(arguments: dict[str, Any], words: str) -> Verdict:
-    from cloud_agent.planner import interpret as it
+def request_words(tool: str, arguments: dict[str, Any], words: str) -> str:
+    """The words of the request a call answers: the fewest consecutive clauses of the
+    words (the planner's cut, ``split_clauses``) that ground it (``policy.grounding``:
+    its free text said, its device named, its action and duration said), the clauses
+    before it lending what a fragment lacks ("turn off the tv | and the speaker"); the
+    whole words when none does."""
     from cloud_agent.planner.clauses import split_clauses
 
-    device, action = arguments.get("device"), arguments.get("action")
-    named = _named_devices(words)
-    part = f"{action} the {str(device).replace('_', ' ')}"
-    if device not in named:
-        return Verdict(False, f"the words name no {device}", part)
+    pieces = split_clauses(words)
+    for width in range(1, len(pieces) + 1):
+        for start in range(len(pieces) - width + 1):
+            said = " , ".join(pieces[start : start + width])
+            if policy.grounding(tool, arguments, said) is None:
+                return said
+    return words
+
+
+def _device_there(arguments: dict[str, Any], words: str) -> Verdict:
+    """ "... in the office and turn the heater on in there": the room "there" points at."""
+    from cloud_agent.planner import interpret as it
+
     if not arguments.get("room") and _THERE.search(words) and it.find_room(words):
-        # "... in the office and turn the heater on in there": the room it points at.
+        part = f"{arguments.get('action')} the {str(arguments.get('device')).replace('_', ' ')}"
         return Verdict(False, "'there' names a room the call leaves out", part)
-    pattern = _ACTION_WORDS.get(str(action))
-    if pattern is None or not re.search(pattern, words):
-        return Verdict(False, f"the words do not say {action}", part)
-    value = arguments.get("value")
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        numbers = {float(n) for n in re.findall(r"-?\d+(?:\.\d+)?", words)}
-        if float(value) not in numbers and not _REFERS_BACK.search(words):
-            return Verdict(False, f"the value {value:g} is not in the words", part)
-    questions = [
-        piece
-        for piece in split_clauses(words)
-        if it.find_device(piece) == device
-        and it.is_question(piece)
-        and not re.search(_ACTION_WORDS["set"], piece)
-    ]
-    commands = [p for p in split_clauses(words) if it.find_device(p) == device]
-    if questions and len(questions) == len(commands):
-        return Verdict(False, f"{questions[0]!r} is a question, not a command", questions[0])
     return ALLOW
 
 
-_REFERS_BACK = re.compile(r"\b(?:that|it|the\s+result|the\s+answer|this)\b")
 _THERE = re.compile(
     r"(?<!hey )(?<!hi )(?<!hello )\b(?:in\s+)?there\b(?!\s+(?:is|are|was|were|'s)\b)"
 )
-# The door lock is named by a door or a lock as a thing, not by the verb ("lock in my
-# answer" names no door).
-_DOOR = re.compile(
-    r"\b(?:doors?|deadbolt|locks|gate|garage|house|front|back)\b"
-    r"|\block\s+(?:it|them|up|the|my|our|everything|all)\b"
-)
 
 
-def _named_devices(words: str) -> set[str]:
-    """The devices the words name: by their own words; the speaker by "volume" or the
-    thermostat by "temperature" only where no other device of the kind is named."""
-    from cloud_agent.planner import interpret as it
-    from cloud_agent.planner.clauses import split_clauses
-
-    named = {d for pattern, d in it._DEVICE_WORDS if re.search(pattern, words)}
-    if "door_lock" in named and not _DOOR.search(words):
-        named.discard("door_lock")
-    inferred = {d for piece in split_clauses(words) if (d := it.find_device(piece))}
-    if "speaker" in inferred and "tv" not in named:
-        named.add("speaker")  # "turn the volume up"
-    if "thermostat" in inferred and not named & {"ac", "heater"}:
-        named.add("thermostat")  # "set the temperature to 21"
-    if "light" in inferred:
-        named.add("light")  # "brightness to 40"
-    return named
+def _part(tool: str, arguments: dict[str, Any], said: str) -> str:
+    if tool in ("add_note", "remove_note") and arguments.get("text"):
+        return str(arguments["text"])
+    return said
 
 
 def check_call(tool: str, arguments: dict[str, Any], words: str) -> Verdict:
-    """Whether one side-effect call's arguments are grounded in ``words`` (the normalised
-    query, :func:`cloud_agent.planner.clauses.normalise`); reads always pass."""
+    """Whether one side-effect call is grounded in ``words`` (the normalised query,
+    :func:`cloud_agent.planner.clauses.normalise`): the device's side-effect policy
+    (``understanding.policy.check_call``) on the words of the call's request
+    (:func:`request_words`), and the planner's own cut of a note; reads always pass."""
+    if tool not in policy.ACTION_TOOLS:
+        return ALLOW
     if tool in ("add_note", "remove_note") and isinstance(arguments.get("text"), str):
-        return _note_text(str(arguments["text"]), words)
-    if tool == "set_timer":
-        return _timer(arguments, words)
+        verdict = _note_text(str(arguments["text"]), words)
+        if not verdict.ok:
+            return verdict
+    said = request_words(tool, arguments, words)
+    verdict = policy.check_call(tool, arguments, said, 1.0, 0.0, one_request=False)
+    if verdict.action != "allow":
+        return Verdict(False, verdict.reason, _part(tool, arguments, said))
     if tool == "device_control":
-        return _device(arguments, words)
+        return _device_there(arguments, said)
+    return ALLOW
+
+
+_WHOLE_QUERY_KINDS = ("condition", "negation", "recurring")
+
+
+def _whole_query(words: str, calls: list[tuple[str, dict[str, Any]]]) -> Verdict:
+    """A condition, a negation or a recurrence anywhere in the words (outside the free text
+    of a call) rules over every side effect of the plan ("if it rains tomorrow, | close the
+    blinds"): the policy's reason (``policy.unconsumed``), nothing run."""
+    actions = [(t, a) for t, a in calls if t in policy.ACTION_TOOLS]
+    if not actions:
+        return ALLOW
+    tokens = tokens_of(words)
+    inside: set[int] = set()
+    for tool, arguments in actions:
+        inside |= policy.free_text_tokens(tool, arguments, tokens)
+    for qualifier in find_qualifiers(words):
+        if qualifier.kind not in _WHOLE_QUERY_KINDS:
+            continue
+        if set(range(qualifier.start, qualifier.end)) <= inside:
+            continue
+        tool, arguments = actions[0]
+        reason = policy.unconsumed(tool, arguments, qualifier)
+        if reason is not None:
+            return Verdict(False, reason, " ".join(tokens[qualifier.start :]))
     return ALLOW
 
 
@@ -277,9 +244,12 @@ def wants_timer_each(words: str) -> bool:
 
 
 def check_plan(words: str, calls: list[tuple[str, dict[str, Any]]]) -> Verdict:
-    """Every side-effect call grounded (:func:`check_call`) and the counts as asked: one
-    timer per listed duration for "a timer for each", no side effect repeated beyond its
-    words."""
+    """Every side-effect call grounded (:func:`check_call`), no condition, negation or
+    recurrence left for the device to drop, and the counts as asked: one timer per listed
+    duration for "a timer for each", no side effect repeated beyond its words."""
+    whole = _whole_query(words, calls)
+    if not whole.ok:
+        return whole
     for tool, arguments in calls:
         verdict = check_call(tool, arguments, words)
         if not verdict.ok:
