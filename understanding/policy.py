@@ -82,6 +82,7 @@ _GLUE = frozenset({"then", "also", "please", "can", "could", "you", "would", "th
 # Words that frame a note and are no part of it ("add a note:", "can you note it?").
 _NOTE_FRAME_WORDS = (
     "a an the this that it these my me to for of down note notes new add write jot save "
+    "another second one more also "
     "keep remember make take put please can could would you will i want need just quick "
     "and so oh ok okay hey hi um list memo later in on up self this: say saying reminder "
     "hang onto store log create something here thanks thank thx pls be sure don't dont "
@@ -99,12 +100,14 @@ def check_call(
     kept: Sequence[str] = (),
     *,
     one_request: bool = True,
+    several: bool = False,
 ) -> Verdict:
     """The verdict on one call read from ``words`` (see the module docstring). ``kept``:
     the free text of the utterance's other calls (the other items of a list), which this
     call's words need not keep; ``one_request`` False: the words are one request of a plan
     whose other requests have calls of their own (the cloud's plan check), so (d) is the
-    plan's to check."""
+    plan's to check; ``several``: the plan makes several calls of this tool for these words,
+    which carry a scope of several ("both", "each") between them."""
     if tool not in ACTION_TOOLS:
         return ALLOW
     args = arguments or {}
@@ -128,6 +131,8 @@ def check_call(
     for qualifier in find_qualifiers(words):
         if set(range(qualifier.start, qualifier.end)) <= inside:
             continue  # the note's or the label's own words
+        if several and qualifier.kind == "scope" and qualifier.word in ("both", "each"):
+            continue
         reason = unconsumed(tool, args, qualifier)
         if reason is not None:
             return Verdict("cloud", reason)

@@ -29,6 +29,37 @@ def shared_unit(
     return None
 
 
+def with_qualifiers(call: PlannedCall, words: str) -> PlannedCall:
+    """A device command with the qualifiers its words say and the device executes
+    (``understanding.arguments.qualifiers.device_qualifiers``, as the device's router
+    reads them): every room, the rooms left out, a clock time (``at``), a while (``for``).
+    A number inside a time ("at 6:30", "for 20 minutes") is no level: a ``set`` whose only
+    number is the time's is the action the words say without it."""
+    from understanding.arguments.qualifiers import device_qualifiers, without_times
+
+    if call.tool != it.DEVICE:
+        return call
+    qualified = device_qualifiers(words)
+    if not qualified:
+        return call
+    args = dict(call.args)
+    if args.get("room") in qualified.get("except", ()):
+        args.pop("room")  # "all the lights except the bedroom": no command of the bedroom's
+    if args.get("room") and qualified.get("room") == "all":
+        qualified.pop("room")  # "all the lights in the kitchen" is the kitchen's
+        qualified.pop("except", None)
+    if ("at" in qualified or "for" in qualified) and args.get("action") == "set":
+        said = without_times(words)
+        if it.find_value(said) is None:
+            action = it.find_action(said, str(args.get("device")))
+            if action is None or action == "set":
+                return call  # no command left once the time is set aside: the check decides
+            args["action"] = action
+            args.pop("value", None)
+    args.update(qualified)
+    return PlannedCall(call.tool, args)
+
+
 def device_call(
     clause: it.Clause, previous: it.Clause | None, extractor: it.Extractor | None
 ) -> list[PlannedCall]:

@@ -31,6 +31,7 @@ from cloud_agent.planner.arguments import (
     own_arguments,
     shared_unit,
     temperature_args,
+    with_qualifiers,
 )
 from cloud_agent.planner.calls import PREV, Plan, PlannedCall
 from cloud_agent.planner.clauses import (
@@ -214,7 +215,7 @@ def _build_calls(
             calls = []  # "a timer for each": the timers come from the durations listed
         if calls is None and (by_model or clause.own_tool is not None):
             return clause
-        plan.calls.extend(calls or [])
+        plan.calls.extend(with_qualifiers(call, clause.text) for call in calls or [])
         previous = clause
     return None
 

@@ -185,11 +185,14 @@ def _part(tool: str, arguments: dict[str, Any], said: str) -> str:
     return said
 
 
-def check_call(tool: str, arguments: dict[str, Any], words: str) -> Verdict:
+def check_call(
+    tool: str, arguments: dict[str, Any], words: str, *, several: bool = False
+) -> Verdict:
     """Whether one side-effect call is grounded in ``words`` (the normalised query,
     :func:`cloud_agent.planner.clauses.normalise`): the device's side-effect policy
     (``understanding.policy.check_call``) on the words of the call's request
-    (:func:`request_words`), and the planner's own cut of a note; reads always pass."""
+    (:func:`request_words`), and the planner's own cut of a note; reads always pass.
+    ``several``: the plan has other calls of this tool ("both", "each" are theirs too)."""
     if tool not in policy.ACTION_TOOLS:
         return ALLOW
     if tool in ("add_note", "remove_note") and isinstance(arguments.get("text"), str):
@@ -197,7 +200,9 @@ def check_call(tool: str, arguments: dict[str, Any], words: str) -> Verdict:
         if not verdict.ok:
             return verdict
     said = request_words(tool, arguments, words)
-    verdict = policy.check_call(tool, arguments, said, 1.0, 0.0, one_request=False)
+    verdict = policy.check_call(
+        tool, arguments, said, 1.0, 0.0, one_request=False, several=several
+    )
     if verdict.action != "allow":
         return Verdict(False, verdict.reason, _part(tool, arguments, said))
     if tool == "device_control":
@@ -250,8 +255,9 @@ def check_plan(words: str, calls: list[tuple[str, dict[str, Any]]]) -> Verdict:
     whole = _whole_query(words, calls)
     if not whole.ok:
         return whole
+    tools = Counter(tool for tool, _ in calls)
     for tool, arguments in calls:
-        verdict = check_call(tool, arguments, words)
+        verdict = check_call(tool, arguments, words, several=tools[tool] > 1)
         if not verdict.ok:
             return verdict
     timers = [a for t, a in calls if t == "set_timer" and a.get("seconds") is not None]
