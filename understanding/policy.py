@@ -77,8 +77,8 @@ _VERBS_SAID = (
 COMMAND_VERBS = frozenset(_VERBS_SAID.split())
 _JOINERS = frozenset({"and", "then", "also", "plus", "after", "but"})
 # Words that open an utterance without being a request of their own ("oh and ...").
-_OPENERS = frozenset({"oh", "ok", "okay", "so", "um", "uh", "and", "right", "hey", "well", "yeah"})
-_GLUE = frozenset({"then", "also", "please", "can", "could", "you", "would", "that", "i", "me"})
+OPENERS = _OPENERS = frozenset({"oh", "ok", "okay", "so", "um", "uh", "and", "right", "hey", "well", "yeah"})
+GLUE = _GLUE = frozenset({"then", "also", "please", "can", "could", "you", "would", "that", "i", "me"})
 # Words that frame a note and are no part of it ("add a note:", "can you note it?").
 _NOTE_FRAME_WORDS = (
     "a an the this that it these my me to for of down note notes new add write jot save "
@@ -89,6 +89,11 @@ _NOTE_FRAME_WORDS = (
     "forget let know"
 )
 _NOTE_FRAME = frozenset(_NOTE_FRAME_WORDS.split())
+
+
+def note_frame(word: str) -> bool:
+    """Whether ``word`` frames a note rather than being part of it ("jot this down:")."""
+    return word.lower() in _NOTE_FRAME
 
 
 def check_call(

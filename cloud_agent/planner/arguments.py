@@ -60,6 +60,28 @@ def with_qualifiers(call: PlannedCall, words: str) -> PlannedCall:
     return PlannedCall(call.tool, args)
 
 
+_FRAMED = re.compile(r"^([\w' ]{0,30}?)\s*:\s*")
+
+
+def as_written(text: str, query: str) -> str:
+    """A note's or a search's words as the person wrote them: the frame before a colon
+    dropped ("this down: meeting at 3" -> "meeting at 3"), then the span of the query
+    they came from ("3 pm" -> "3pm", "4 b" -> "4B"); the planner's reading when the query
+    holds no such span (numbers said in words)."""
+    from understanding.policy import note_frame
+
+    framed = _FRAMED.match(text)
+    if framed and all(note_frame(t) for t in framed.group(1).split()):
+        text = text[framed.end() :]
+    tokens = re.findall(r"\w+", text)
+    if not tokens:
+        return text
+    gap = r"[\s,.;:!?'\"()-]*"
+    pattern = r"\b" + gap.join(re.escape(t) for t in tokens) + r"\b"
+    found = re.search(pattern, query, re.IGNORECASE)
+    return found.group(0) if found else text
+
+
 def device_call(
     clause: it.Clause, previous: it.Clause | None, extractor: it.Extractor | None
 ) -> list[PlannedCall]:

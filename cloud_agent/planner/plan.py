@@ -22,6 +22,7 @@ from typing import Any
 from cloud_agent.planner import interpret as it
 from cloud_agent.planner import model_split, places, plan_check, qualifiers, shapes
 from cloud_agent.planner.arguments import (
+    as_written,
     NOTE_PREFIX,
     SCALES,
     TEMPERATURE_SCALE,
@@ -238,6 +239,7 @@ def _finish(plan: Plan, text: str, qualified: qualifiers.Qualified) -> Plan:
         plan.refusal, plan.refusal_kind = plan_check.refusal_message(verdict), PLAN_CHECK
         plan.calls = []
         return plan
+    plan.calls = [_written(call, query=plan.query) for call in plan.calls]
     if qualified.others or qualified.picked_written:
         # "add a note: drive to Paris, Texas": the place in free text as written.
         plan.calls = [
@@ -254,6 +256,15 @@ def _finish(plan: Plan, text: str, qualified: qualifiers.Qualified) -> Plan:
     if plan.compare is not None:
         plan.calls = shapes.same_day(text, plan.calls)
     return plan
+
+
+def _written(call: PlannedCall, query: str) -> PlannedCall:
+    """A note's text and a search's words as written (``arguments.as_written``)."""
+    key = {it.ADD_NOTE: "text", it.REMOVE_NOTE: "text", it.SEARCH_NOTES: "query"}.get(call.tool)
+    value = call.args.get(key or "")
+    if key is None or not isinstance(value, str):
+        return call
+    return PlannedCall(call.tool, {**call.args, key: as_written(value, query)})
 
 
 def _model_clauses(

@@ -150,18 +150,67 @@ _UNIT_SECONDS = {"hour": 3600, "minute": 60, "second": 1}
 def request_words(tool: str, arguments: dict[str, Any], words: str) -> str:
     """The words of the request a call answers: the fewest consecutive clauses of the
     words (the planner's cut, ``split_clauses``) that ground it (``policy.grounding``:
-    its free text said, its device named, its action and duration said), the clauses
+    its free text said, its device named, its action and duration said) and, for a note,
+    hold the words that ask for it ("make a note that | the code is: 42"), the clauses
     before it lending what a fragment lacks ("turn off the tv | and the speaker"); the
     whole words when none does."""
+    return " , ".join(_request_pieces(tool, arguments, words)[2]) or words
+
+
+def _request_pieces(
+    tool: str, arguments: dict[str, Any], words: str
+) -> tuple[int, int, list[str]]:
+    """(first, end, pieces) of :func:`request_words`; (0, 0, []) when no window grounds."""
+    from cloud_agent.planner import interpret as it
     from cloud_agent.planner.clauses import split_clauses
 
     pieces = split_clauses(words)
+    cue = tool == "add_note" and it.asks_for_note(words)
     for width in range(1, len(pieces) + 1):
         for start in range(len(pieces) - width + 1):
             said = " , ".join(pieces[start : start + width])
+            if cue and not it.asks_for_note(said):
+                continue
             if policy.grounding(tool, arguments, said) is None:
-                return said
-    return words
+                return start, start + width, pieces[start : start + width]
+    return 0, 0, []
+
+
+# Verbs of a request that changes something: a clause opening with one is a request of
+# its own, which a side effect of the plan must answer (reads are planned by their cues).
+_READ_VERBS = frozenset({"check", "tell", "show", "read", "find", "search", "get", "give"})
+_ACTING_VERBS = policy.COMMAND_VERBS - _READ_VERBS
+_LEAD = frozenset({*policy.OPENERS, *policy.GLUE, "and", "then", "also", "plus", "now"})
+
+
+def _unserved(words: str, calls: list[tuple[str, dict[str, Any]]]) -> Verdict:
+    """A clause that asks for an action ("... and preheat the oven") which no side effect
+    of the plan answers (none of them starts its words there, is of the tool or device
+    it names, or keeps its verb as its free text): with side effects planned, nothing
+    runs."""
+    from cloud_agent.planner.clauses import split_clauses
+
+    actions = [(t, a) for t, a in calls if t in policy.ACTION_TOOLS]
+    if not actions:
+        return ALLOW
+    from cloud_agent.planner import interpret as it
+
+    pieces = split_clauses(words)
+    starts = {_request_pieces(t, a, words)[0] for t, a in actions}
+    planned = {t for t, _ in actions} | {str(a.get("device")) for _, a in actions}
+    texts = " ".join(
+        str(a.get(k, "")) for t, a in actions for k in policy.FREE_TEXT.get(t, ())
+    ).lower()
+    for index, piece in enumerate(pieces):
+        tokens = [t for t in tokens_of(piece) if t not in _LEAD]
+        if not tokens or tokens[0] not in _ACTING_VERBS or index in starts:
+            continue
+        if {it.tool_cue(piece), it.find_device(piece)} & planned:
+            continue  # "set a timer for each of these: | 5 | and 25 minutes" 
+        if re.search(rf"\b{re.escape(tokens[0])}\b", texts):
+            continue  # the verb is a note's own words ("add a note to call mom")
+        return Verdict(False, "a request no call of the plan does", piece)
+    return ALLOW
 
 
 def _device_there(arguments: dict[str, Any], words: str) -> Verdict:
@@ -252,9 +301,9 @@ def check_plan(words: str, calls: list[tuple[str, dict[str, Any]]]) -> Verdict:
     """Every side-effect call grounded (:func:`check_call`), no condition, negation or
     recurrence left for the device to drop, and the counts as asked: one timer per listed
     duration for "a timer for each", no side effect repeated beyond its words."""
-    whole = _whole_query(words, calls)
-    if not whole.ok:
-        return whole
+    for whole in (_whole_query(words, calls), _unserved(words, calls)):
+        if not whole.ok:
+            return whole
     tools = Counter(tool for tool, _ in calls)
     for tool, arguments in calls:
         verdict = check_call(tool, arguments, words, several=tools[tool] > 1)
