@@ -89,10 +89,10 @@ _DOOR = re.compile(
 )
 
 
-def named_devices(words: str) -> set[str]:
+def named_devices(words: str, *, implied: bool = True) -> set[str]:
     """The devices the words name, by the device tables (``understanding.arguments.
-    devices``): by their own words, or implied ("dim" the light, "louder" the speaker);
-    the door lock only by a door or a lock as a thing."""
+    devices``): by their own words, or (``implied``) by what they do ("dim" the light,
+    "louder" the speaker); the door lock only by a door or a lock as a thing."""
     from understanding.arguments.devices import (
         DEVICE_NAMES,
         ROOM_NAMES,
@@ -105,7 +105,9 @@ def named_devices(words: str) -> set[str]:
     tokens = tokenize(words.lower().replace("_", " "))
     rooms = _find_phrases(tokens, ROOM_NAMES)
     named = {kind for _s, _e, kind in _find_phrases(tokens, DEVICE_NAMES)}
-    named |= device_kinds(tokens, rooms) | _implied_devices(" ".join(tokens), bool(rooms))
+    named |= device_kinds(tokens, rooms)
+    if implied:
+        named |= _implied_devices(" ".join(tokens), bool(rooms))
     if "door_lock" in named and not _DOOR.search(" ".join(tokens)):
         named.discard("door_lock")
     if "thermostat" in named or "heater" in named:

@@ -82,7 +82,7 @@ GLUE = _GLUE = frozenset({"then", "also", "please", "can", "could", "you", "woul
 # Words that frame a note and are no part of it ("add a note:", "can you note it?").
 _NOTE_FRAME_WORDS = (
     "a an the this that it these my me to for of down note notes new add write jot save "
-    "another second one more also "
+    "another second one more also right before "
     "keep remember make take put please can could would you will i want need just quick "
     "and so oh ok okay hey hi um list memo later in on up self this: say saying reminder "
     "hang onto store log create something here thanks thank thx pls be sure don't dont "
@@ -203,10 +203,13 @@ def _time_unconsumed(tool: str, args: dict[str, Any], word: str) -> str | None:
 
 def _squashed(tokens: Sequence[str]) -> tuple[str, list[int]]:
     """The words' letters and digits run together, and each character's word index: "3pm"
-    and "3 pm" are the same words."""
+    and "3 pm" are the same words, and so are "milk, eggs, bread" and "milk and eggs and
+    bread" (an "and" between items is no word of theirs)."""
     chars: list[str] = []
     owners: list[int] = []
     for k, token in enumerate(tokens):
+        if token == "and":
+            continue
         for char in token:
             if char.isalnum():
                 chars.append(char)

@@ -166,6 +166,10 @@ def _request_pieces(
 
     pieces = split_clauses(words)
     cue = tool == "add_note" and it.asks_for_note(words)
+    # What the call is: a timer's label rides along, and must be in the words found for
+    # its duration (the policy checks it there: "a timer ... and preheat the oven" is no
+    # "oven" timer).
+    arguments = {k: v for k, v in arguments.items() if not (tool == "set_timer" and k == "label")}
     for width in range(1, len(pieces) + 1):
         for start in range(len(pieces) - width + 1):
             said = " , ".join(pieces[start : start + width])
@@ -196,7 +200,8 @@ def _unserved(words: str, calls: list[tuple[str, dict[str, Any]]]) -> Verdict:
     from cloud_agent.planner import interpret as it
 
     pieces = split_clauses(words)
-    starts = {_request_pieces(t, a, words)[0] for t, a in actions}
+    windows = [_request_pieces(t, a, words) for t, a in actions]
+    starts = {w[0] for w in windows} | {w[1] - 1 for w in windows}
     planned = {t for t, _ in actions} | {str(a.get("device")) for _, a in actions}
     texts = " ".join(
         str(a.get(k, "")) for t, a in actions for k in policy.FREE_TEXT.get(t, ())
@@ -213,14 +218,23 @@ def _unserved(words: str, calls: list[tuple[str, dict[str, Any]]]) -> Verdict:
     return ALLOW
 
 
-def _device_there(arguments: dict[str, Any], words: str) -> Verdict:
-    """ "... in the office and turn the heater on in there": the room "there" points at."""
+def _device_there(arguments: dict[str, Any], words: str, query: str) -> Verdict:
+    """ "... in the office and turn the heater on in there": the room "there" points at;
+    "dim the lights and turn it up": "it" is the lights, no speaker the words imply."""
     from cloud_agent.planner import interpret as it
+    from understanding.grounding import named_devices
 
+    device = str(arguments.get("device"))
+    part = f"{arguments.get('action')} the {device.replace('_', ' ')}"
     if not arguments.get("room") and _THERE.search(words) and it.find_room(words):
-        part = f"{arguments.get('action')} the {str(arguments.get('device')).replace('_', ' ')}"
         return Verdict(False, "'there' names a room the call leaves out", part)
+    named = named_devices(query, implied=False)
+    if device not in named and named and _PRONOUN.search(words):
+        return Verdict(False, f"'it' points at the {sorted(named)[0]}, not a {device}", part)
     return ALLOW
+
+
+_PRONOUN = re.compile(r"\b(?:it|them|that|this|those)\b")
 
 
 _THERE = re.compile(
@@ -255,7 +269,7 @@ def check_call(
     if verdict.action != "allow":
         return Verdict(False, verdict.reason, _part(tool, arguments, said))
     if tool == "device_control":
-        return _device_there(arguments, said)
+        return _device_there(arguments, said, words)
     return ALLOW
 
 
