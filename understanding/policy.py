@@ -77,8 +77,8 @@ _VERBS_SAID = (
 COMMAND_VERBS = frozenset(_VERBS_SAID.split())
 _JOINERS = frozenset({"and", "then", "also", "plus", "after", "but"})
 # Words that open an utterance without being a request of their own ("oh and ...").
-OPENERS = _OPENERS = frozenset({"oh", "ok", "okay", "so", "um", "uh", "and", "right", "hey", "well", "yeah"})
-GLUE = _GLUE = frozenset({"then", "also", "please", "can", "could", "you", "would", "that", "i", "me"})
+OPENERS = frozenset({"oh", "ok", "okay", "so", "um", "uh", "and", "right", "hey", "well", "yeah"})
+GLUE = frozenset({"then", "also", "please", "can", "could", "you", "would", "that", "i", "me"})
 # Words that frame a note and are no part of it ("add a note:", "can you note it?").
 _NOTE_FRAME_WORDS = (
     "a an the this that it these my me to for of down note notes new add write jot save "
@@ -263,10 +263,10 @@ def _note_left_out(
 def second_request(tokens: Sequence[str], inside: set[int] = frozenset()) -> str | None:  # type: ignore[assignment]
     """The words that start a second request ("and warm up the oven"), or None."""
     for k, token in enumerate(tokens):
-        if k in inside or token not in _JOINERS or all(t in _OPENERS for t in tokens[:k]):
+        if k in inside or token not in _JOINERS or all(t in OPENERS for t in tokens[:k]):
             continue
         j = k + 1
-        while j < len(tokens) and tokens[j] in _GLUE and j - k < 4:
+        while j < len(tokens) and tokens[j] in GLUE and j - k < 4:
             j += 1
         if j < len(tokens) and j not in inside and tokens[j] in COMMAND_VERBS:
             if token == "after" and tokens[k + 1 : k + 2] != ["that"]:

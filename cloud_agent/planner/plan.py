@@ -22,10 +22,10 @@ from typing import Any
 from cloud_agent.planner import interpret as it
 from cloud_agent.planner import model_split, places, plan_check, qualifiers, shapes
 from cloud_agent.planner.arguments import (
-    as_written,
     NOTE_PREFIX,
     SCALES,
     TEMPERATURE_SCALE,
+    as_written,
     convert_call,
     device_call,
     expression,
@@ -189,7 +189,7 @@ def _compared_or_declined(plan: Plan, text: str, home: Any, message: str) -> Pla
     with ``message`` for the language model."""
     shaped = _comparison_shape(text, home)
     if shaped is not None:
-        plan.calls, plan.compare = shaped, _comparison(text, shaped)
+        plan.calls, plan.compare = shaped, shapes.comparison_kind(text, shaped)
         return plan
     plan.refusal, plan.refusal_kind = message, NEEDS_LLM
     plan.calls = []
@@ -252,7 +252,7 @@ def _finish(plan: Plan, text: str, qualified: qualifiers.Qualified) -> Plan:
             )
             for c in plan.calls
         ]
-    plan.compare = _comparison(text, plan.calls)
+    plan.compare = shapes.comparison_kind(text, plan.calls)
     if plan.compare is not None:
         plan.calls = shapes.same_day(text, plan.calls)
     return plan
@@ -326,7 +326,7 @@ def _comparison_shape(text: str, home: Any) -> list[PlannedCall] | None:
     if it.is_writing(text):
         return None
     calls = shapes.comparison_calls(text, home)
-    if calls and _comparison(text, calls):
+    if calls and shapes.comparison_kind(text, calls):
         return calls
     return shapes.per_period_calls(text)
 
@@ -459,7 +459,7 @@ def _calls(
         and not re.search(r"\bthere\b|\bthan\b", clause.text)
     ):
         return []  # "weather in London tomorrow, | and should I bring an umbrella": same reading
-    if tool in NEEDS_CITY and _compares_results(clause, clauses):
+    if tool in NEEDS_CITY and shapes.compares_results(clause, clauses):
         return []  # "the time in Cairo and Nairobi, | which one is later": a question on results
     if tool in NEEDS_CITY:
         cities = clause.cities
@@ -547,53 +547,9 @@ def _status_call(clause: it.Clause, previous: it.Clause | None) -> list[PlannedC
     return [PlannedCall(it.STATUS, {"device": device, **({"room": room} if room else {})})]
 
 
-_ONLY_COMPARES = re.compile(
-    r"^(?:so\s+|and\s+)?(?:which|what|where|who)(?:\s+(?:one|1|city|place|of\s+them|of\s+the\s+2))?"
-    r"\s+(?:is|has|'s|will\s+be)\s+(?:it\s+)?(?:the\s+)?(?:\w+er|\w+est|more\s+\w+|ahead|behind)"
-    r"(?:\s+(?:now|there|of\s+them|of\s+the\s+2))?$"
-)
-
-
 _ALL_OF_THEM = re.compile(
     r"\b(?:in|for|at)\s+(?:both|each|all)\b|\b(?:both|all|each)\s+(?:of\s+(?:them|those)|places|cities)\b"
 )
-
-
-def _compares_results(clause: it.Clause, clauses: list[it.Clause]) -> bool:
-    """Whether a clause only asks which of the results already planned wins ("which one is
-    later"), naming no place or day of its own after two or more places of its tool."""
-    if clause.cities or clause.days or not _ONLY_COMPARES.match(clause.text):
-        return False
-    index = clauses.index(clause)
-    named = {city for c in clauses[:index] if c.tool == clause.tool for city in c.cities}
-    return len(named) >= 2
-
-
-def _comparison(text: str, calls: list[PlannedCall]) -> str | None:
-    weather = sum(1 for c in calls if c.tool == it.WEATHER)
-    clock = sum(1 for c in calls if c.tool == it.CLOCK)
-    if weather >= 2:
-        for pattern, kind in (
-            (r"\bhow\s+(?:much|many\s+degrees)\b|\bdifference\b|\bby\s+how\s+much\b", "difference"),
-            (r"\b(?:warmer|hotter|warmest|hottest)\b", "warmer"),
-            (r"\b(?:colder|cooler|chillier|coldest|coolest)\b", "colder"),
-            (r"\bsunn\w*\b", "sunny"),
-            (r"\brain\w*\b", "rainy"),
-            (r"\bsnow\w*\b", "snowy"),
-            (r"\b(?:compare|or|difference|which|where)\b", "summary"),
-        ):
-            if re.search(pattern, text):
-                return kind
-    if clock >= 2:
-        for pattern, kind in (
-            (r"\bhow\s+(?:far|many\s+hours|much)\b|\bby\s+how\s+much\b", "difference"),
-            (r"\b(?:later|latest|ahead|further\s+along|furthest)\b", "later"),
-            (r"\b(?:earlier|earliest|behind)\b", "earlier"),
-            (r"\bdifference\b", "difference"),
-        ):
-            if re.search(pattern, text):
-                return kind
-    return None
 
 
 __all__ = ["make_plan"]

@@ -157,9 +157,7 @@ def request_words(tool: str, arguments: dict[str, Any], words: str) -> str:
     return " , ".join(_request_pieces(tool, arguments, words)[2]) or words
 
 
-def _request_pieces(
-    tool: str, arguments: dict[str, Any], words: str
-) -> tuple[int, int, list[str]]:
+def _request_pieces(tool: str, arguments: dict[str, Any], words: str) -> tuple[int, int, list[str]]:
     """(first, end, pieces) of :func:`request_words`; (0, 0, []) when no window grounds."""
     from cloud_agent.planner import interpret as it
     from cloud_agent.planner.clauses import split_clauses
@@ -211,7 +209,7 @@ def _unserved(words: str, calls: list[tuple[str, dict[str, Any]]]) -> Verdict:
         if not tokens or tokens[0] not in _ACTING_VERBS or index in starts:
             continue
         if {it.tool_cue(piece), it.find_device(piece)} & planned:
-            continue  # "set a timer for each of these: | 5 | and 25 minutes" 
+            continue  # "set a timer for each of these: | 5 | and 25 minutes"
         if re.search(rf"\b{re.escape(tokens[0])}\b", texts):
             continue  # the verb is a note's own words ("add a note to call mom")
         return Verdict(False, "a request no call of the plan does", piece)
@@ -263,9 +261,7 @@ def check_call(
         if not verdict.ok:
             return verdict
     said = request_words(tool, arguments, words)
-    verdict = policy.check_call(
-        tool, arguments, said, 1.0, 0.0, one_request=False, several=several
-    )
+    verdict = policy.check_call(tool, arguments, said, 1.0, 0.0, one_request=False, several=several)
     if verdict.action != "allow":
         return Verdict(False, verdict.reason, _part(tool, arguments, said))
     if tool == "device_control":
