@@ -20,7 +20,7 @@ import re
 from typing import Any
 
 from cloud_agent.planner import interpret as it
-from cloud_agent.planner import model_split, places, plan_check, qualifiers, shapes
+from cloud_agent.planner import model_split, partial, places, plan_check, qualifiers, shapes
 from cloud_agent.planner.arguments import (
     NOTE_PREFIX,
     SCALES,
@@ -90,10 +90,12 @@ def make_plan(
             return plan
     refusal = refusal or _refusal(text, clauses)
     if refusal:
-        return _compared_or_declined(plan, text, home, refusal)
+        left = [c for c in clauses if _unplaced(c, clauses, text)]
+        return _compared_or_declined(plan, text, home, refusal, (clauses, left, by_model))
     unfilled = _build_calls(plan, clauses, text, extractor, home, by_model=by_model)
     if unfilled is not None:
-        return _compared_or_declined(plan, text, home, _unfilled_message(unfilled))
+        message = _unfilled_message(unfilled)
+        return _compared_or_declined(plan, text, home, message, (clauses, [unfilled], by_model))
     plan.calls = _timer_for_each(text, plan.calls)
     if not plan.calls:
         plan.refusal, plan.refusal_kind = _OPEN_MESSAGE, NEEDS_LLM
@@ -184,16 +186,65 @@ def _unknown_place_or_day(
     return None
 
 
-def _compared_or_declined(plan: Plan, text: str, home: Any, message: str) -> Plan:
-    """A query the rules cannot plan: the comparison it has the shape of, else declined
-    with ``message`` for the language model."""
+def _compared_or_declined(
+    plan: Plan,
+    text: str,
+    home: Any,
+    message: str,
+    parts: tuple[list[it.Clause], list[it.Clause], bool] | None = None,
+) -> Plan:
+    """A query the rules cannot plan: the comparison it has the shape of, else the parts
+    that only read answered when ``parts`` (the clauses, those that cannot be planned,
+    whether the model split them) leaves some (``partial``), else declined with
+    ``message`` for the language model."""
     shaped = _comparison_shape(text, home)
     if shaped is not None:
         plan.calls, plan.compare = shaped, shapes.comparison_kind(text, shaped)
         return plan
     plan.refusal, plan.refusal_kind = message, NEEDS_LLM
     plan.calls = []
+    if parts is not None and parts[1] and not _needs_llm(parts[0]):
+        return _partly(plan, text, home, *parts)
     return plan
+
+
+def _needs_llm(clauses: list[it.Clause]) -> bool:
+    """A clause asks for open knowledge or writing: the whole query is the model's."""
+    return any(open_knowledge_cues(c.text) or it.is_writing(c.text) for c in clauses)
+
+
+def _unplaced(clause: it.Clause, clauses: list[it.Clause], text: str) -> bool:
+    """A clause no tool places that is no statement the others refer to, nor an item."""
+    return clause.tool is None and not _is_context(clause, clauses) and not _is_item(clause, text)
+
+
+def _partly(
+    declined: Plan,
+    text: str,
+    home: Any,
+    clauses: list[it.Clause],
+    left: list[it.Clause],
+    by_model: bool,
+) -> Plan:
+    """The plan of the clauses that can be planned, when each of its calls only reads and
+    it passes the check, naming the ``left`` ones it leaves out; else ``declined`` (with
+    the parts named when the others would act)."""
+    rest = [c for c in clauses if c not in left]
+    plan = Plan(query=declined.query)
+    for _ in range(len(clauses)):
+        unfilled = _build_calls(plan, rest, text, None, home, by_model=by_model)
+        if unfilled is None:
+            break
+        left, rest, plan.calls = [*left, unfilled], [c for c in rest if c is not unfilled], []
+    named = [as_written(c.text, declined.query) for c in left]
+    if any(c.tool in partial.SIDE_EFFECT_TOOLS for c in plan.calls):
+        declined.refusal = partial.declined_message(named)
+        return declined
+    if not partial.answerable_alone(plan.calls):
+        return declined
+    plan.unanswered = named
+    finished = _finish(plan, text, _qualified(declined.query, home))
+    return finished if finished.calls else declined
 
 
 def _build_calls(
@@ -239,6 +290,10 @@ def _finish(plan: Plan, text: str, qualified: qualifiers.Qualified) -> Plan:
         plan.refusal, plan.refusal_kind = plan_check.refusal_message(verdict), PLAN_CHECK
         plan.calls = []
         return plan
+    if partial.answerable_alone(plan.calls):
+        # "convert 200 g to oz and book a table": the reads answered, the rest named.
+        left = plan_check.unserved_parts(text, [(c.tool, c.args) for c in plan.calls])
+        plan.unanswered += [as_written(p, plan.query) for p in left]
     plan.calls = [_written(call, query=plan.query) for call in plan.calls]
     if qualified.others or qualified.picked_written:
         # "add a note: drive to Paris, Texas": the place in free text as written.

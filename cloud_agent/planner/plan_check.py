@@ -185,34 +185,60 @@ _ACTING_VERBS = policy.COMMAND_VERBS - _READ_VERBS
 _LEAD = frozenset({*policy.OPENERS, *policy.GLUE, "and", "then", "also", "plus", "now"})
 
 
-def _unserved(words: str, calls: list[tuple[str, dict[str, Any]]]) -> Verdict:
-    """A clause that asks for an action ("... and preheat the oven") which no side effect
-    of the plan answers (none of them starts its words there, is of the tool or device
-    it names, or keeps its verb as its free text): with side effects planned, nothing
-    runs."""
+def unserved_parts(words: str, calls: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    """The clauses that ask for an action ("... and preheat the oven", "... and book a
+    table") which no call of the plan answers: none of its side effects starts or ends
+    its words there, none is of the tool or device the clause names, no note keeps its
+    verb as its own words."""
+    from cloud_agent.planner import interpret as it
     from cloud_agent.planner.clauses import split_clauses
 
     actions = [(t, a) for t, a in calls if t in policy.ACTION_TOOLS]
-    if not actions:
-        return ALLOW
-    from cloud_agent.planner import interpret as it
-
     pieces = split_clauses(words)
     windows = [_request_pieces(t, a, words) for t, a in actions]
     starts = {w[0] for w in windows} | {w[1] - 1 for w in windows}
     planned = {t for t, _ in actions} | {str(a.get("device")) for _, a in actions}
+    reads = [a for t, a in calls if t not in policy.ACTION_TOOLS]
     texts = " ".join(
         str(a.get(k, "")) for t, a in actions for k in policy.FREE_TEXT.get(t, ())
     ).lower()
+    unserved = []
     for index, piece in enumerate(pieces):
         tokens = [t for t in tokens_of(piece) if t not in _LEAD]
         if not tokens or tokens[0] not in _ACTING_VERBS or index in starts:
             continue
         if {it.tool_cue(piece), it.find_device(piece)} & planned:
             continue  # "set a timer for each of these: | 5 | and 25 minutes"
+        if any(_read_in(piece, a) for a in reads):
+            continue  # "turn 20 c into fahrenheit": the conversion's own words
         if re.search(rf"\b{re.escape(tokens[0])}\b", texts):
             continue  # the verb is a note's own words ("add a note to call mom")
-        return Verdict(False, "a request no call of the plan does", piece)
+        unserved.append(piece)
+    return unserved
+
+
+def _read_in(piece: str, arguments: dict[str, Any]) -> bool:
+    """Whether a read's arguments (a place, a value, a query) are words of ``piece``."""
+    said = f" {' '.join(tokens_of(piece))} "
+    for value in arguments.values():
+        if isinstance(value, bool) or value is None:
+            continue
+        if isinstance(value, int | float):
+            value = f"{value:g}"
+        words = " ".join(tokens_of(str(value)))
+        if words and f" {words} " in said:
+            return True
+    return False
+
+
+def _unserved(words: str, calls: list[tuple[str, dict[str, Any]]]) -> Verdict:
+    """With side effects planned, a clause asking for an action no call answers
+    (:func:`unserved_parts`) runs nothing."""
+    if not any(t in policy.ACTION_TOOLS for t, _ in calls):
+        return ALLOW
+    unserved = unserved_parts(words, calls)
+    if unserved:
+        return Verdict(False, "a request no call of the plan does", unserved[0])
     return ALLOW
 
 
