@@ -9,7 +9,7 @@ device the words name, an action they say and a value they hold, and is no quest
 these through :func:`understanding.policy.check_call`: one implementation.
 
 >>> grounded_values("set_timer", {"seconds": 18000}, "set a timer for 7.5 hours")
-"a 18000 s timer where the words say otherwise"
+'a 18000 s timer where the words say otherwise'
 >>> grounded_values("device_control", {"device": "plug", "action": "on"}, "is the plug on?")
 "'is the plug on?' is a question, not a command"
 """

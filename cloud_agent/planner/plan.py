@@ -293,7 +293,8 @@ def _finish(plan: Plan, text: str, qualified: qualifiers.Qualified) -> Plan:
     if partial.answerable_alone(plan.calls):
         # "convert 200 g to oz and book a table": the reads answered, the rest named.
         left = plan_check.unserved_parts(text, [(c.tool, c.args) for c in plan.calls])
-        plan.unanswered += [as_written(p, plan.query) for p in left]
+        named = [as_written(p, plan.query) for p in left]
+        plan.unanswered += [p for p in named if p not in plan.unanswered]
     plan.calls = [_written(call, query=plan.query) for call in plan.calls]
     if qualified.others or qualified.picked_written:
         # "add a note: drive to Paris, Texas": the place in free text as written.

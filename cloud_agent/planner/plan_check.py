@@ -1,21 +1,22 @@
 """The plan check: before anything runs, every side effect of a plan is grounded in the
 person's words and asked for as many times as it is planned.
 
-One small module on purpose: the device keeps its own side-effect policy
-(``understanding/policy.py``), and the two are meant to become one implementation; the
-functions here are pure (a call, the words) so that they can be pointed at it.
+One implementation with the device: each side-effect call goes through the device's
+side-effect policy (``understanding.policy.check_call``: free text the words whole,
+durations, alarms and device commands the words', a question no command, every
+qualifier consumed), on the words of its own request (:func:`request_words`, the fewest
+clauses that ground it). So the device and the cloud refuse the same things for the same
+reasons. What is left here is what only a plan has:
 
-Checks (``check_call`` for one call, ``check_plan`` for the whole plan):
-
-- a note's text (``add_note``/``remove_note``) is the person's words verbatim and whole:
-  a contiguous run of the words that ends where the request ends (the query's end, a
-  joiner, "to my notes"), so "add a note soak ohdydzxtqd" never stores "soak";
-- a timer's duration is one the words read ("7.5 hours" is 27000 s, never 18000); an
-  alarm's clock time needs an alarm's words ("two dishes" is no 02:00 alarm);
-- a device command names a device the words name, an action the words say, a value the
-  words hold, and is no question ("is the plug on?" is a read);
-- counts: "a timer for each" sets one timer per duration listed, and no side effect is
-  planned more often than its words ask for it.
+- which words are each call's (:func:`request_words`), and the planner's own cut of a
+  note (it holds no other request, nor the request's own words);
+- a condition, a negation or a recurrence anywhere in the words rules over every side
+  effect ("if it rains tomorrow, | close the blinds");
+- no clause that asks for an action is left without a call (:func:`unserved_parts`:
+  "... and preheat the oven");
+- "there" and "it" point at the room and the device named before;
+- counts: "a timer for each" sets one timer per duration listed, "both"/"each" are
+  served by several calls, and no side effect is planned more often than asked.
 
 A plan that fails is not partly run: the planner declines naming the part
 (:func:`refusal_message`); the OpenAI-compatible backend turns a refused call into an
@@ -62,26 +63,6 @@ class Verdict:
 
 ALLOW = Verdict(True)
 
-_JOINER = re.compile(
-    r"^(?:[;,.:]|(?:and|then|also|plus|but|so|please|thanks|thank|to\s+(?:my\s+)?(?:notes?|list)|"
-    r"in\s+(?:my\s+)?notes|(?:on|off|from|to|in)\s+(?:my\s+|the\s+)?(?:\w+\s+)?(?:list|notes))\b)"
-)
-_WORD = re.compile(r"\w+(?:'\w+)*|[;,.:]")
-
-
-def _tokens(text: str) -> list[str]:
-    return _WORD.findall(text.lower())
-
-
-def _words_of(query: str) -> str:
-    from cloud_agent.planner.clauses import normalise
-
-    return normalise(query)
-
-
-_GAPS = frozenset({";", ",", ".", ":", "and"})
-
-
 # A request opening after a joiner inside a note's text: the note swallowed another request
 # ("note that dinner cost 85 dollars and tell me what a 20% tip would be").
 _ANOTHER_REQUEST = re.compile(
@@ -98,31 +79,17 @@ _NOTE_COMMAND = re.compile(
 )
 
 
-def _note_text(text: str, words: str) -> Verdict:
-    """A note's text is a contiguous run of the words (commas and "and" between its words
-    aside: "milk, eggs, bread") that ends where its request ends, and holds no other
-    request."""
+def _note_text(text: str) -> Verdict:
+    """How the planner cut a note: it holds neither the request's own words ("add to my
+    notes that ...") nor another request ("... and tell me the tip"). That the note is
+    the words, whole, is the policy's (``understanding.policy``)."""
     if _NOTE_COMMAND.search(text.lower()):
         return Verdict(False, "the note holds the request's own words", text)
     swallowed = _ANOTHER_REQUEST.search(text.lower())
     if swallowed is not None:
         rest = text[swallowed.start() :].strip(" ,;")
         return Verdict(False, "the note holds another request", rest)
-    said = _tokens(words)
-    # Each word that counts, with its index among the words as said.
-    plain = [(i, t) for i, t in enumerate(said) if t not in _GAPS]
-    note = [t for t in _tokens(text) if t not in _GAPS]
-    if not note:
-        return Verdict(False, "a note with no words", text)
-    for k in range(len(plain) - len(note) + 1):
-        if [t for _, t in plain[k : k + len(note)]] != note:
-            continue
-        rest = " ".join(said[plain[k + len(note) - 1][0] + 1 :])
-        if not rest or _JOINER.match(rest):
-            return ALLOW
-        left = rest.split()[0]
-        return Verdict(False, f"the note would leave out {left!r}", f"{text} {left}")
-    return Verdict(False, "a note's words that were not said", text)
+    return ALLOW
 
 
 def listed_durations(words: str) -> list[int]:
@@ -283,7 +250,7 @@ def check_call(
     if tool not in policy.ACTION_TOOLS:
         return ALLOW
     if tool in ("add_note", "remove_note") and isinstance(arguments.get("text"), str):
-        verdict = _note_text(str(arguments["text"]), words)
+        verdict = _note_text(str(arguments["text"]))
         if not verdict.ok:
             return verdict
     said = request_words(tool, arguments, words)
