@@ -20,16 +20,16 @@ from collections.abc import Sequence
 from cloud_agent.planner.calls import PlannedCall
 from understanding.tools.catalogue import SIDE_EFFECT_TOOLS
 
-__all__ = ["PARTIAL_KEY", "answerable_alone", "declined_message", "unanswered_message"]
+__all__ = ["PARTIAL_KEY", "declined_message", "reads_only", "unanswered_message"]
 
 PARTIAL_KEY = "unanswered"
 """FINAL_ANSWER metadata: the parts of the request the answer leaves out, by name."""
 
 
-def answerable_alone(calls: Sequence[PlannedCall]) -> bool:
-    """Whether the other parts' calls may run without the part left out: some call, and
-    none of them changes anything."""
-    return bool(calls) and all(call.tool not in SIDE_EFFECT_TOOLS for call in calls)
+def reads_only(calls: Sequence[PlannedCall]) -> bool:
+    """Whether the other parts' calls may run without the part left out: none of them
+    changes anything."""
+    return all(call.tool not in SIDE_EFFECT_TOOLS for call in calls)
 
 
 def _named(parts: Sequence[str]) -> str:
@@ -45,7 +45,7 @@ def unanswered_message(parts: Sequence[str]) -> str:
 def declined_message(parts: Sequence[str]) -> str:
     """Why nothing ran: a part could not be planned and another part acts."""
     return (
-        f"I couldn't do {_named(parts)} with my tools, and the rest of the request changes "
-        "something, so I did nothing rather than act on half of it. Could you say that "
-        "part another way, or ask for the rest on its own?"
+        f"I couldn't do {_named(parts)} with my tools, and I won't guess; the rest of the "
+        "request changes something, so I did nothing rather than act on half of it. Could "
+        "you say that part another way, or ask for the rest on its own?"
     )

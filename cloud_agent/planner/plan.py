@@ -20,7 +20,7 @@ import re
 from typing import Any
 
 from cloud_agent.planner import interpret as it
-from cloud_agent.planner import model_split, partial, places, plan_check, qualifiers, shapes
+from cloud_agent.planner import model_split, partial, places, plan_check, qualifiers, shapes, tidy
 from cloud_agent.planner.arguments import (
     NOTE_PREFIX,
     SCALES,
@@ -96,7 +96,7 @@ def make_plan(
     if unfilled is not None:
         message = _unfilled_message(unfilled)
         return _compared_or_declined(plan, text, home, message, (clauses, [unfilled], by_model))
-    plan.calls = _timer_for_each(text, plan.calls)
+    plan.calls = tidy.timer_for_each(text, plan.calls)
     if not plan.calls:
         plan.refusal, plan.refusal_kind = _OPEN_MESSAGE, NEEDS_LLM
         return plan
@@ -237,10 +237,10 @@ def _partly(
             break
         left, rest, plan.calls = [*left, unfilled], [c for c in rest if c is not unfilled], []
     named = [as_written(c.text, declined.query) for c in left]
-    if any(c.tool in partial.SIDE_EFFECT_TOOLS for c in plan.calls):
+    if not partial.reads_only(plan.calls):
         declined.refusal = partial.declined_message(named)
         return declined
-    if not partial.answerable_alone(plan.calls):
+    if not plan.calls:
         return declined
     plan.unanswered = named
     finished = _finish(plan, text, _qualified(declined.query, home))
@@ -283,19 +283,19 @@ def _finish(plan: Plan, text: str, qualified: qualifiers.Qualified) -> Plan:
             else c
             for c in plan.calls
         ]
-    plan.calls = _without_repeats(plan.calls)
+    plan.calls = tidy.without_repeats(plan.calls)
     verdict = plan_check.check_plan(text, [(c.tool, c.args) for c in plan.calls])
     if not verdict.ok:
         # Nothing of a plan that fails its check runs: declined naming the part.
         plan.refusal, plan.refusal_kind = plan_check.refusal_message(verdict), PLAN_CHECK
         plan.calls = []
         return plan
-    if partial.answerable_alone(plan.calls):
+    if partial.reads_only(plan.calls) and plan.calls:
         # "convert 200 g to oz and book a table": the reads answered, the rest named.
         left = plan_check.unserved_parts(text, [(c.tool, c.args) for c in plan.calls])
         named = [as_written(p, plan.query) for p in left]
         plan.unanswered += [p for p in named if p not in plan.unanswered]
-    plan.calls = [_written(call, query=plan.query) for call in plan.calls]
+    plan.calls = [tidy.written(call, query=plan.query) for call in plan.calls]
     if qualified.others or qualified.picked_written:
         # "add a note: drive to Paris, Texas": the place in free text as written.
         plan.calls = [
@@ -312,15 +312,6 @@ def _finish(plan: Plan, text: str, qualified: qualifiers.Qualified) -> Plan:
     if plan.compare is not None:
         plan.calls = shapes.same_day(text, plan.calls)
     return plan
-
-
-def _written(call: PlannedCall, query: str) -> PlannedCall:
-    """A note's text and a search's words as written (``arguments.as_written``)."""
-    key = {it.ADD_NOTE: "text", it.REMOVE_NOTE: "text", it.SEARCH_NOTES: "query"}.get(call.tool)
-    value = call.args.get(key or "")
-    if key is None or not isinstance(value, str):
-        return call
-    return PlannedCall(call.tool, {**call.args, key: as_written(value, query)})
 
 
 def _model_clauses(
@@ -356,20 +347,6 @@ def _unfilled_message(clause: it.Clause) -> str:
     )
 
 
-def _without_repeats(calls: list[PlannedCall]) -> list[PlannedCall]:
-    """A reading asked for twice ("berlin and munich... i mean, berlin and rome") is made
-    once; actions (devices, notes, timers) are kept as asked."""
-    seen: set[str] = set()
-    out = []
-    for call in calls:
-        key = f"{call.tool}:{sorted(call.args.items())}"
-        if call.tool in NEEDS_CITY and key in seen:
-            continue
-        seen.add(key)
-        out.append(call)
-    return out
-
-
 # Open-knowledge cues a comparison of readings may hold ("whose clock is further along").
 _COMPARISON_CUES = re.compile(r"^(?:whose|how\s+far)$")
 
@@ -385,30 +362,6 @@ def _comparison_shape(text: str, home: Any) -> list[PlannedCall] | None:
     if calls and shapes.comparison_kind(text, calls):
         return calls
     return shapes.per_period_calls(text)
-
-
-def _timer_for_each(text: str, calls: list[PlannedCall]) -> list[PlannedCall]:
-    """ "rice and lentils, 18 and 25 minutes, a timer for each": one timer per listed
-    duration, where the first timer stood; the items named are no note of their own
-    unless the words ask for one."""
-    if not plan_check.wants_timer_each(text):
-        return calls
-    durations = plan_check.listed_durations(text)
-    if len(durations) < 2:
-        return calls
-    noted = it.asks_for_note(text)
-    out: list[PlannedCall] = []
-    for call in calls:
-        if call.tool == it.TIMER:
-            if not any(c.tool == it.TIMER for c in out):
-                out += [PlannedCall(it.TIMER, {"seconds": s}) for s in durations]
-            continue
-        if call.tool == it.ADD_NOTE and not noted:
-            continue
-        out.append(call)
-    if not any(c.tool == it.TIMER for c in out):
-        out += [PlannedCall(it.TIMER, {"seconds": s}) for s in durations]
-    return out
 
 
 def _without_chatter(clauses: list[it.Clause]) -> list[it.Clause]:

@@ -250,9 +250,9 @@ def check_call(
     if tool not in policy.ACTION_TOOLS:
         return ALLOW
     if tool in ("add_note", "remove_note") and isinstance(arguments.get("text"), str):
-        verdict = _note_text(str(arguments["text"]))
-        if not verdict.ok:
-            return verdict
+        cut = _note_text(str(arguments["text"]))
+        if not cut.ok:
+            return cut
     said = request_words(tool, arguments, words)
     verdict = policy.check_call(tool, arguments, said, 1.0, 0.0, one_request=False, several=several)
     if verdict.action != "allow":

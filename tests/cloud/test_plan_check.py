@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -87,7 +89,7 @@ def test_a_failing_plan_runs_nothing_and_names_the_part() -> None:
 
 # -- one policy: the plan check is the device's side-effect policy (understanding.policy) --
 
-ONE_REQUEST = [
+ONE_REQUEST: list[tuple[str, dict[str, Any], str]] = [
     ("device_control", {"device": "light", "action": "off"}, "turn off the lights if it rains"),
     ("device_control", {"device": "heater", "action": "on"}, "turn on the heater at 6:30"),
     ("device_control", {"device": "light", "action": "off"}, "don't turn off the lights"),
@@ -120,7 +122,7 @@ def test_the_plan_check_refuses_what_the_device_refuses_for_the_same_reason() ->
 def test_what_the_device_allows_the_plan_check_allows() -> None:
     from understanding.policy import check_call as device_check
 
-    for tool, arguments, said in [
+    allowed: list[tuple[str, dict[str, Any], str]] = [
         ("device_control", {"device": "heater", "action": "on", "at": "06:30"}, "heat on at 6:30"),
         ("device_control", {"device": "fan", "action": "on", "for": 2700}, "fan on for 45 min"),
         ("set_timer", {"seconds": 5400}, "set a timer for an hour and a half"),
@@ -129,7 +131,8 @@ def test_what_the_device_allows_the_plan_check_allows() -> None:
             {"text": "call the bank, ask about the rate"},
             "note: call the bank, ask about the rate",
         ),
-    ]:
+    ]
+    for tool, arguments, said in allowed:
         words = _words(said)
         assert device_check(tool, arguments, words, 1.0, 0.0).action == "allow", said
         assert check_call(tool, arguments, words).ok, said
