@@ -82,6 +82,20 @@ def as_written(text: str, query: str) -> str:
     return found.group(0) if found else text
 
 
+def whole_note(args: dict[str, Any], text: str) -> dict[str, Any]:
+    """A note's text as said, entire: the reader may keep part of it ("the wifi password
+    is: sunflower 42" read as "sunflower 42"); the words after the request's verb are the
+    note when they hold every word of the reader's."""
+    if args.get("list") or not isinstance(args.get("text"), str):
+        return args
+    whole = own_arguments(it.ADD_NOTE, text)
+    said = str(whole.get("text", "")) if whole else ""
+    read = str(args["text"]).lower().split()
+    if len(said.split()) > len(read) and set(read) <= set(said.lower().split()):
+        return {**args, "text": said}
+    return args
+
+
 def device_call(
     clause: it.Clause, previous: it.Clause | None, extractor: it.Extractor | None
 ) -> list[PlannedCall]:

@@ -32,6 +32,7 @@ from cloud_agent.planner.arguments import (
     own_arguments,
     shared_unit,
     temperature_args,
+    whole_note,
     with_qualifiers,
 )
 from cloud_agent.planner.calls import PREV, Plan, PlannedCall
@@ -543,6 +544,8 @@ def _calls(
         return [PlannedCall(tool, {"seconds": f"{PREV}*{factor}"})]
     if args and tool == it.ADD_NOTE and NOTE_PREFIX.match(str(args.get("text", ""))):
         args = own_arguments(tool, str(args["text"])) or args  # "remind me to buy milk"
+    if args and tool == it.ADD_NOTE:
+        args = whole_note(args, clause.text)
     return [PlannedCall(tool, args)] if args else None
 
 

@@ -72,6 +72,14 @@ _ANOTHER_REQUEST = re.compile(
 )
 
 
+# A note that is to hold a reading the tools give ("a note with whatever the weather is in
+# Paris tomorrow"): the reading first, then the note; not the words as they stand.
+_FILL_IN = re.compile(
+    r"\b(?:whatever|what)\s+the\s+(?:weather|forecast|time|temperature|result|answer)\s+"
+    r"(?:is|was|will|comes|says)\b"
+)
+
+
 # The words of the request itself inside a note's text ("add to my notes that ...").
 _NOTE_COMMAND = re.compile(
     r"^(?:add|put|save|jot|write|make\s+a\s+note|take\s+a\s+note|note\s+down)\b"
@@ -85,6 +93,8 @@ def _note_text(text: str) -> Verdict:
     the words, whole, is the policy's (``understanding.policy``)."""
     if _NOTE_COMMAND.search(text.lower()):
         return Verdict(False, "the note holds the request's own words", text)
+    if _FILL_IN.search(text.lower()):
+        return Verdict(False, "the note asks for a reading to be filled in", text)
     swallowed = _ANOTHER_REQUEST.search(text.lower())
     if swallowed is not None:
         rest = text[swallowed.start() :].strip(" ,;")
