@@ -232,6 +232,9 @@ NOTE_PREFIX = re.compile(
 )
 SEARCH_PREFIX = re.compile(
     r"^.*?\bwhat\s+did\s+i\s+(?:note|write|save)\s+(?:about|on|regarding)\s+|"
+    r"^(?:\w+\s+){0,2}(?:did|have|had)\s+(?:i|we)\s+(?:\w+\s+)?(?:note|noted|write|written|"
+    r"wrote|jot|jotted|save|saved|keep|kept)(?:\s+(?:down|anything|something))*"
+    r"(?:\s+(?:about|on|regarding))?\s+|\s+(?:anywhere|somewhere)$|"
     r"^.*?\bdo\s+i\s+have\s+(?:any\s+)?notes?\s+(?:about|on|for)\s+|"
     r"^.*?\b(?:search|look|find)\s+(?:for\s+)?(?=.+\s+in\s+my\s+notes)|\s+in\s+my\s+notes.*$|"
     r"^.*?\bnotes?\s+(?:for|about|on|regarding|mentioning)\s+|^.*?\bnote\s+about\s+"

@@ -45,6 +45,10 @@ _STATUS_QUESTION = re.compile(
 _NOTE_SEARCH = re.compile(
     r"\b(?:search|find|look\s*up|look\s+for|check|anything|look\s+(?:in|through|at)|any|what(?:\s+is)?\s+in|read)"
     r"\b.*\bnotes?\b|\bnotes?\s+(?:about|on|for|regarding|mentioning)\b|\bwhat\s+did\s+i\s+(?:note|write|save)\b|\bdo\s+i\s+have\s+(?:any\s+)?notes?\b"
+    # A question about what was written is a search, whatever its verb: "did i note down
+    # the code anywhere", "where did i write the plumber's number".
+    r"|^(?:\w+\s+){0,2}(?:did|have|had)\s+(?:i|we)\s+(?:\w+\s+)?(?:note|noted|write|written|"
+    r"wrote|jot|jotted|save|saved|keep|kept)\b"
 )
 _NOTE_ADD = re.compile(
     r"\badd\b.+\bto\s+(?:my\s+)?notes\b|\b(?:(?:save|keep|store|put)\s+(?:that|this|it)\s+(?:as|in)\s+(?:a\s+)?notes?|"

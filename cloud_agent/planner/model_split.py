@@ -195,6 +195,7 @@ def model_clauses(parse: Parse, extractor: it.Extractor | None, home: Any) -> li
     from understanding.arguments.builtin_slots import builtin_from_slots
 
     clauses = []
+    _one_clause_one_tool(parse)
     for whole in one_note_each(parse):
         if whole.tool not in SLOT_TYPES:
             clause = it.read_clause(whole.text, extractor)
@@ -208,6 +209,17 @@ def model_clauses(parse: Parse, extractor: it.Extractor | None, home: Any) -> li
         for request in pieces:
             clauses.append(_model_clause(request, extractor, home, builtin_from_slots))
     return clauses
+
+
+def _one_clause_one_tool(parse: Parse) -> None:
+    """Raises ``Disagreement`` where the model cut one clause of the rules in two and gave
+    the parts different tools while the rules read one request there ("did i note | down
+    the code anywhere": a search, read as a search and a note)."""
+    for piece in split_clauses(" ".join(parse.words)):
+        inside = [r for r in parse.requests if r.text in piece]
+        cue = it.tool_cue(piece)
+        if len(inside) > 1 and cue is not None and len({r.tool for r in inside}) > 1:
+            raise Disagreement(piece, cue)
 
 
 def one_note_each(parse: Parse) -> list[ModelRequest]:

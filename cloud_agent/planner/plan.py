@@ -518,6 +518,10 @@ def _calls(
         return calls
     if tool == it.STATUS:
         return _status_call(clause, previous)
+    searched = previous is not None and previous.tool == it.SEARCH_NOTES
+    if tool == it.SEARCH_NOTES and searched and not set(clause.text.split()) - _BARE_SEARCH:
+        return []  # "have i saved anything on the boiler? | check my notes": the same
+
     if clause.args and tool not in NEEDS_CITY:
         return [PlannedCall(tool, dict(clause.args))]  # placed by the edge's router
     if tool == it.DEVICE:
@@ -547,6 +551,13 @@ def _calls(
     if args and tool == it.ADD_NOTE:
         args = whole_note(args, clause.text)
     return [PlannedCall(tool, args)] if args else None
+
+
+# The words of a search of the notes that names nothing to look for ("check my notes").
+_BARE_SEARCH = frozenset(
+    {"check", "look", "search", "in", "through", "at", "my", "the", "notes", "note", "please"}
+    | {"can", "you", "could", "and", "then", "also"}
+)
 
 
 def _status_call(clause: it.Clause, previous: it.Clause | None) -> list[PlannedCall] | None:
