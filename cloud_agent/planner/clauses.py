@@ -299,7 +299,8 @@ _NOTE_OPENS = re.compile(
 _NOTE_ENDS = re.compile(
     r"\s*;|\s*(?:,\s*)?\b(?:and|then|also|plus)\s+(?:also\s+|then\s+)?(?=(?:what|what's|whats|"
     r"how|tell|set|turn|switch|check|convert|search|find|lock|unlock|open|close|start|is|are|"
-    r"can|could|give|look|add|put|remind|wake|dim|mute|another|a\s+(?:second\s+)?note)\b)"
+    r"can|could|give|look|add|put|remind|wake|dim|mute|another|a\s+(?:second\s+)?note|"
+    r"the\s+(?:weather|forecast|time|temperature|local\s+time))\b)"
     r"|,\s*(?:then|also)\b"
 )
 

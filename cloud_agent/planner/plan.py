@@ -94,6 +94,10 @@ def make_plan(
         left = [c for c in clauses if _unplaced(c, clauses, text)]
         return _compared_or_declined(plan, text, home, refusal, (clauses, left, by_model))
     unfilled = _build_calls(plan, clauses, text, extractor, home, by_model=by_model)
+    if unfilled is not None and by_model:
+        # The model's reading cannot be filled ("a timer for 4.5 minutes and another for
+        # 12": one request, two times): the clause rules read the query alone.
+        return make_plan(query, extractor, router, home=home, split_with_model=False)
     if unfilled is not None:
         message = _unfilled_message(unfilled)
         return _compared_or_declined(plan, text, home, message, (clauses, [unfilled], by_model))
@@ -472,29 +476,7 @@ def _calls(
     if tool in NEEDS_CITY and shapes.compares_results(clause, clauses):
         return []  # "the time in Cairo and Nairobi, | which one is later": a question on results
     if tool in NEEDS_CITY:
-        cities = clause.cities
-        if not cities and not clause.refers_back:
-            # "what's the time | and weather in Tokyo": the places come after.
-            index = clauses.index(clause)
-            following = clauses[index + 1] if index + 1 < len(clauses) else None
-            if following is not None and following.tool in NEEDS_CITY and following.cities:
-                cities = following.cities
-                clause.days = clause.days or following.days
-        if not cities and _ALL_OF_THEM.search(clause.text):
-            # "weather in Istanbul and Cairo and the time in both": every place named so far.
-            index = clauses.index(clause)
-            cities = list(dict.fromkeys(city for c in clauses[:index] for city in c.cities))
-        there = re.search(r"\bthere\b", clause.text) is not None
-        if not cities and previous is not None and (clause.refers_back or there):
-            cities = previous.cities
-        elif cities and there and previous is not None and _COMPARES.search(clause.text):
-            # "what's the time in Rome and | is it warmer there than in Madrid"
-            cities = [c for c in previous.cities if c not in cities] + cities
-        if not cities and previous is not None and previous.tool in NEEDS_CITY:
-            cities = previous.cities  # "weather in melbourne today | and tomorrow"
-        home_city = getattr(home, "home_city", None)
-        if not cities and home_city and not clause.refers_back:
-            cities = [home_city]  # no place named or carried: the device's home
+        cities = _cities(clause, previous, clauses, home)
         if not cities:
             return None
         clause.cities = cities
@@ -558,6 +540,37 @@ _BARE_SEARCH = frozenset(
     {"check", "look", "search", "in", "through", "at", "my", "the", "notes", "note", "please"}
     | {"can", "you", "could", "and", "then", "also"}
 )
+
+
+def _cities(
+    clause: it.Clause, previous: it.Clause | None, clauses: list[it.Clause], home: Any
+) -> list[str]:
+    """The places a reading is for: its own, the next clause's, every one named so far
+    ("in both"), the one "there" points at, the one before, else the device's home."""
+    cities = clause.cities
+    if not cities and not clause.refers_back:
+        # "what's the time | and weather in Tokyo": the places come after.
+        index = clauses.index(clause)
+        following = clauses[index + 1] if index + 1 < len(clauses) else None
+        if following is not None and following.tool in NEEDS_CITY and following.cities:
+            cities = following.cities
+            clause.days = clause.days or following.days
+    if not cities and _ALL_OF_THEM.search(clause.text):
+        # "weather in Istanbul and Cairo and the time in both": every place named so far.
+        index = clauses.index(clause)
+        cities = list(dict.fromkeys(city for c in clauses[:index] for city in c.cities))
+    there = re.search(r"\bthere\b", clause.text) is not None
+    if not cities and previous is not None and (clause.refers_back or there):
+        cities = previous.cities
+    elif cities and there and previous is not None and _COMPARES.search(clause.text):
+        # "what's the time in Rome and | is it warmer there than in Madrid"
+        cities = [c for c in previous.cities if c not in cities] + cities
+    if not cities and previous is not None and previous.tool in NEEDS_CITY:
+        cities = previous.cities  # "weather in melbourne today | and tomorrow"
+    home_city = getattr(home, "home_city", None)
+    if not cities and home_city and not clause.refers_back:
+        cities = [home_city]  # no place named or carried: the device's home
+    return cities
 
 
 def _status_call(clause: it.Clause, previous: it.Clause | None) -> list[PlannedCall] | None:
