@@ -392,3 +392,20 @@ def _whole_free_text(request: ModelRequest, args: dict[str, Any]) -> dict[str, A
     from cloud_agent.planner.arguments import whole_note
 
     return whole_note(args, request.text) if request.tool == it.ADD_NOTE else args
+
+
+def coverage(query: str, calls: Sequence[Any]) -> int:
+    """How much of what the query names a plan's readings are for: each place named that
+    some reading is for, and each weather reading for a day the query names (when it
+    names one): the model may give a list's day to its last place only."""
+    from cloud_agent.planner.clauses import normalise
+    from understanding.gazetteer import find_cities
+
+    text = normalise(query)
+    named = {city for _, city in find_cities(text)}
+    cities = {str(c.args.get("city")) for c in calls if c.tool in NEEDS_CITY}
+    days = set(it.find_days(text))
+    dated = sum(
+        1 for c in calls if c.tool == it.WEATHER and str(c.args.get("day", "today")) in days
+    )
+    return len(named & cities) + dated

@@ -47,6 +47,7 @@ from cloud_agent.planner.discourse import (
     carried_days,
     carry_tools,
     merge_fragments,
+    reading_places,
 )
 from understanding.arguments.forecast_days import unserved_weather_day
 
@@ -54,10 +55,31 @@ _ASKS_WEATHER = re.compile(
     r"\b(?:weather|forecast|rain\w*|snow\w*|sunny|storm\w*|wind\w*|temperature|umbrella|"
     r"hot|cold|warm|chilly|freezing)\b"
 )
-_COMPARES = re.compile(r"\b(?:than|or|versus|compared)\b|\w+er\b")
 
 
 def make_plan(
+    query: str,
+    extractor: it.Extractor | None = None,
+    router: Any = None,
+    *,
+    home: Any = None,
+    split_with_model: bool = True,
+) -> Plan:
+    """Plan ``query`` (:func:`_plan`): with the model's split, unless the clause rules'
+    plan reads more of the places and days the query names (the model may give a list's
+    day to its last place only: "for each of paris, rome and vienna, tell me tomorrow's
+    weather")."""
+    plan = _plan(query, extractor, router, home=home, split_with_model=split_with_model)
+    if not split_with_model or plan.refusal or not any(c.tool in NEEDS_CITY for c in plan.calls):
+        return plan
+    rules = _plan(query, extractor, router, home=home, split_with_model=False)
+    read = model_split.coverage
+    if rules.refusal is None and read(query, rules.calls) > read(query, plan.calls):
+        return rules
+    return plan
+
+
+def _plan(
     query: str,
     extractor: it.Extractor | None = None,
     router: Any = None,
@@ -97,7 +119,7 @@ def make_plan(
     if unfilled is not None and by_model:
         # The model's reading cannot be filled ("a timer for 4.5 minutes and another for
         # 12": one request, two times): the clause rules read the query alone.
-        return make_plan(query, extractor, router, home=home, split_with_model=False)
+        return _plan(query, extractor, router, home=home, split_with_model=False)
     if unfilled is not None:
         message = _unfilled_message(unfilled)
         return _compared_or_declined(plan, text, home, message, (clauses, [unfilled], by_model))
@@ -476,7 +498,7 @@ def _calls(
     if tool in NEEDS_CITY and shapes.compares_results(clause, clauses):
         return []  # "the time in Cairo and Nairobi, | which one is later": a question on results
     if tool in NEEDS_CITY:
-        cities = _cities(clause, previous, clauses, home)
+        cities = reading_places(clause, previous, clauses, home)
         if not cities:
             return None
         clause.cities = cities
@@ -542,37 +564,6 @@ _BARE_SEARCH = frozenset(
 )
 
 
-def _cities(
-    clause: it.Clause, previous: it.Clause | None, clauses: list[it.Clause], home: Any
-) -> list[str]:
-    """The places a reading is for: its own, the next clause's, every one named so far
-    ("in both"), the one "there" points at, the one before, else the device's home."""
-    cities = clause.cities
-    if not cities and not clause.refers_back:
-        # "what's the time | and weather in Tokyo": the places come after.
-        index = clauses.index(clause)
-        following = clauses[index + 1] if index + 1 < len(clauses) else None
-        if following is not None and following.tool in NEEDS_CITY and following.cities:
-            cities = following.cities
-            clause.days = clause.days or following.days
-    if not cities and _ALL_OF_THEM.search(clause.text):
-        # "weather in Istanbul and Cairo and the time in both": every place named so far.
-        index = clauses.index(clause)
-        cities = list(dict.fromkeys(city for c in clauses[:index] for city in c.cities))
-    there = re.search(r"\bthere\b", clause.text) is not None
-    if not cities and previous is not None and (clause.refers_back or there):
-        cities = previous.cities
-    elif cities and there and previous is not None and _COMPARES.search(clause.text):
-        # "what's the time in Rome and | is it warmer there than in Madrid"
-        cities = [c for c in previous.cities if c not in cities] + cities
-    if not cities and previous is not None and previous.tool in NEEDS_CITY:
-        cities = previous.cities  # "weather in melbourne today | and tomorrow"
-    home_city = getattr(home, "home_city", None)
-    if not cities and home_city and not clause.refers_back:
-        cities = [home_city]  # no place named or carried: the device's home
-    return cities
-
-
 def _status_call(clause: it.Clause, previous: it.Clause | None) -> list[PlannedCall] | None:
     """The read a device question asks for ("is the plug on?"; "and is the fan on there")."""
     device = clause.device or (previous.device if previous is not None else None)
@@ -581,11 +572,6 @@ def _status_call(clause: it.Clause, previous: it.Clause | None) -> list[PlannedC
     there = previous is not None and re.search(r"\bthere\b", clause.text) is not None
     room = clause.room or (previous.room if there and previous is not None else None)
     return [PlannedCall(it.STATUS, {"device": device, **({"room": room} if room else {})})]
-
-
-_ALL_OF_THEM = re.compile(
-    r"\b(?:in|for|at)\s+(?:both|each|all)\b|\b(?:both|all|each)\s+(?:of\s+(?:them|those)|places|cities)\b"
-)
 
 
 __all__ = ["make_plan"]
