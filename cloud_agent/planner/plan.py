@@ -522,6 +522,8 @@ def _calls(
         return calls
     if tool == it.STATUS:
         return _status_call(clause, previous)
+    if tool == it.LIST_TIMERS:
+        return [PlannedCall(tool, {})]  # "what timers do i have running": a read
     searched = previous is not None and previous.tool == it.SEARCH_NOTES
     if tool == it.SEARCH_NOTES and searched and not set(clause.text.split()) - _BARE_SEARCH:
         return []  # "have i saved anything on the boiler? | check my notes": the same

@@ -303,6 +303,7 @@ _FOR_EACH_TIMER = re.compile(
     r"\b(?:a|one|1)\s+timer\s+(?:for|on)\s+(?:each|both|every|all)\b|\btimers?\s+for\s+(?:each|both)\b"
     r"|\beach\s+(?:one\s+|of\s+them\s+)?(?:gets\s+|with\s+)?(?:a|its\s+own)\s+timer\b"
     r"|\bone\s+(?:timer\s+)?(?:for|per)\s+(?:each|every)\b"
+    r"|\b(?:a|one|1)\s+timer\s+(?:per|apiece)\b|\btimers?\s+for\s+(?:all|every)\s+(?:of\s+them|\d+)\b"
 )
 
 
