@@ -226,7 +226,7 @@ def expression(clause: it.Clause, previous: it.Clause | None) -> str:
 
 NOTE_PREFIX = re.compile(
     r"^.*?\b(?:add\s+(?=.+\bto\s+(?:my\s+)?notes\b)|add(?:\s+a)?\s+note(?:\s+(?:to|that|saying|says|:))?|add\s+one\s+saying|"
-    r"make\s+a\s+note(?:\s+(?:to|that))?|note\s+(?:that|down|to)|note:|jot(?:\s+down)?|"
+    r"make\s+a\s+note(?:\s+(?:to|that))?|note\s+(?:that|down|to)|note\s*:|jot(?:\s+down)?|"
     r"write\s+down|remind\s+me\s+to|remember\s+(?:that|to)|save\s+a\s+note(?:\s+to)?|"
     r"new\s+note(?:\s+to)?|(?:a|another)\s+note\s*(?:saying|that\s+says|reading|to|that|:))\s*"
 )

@@ -293,8 +293,8 @@ def _op_on_quantity(match: re.Match[str]) -> str:
 # commas and "and"s inside are the note's ("add a note: call the bank, ask about the rate").
 _NOTE_OPENS = re.compile(
     r"\b(?:add\s+(?:a\s+|another\s+)?note|make\s+a\s+note|take\s+a\s+note|note\s+(?:that|down)"
-    r"|note\s*:|write\s+down|jot(?:\s+\w+)?\s+down|jot|remember\s+that|save\s+a\s+note|new\s+note"
-    r"|add\s+to\s+my\s+notes)\b"
+    r"|write\s+down|jot(?:\s+\w+)?\s+down|jot|remember\s+that|save\s+a\s+note|new\s+note"
+    r"|add\s+to\s+my\s+notes)\b|\bnote\s*:"
 )
 _NOTE_ENDS = re.compile(
     r"\s*;|\s*(?:,\s*)?\b(?:and|then|also|plus)\s+(?:also\s+|then\s+)?(?=(?:what|what's|whats|"

@@ -112,6 +112,10 @@ def _plan(
             plan.refusal, plan.refusal_kind = declined
             return plan
     refusal = refusal or _refusal(text, clauses)
+    if refusal and by_model and not _needs_llm(clauses):
+        # Parts of the model's reading no tool places ("note: the suit, | the shoes"):
+        # the clause rules read the query alone, and decline what they cannot read.
+        return _plan(query, extractor, router, home=home, split_with_model=False)
     if refusal:
         left = [c for c in clauses if _unplaced(c, clauses, text)]
         return _compared_or_declined(plan, text, home, refusal, (clauses, left, by_model))
