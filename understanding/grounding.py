@@ -71,9 +71,9 @@ _ACTION_WORDS: dict[str, str] = {
     "close": r"\bclose\w*|\bshut\b|\blower\w*|\bdraw\w*|\bdown\b",
     "set": r"\d|\bset\b|\bto\s+(?:that|it|the\s+result)|\bdim\w*|\bbright\w*|\bturn\b|"
     r"\b(?:low|medium|high|max\w*|min\w*|half|full)\b",
-    "volume_up": r"\blouder|\braise|\bincrease|\bvolume|\bturn\s+(?:\w+\s+){0,3}up\b|\bup\b",
+    "volume_up": r"\blouder|\braise|\bincrease|\bvolume|\bturn\s+(?:\w+\s+){0,3}up\b",
     "volume_down": r"\bquieter|\bsofter|\blower|\bdecrease|\bvolume|"
-    r"\bturn\s+(?:\w+\s+){0,3}down\b|\bdown\b|\btoo\s+loud",
+    r"\bturn\s+(?:\w+\s+){0,3}down\b|\btoo\s+loud",
     "mute": r"\bmute|\bsilen",
     "unmute": r"\bunmute|\bun\s+mute",
     "brightness_up": r"\bbright\w*|\bup\b|\bincrease|\bdark\w*|\braise|\bboost",
@@ -87,6 +87,9 @@ _DOOR = re.compile(
     r"\b(?:doors?|deadbolt|locks|gate|garage|house|front|back|smart\s+lock|door_lock)\b"
     r"|\block\s+(?:it|them|up|the|my|our|everything|all)\b"
 )
+
+
+_SPEAKER_BY_SOUND = frozenset({"volume", "the volume", "sound", "the sound"})
 
 
 def named_devices(words: str, *, implied: bool = True) -> set[str]:
@@ -104,8 +107,11 @@ def named_devices(words: str, *, implied: bool = True) -> set[str]:
 
     tokens = tokenize(words.lower().replace("_", " "))
     rooms = _find_phrases(tokens, ROOM_NAMES)
-    named = {kind for _s, _e, kind in _find_phrases(tokens, DEVICE_NAMES)}
-    named |= device_kinds(tokens, rooms)
+    phrases = _find_phrases(tokens, DEVICE_NAMES)
+    named = {kind for _s, _e, kind in phrases} | device_kinds(tokens, rooms)
+    said = {" ".join(tokens[s:e]) for s, e, kind in phrases if kind == "speaker"}
+    if "tv" in named and said and said <= _SPEAKER_BY_SOUND:
+        named.discard("speaker")  # "turn on the tv and the volume to 40": the tv's volume
     if implied:
         named |= _implied_devices(" ".join(tokens), bool(rooms))
     if "door_lock" in named and not _DOOR.search(" ".join(tokens)):

@@ -221,19 +221,47 @@ def _unserved(words: str, calls: list[tuple[str, dict[str, Any]]]) -> Verdict:
 
 
 def _device_there(arguments: dict[str, Any], words: str, query: str) -> Verdict:
-    """ "... in the office and turn the heater on in there": the room "there" points at;
-    "dim the lights and turn it up": "it" is the lights, no speaker the words imply."""
+    """What the words around a device command point at: the room "there" names ("... in
+    the office and turn the heater on in there"); the device "it" is ("dim the lights and
+    turn it up" is no speaker); the device a word names beside another ("the tv and the
+    volume to 40" is the TV's volume, no speaker's); a room said once after two devices
+    ("the tv and the speaker in the living room" may be both's: asked, not guessed)."""
     from cloud_agent.planner import interpret as it
     from understanding.grounding import named_devices
 
     device = str(arguments.get("device"))
     part = f"{arguments.get('action')} the {device.replace('_', ' ')}"
-    if not arguments.get("room") and _THERE.search(words) and it.find_room(words):
+    if not arguments.get("room") and _THERE.search(words) and it.find_room(query):
         return Verdict(False, "'there' names a room the call leaves out", part)
     named = named_devices(query, implied=False)
     if device not in named and named and _PRONOUN.search(words):
         return Verdict(False, f"'it' points at the {sorted(named)[0]}, not a {device}", part)
+    if device not in named_devices(query):
+        return Verdict(False, f"the words name no {device} beside the {sorted(named)[0]}", part)
+    shared = _room_after(arguments, query)
+    if shared is not None:
+        return Verdict(False, f"'in the {shared}' may be the {device}'s too", part)
     return ALLOW
+
+
+def _room_after(arguments: dict[str, Any], query: str) -> str | None:
+    """The room of the clause right after a command that names none, when that clause is
+    a fragment (no verb of its own: "turn on the tv | and the speaker in the living
+    room", "heater off | and fan on in the office"): it may be the command's too."""
+    from cloud_agent.planner import interpret as it
+    from cloud_agent.planner.clauses import split_clauses
+
+    if arguments.get("room"):
+        return None
+    _, end, _ = _request_pieces("device_control", arguments, query)
+    pieces = split_clauses(query)
+    if not end or end >= len(pieces):
+        return None
+    after = pieces[end]
+    tokens = [t for t in tokens_of(after) if t not in _LEAD]
+    if not tokens or tokens[0] in policy.COMMAND_VERBS or it.find_device(after) is None:
+        return None
+    return it.find_room(after)
 
 
 _PRONOUN = re.compile(r"\b(?:it|them|that|this|those)\b")
