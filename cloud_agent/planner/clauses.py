@@ -301,7 +301,8 @@ _NOTE_ENDS = re.compile(
     r"how|tell|set|turn|switch|check|convert|search|find|lock|unlock|open|close|start|is|are|"
     r"can|could|give|look|add|put|remind|wake|dim|mute|another|a\s+(?:second\s+)?note|"
     r"the\s+(?:weather|forecast|time|temperature|local\s+time))\b)"
-    r"|,\s*(?:then|also)\b"
+    r"|,\s*(?:then|also)\b|,\s*(?=(?:add|make|take|save)\s+(?:a\s+|another\s+)?note\b)"
+    r"|,\s*(?=(?:set|turn|switch|search|find|lock|unlock|start|convert|check)\b)"
 )
 
 

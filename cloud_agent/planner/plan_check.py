@@ -68,7 +68,7 @@ ALLOW = Verdict(True)
 _ANOTHER_REQUEST = re.compile(
     r"(?:\band|\bthen|[;,])\s+(?:also\s+)?(?:tell\s+me|what(?:'s|\s+is|\s+are)?|how|set|turn|"
     r"switch|check|convert|search|find|lock|unlock|open|close|start|can\s+you|could\s+you|"
-    r"is|are|do|does|give\s+me|look\s+up|calculate|work\s+out|"
+    r"is|are|do|does|give\s+me|look\s+up|calculate|work\s+out|add\s+(?:a\s+|another\s+)?note|"
     r"the\s+(?:weather|forecast|time|temperature|local\s+time)\s+(?:in|for|at|there)\b)\b"
 )
 
