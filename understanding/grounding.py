@@ -145,10 +145,10 @@ def _device(args: dict[str, Any], words: str) -> str | None:
     said = words.lower()
     if is_question(words) and not _SET_WORDS.search(said):
         return f"{words.strip()!r} is a question, not a command"
-    if device not in named_devices(words):
+    if device is not None and device not in named_devices(words):
         return f"the words name no {device}"
     pattern = _ACTION_WORDS.get(str(action))
-    if pattern is None or not re.search(pattern, said):
+    if action is not None and (pattern is None or not re.search(pattern, said)):
         return f"the words do not say {action}"
     value = args.get("value")
     if isinstance(value, int | float) and not isinstance(value, bool):
@@ -164,7 +164,10 @@ def _device(args: dict[str, Any], words: str) -> str | None:
 
 def grounded_values(tool: str, args: dict[str, Any], words: str) -> str | None:
     """Why a call's durations, alarm time or device command are not the words' (see the
-    module docstring), or None when they are."""
+    module docstring), or None when they are. Only the arguments a call has are checked:
+    a call with none yet (the router's ask-back) has nothing to ground."""
+    if not args:
+        return None
     if tool == "set_timer":
         return _timer(args, words)
     if tool == "device_control":

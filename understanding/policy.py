@@ -82,18 +82,20 @@ GLUE = frozenset({"then", "also", "please", "can", "could", "you", "would", "tha
 # Words that frame a note and are no part of it ("add a note:", "can you note it?").
 _NOTE_FRAME_WORDS = (
     "a an the this that it these my me to for of down note notes new add write jot save "
-    "another second one more also right before "
     "keep remember make take put please can could would you will i want need just quick "
     "and so oh ok okay hey hi um list memo later in on up self this: say saying reminder "
     "hang onto store log create something here thanks thank thx pls be sure don't dont "
     "forget let know"
 )
 _NOTE_FRAME = frozenset(_NOTE_FRAME_WORDS.split())
+# Words that frame one note of a plan's several ("... and another note to", "right, before
+# i forget, note that"): the device sends such an utterance to the cloud as two requests.
+_PLAN_FRAME = frozenset(["another", "second", "one", "more", "also", "right", "before", "forget"])
 
 
 def note_frame(word: str) -> bool:
     """Whether ``word`` frames a note rather than being part of it ("jot this down:")."""
-    return word.lower() in _NOTE_FRAME
+    return word.lower() in _NOTE_FRAME or word.lower() in _PLAN_FRAME
 
 
 def check_call(
@@ -119,18 +121,19 @@ def check_call(
     if confidence < floor:
         return Verdict("cloud", f"low confidence {confidence:.2f} < {floor:.2f} for {tool}")
     tokens = tokens_of(words)
-    inside = _free_text_tokens(tool, args, tokens)
+    listed = not one_request
+    inside = _free_text_tokens(tool, args, tokens, listed)
     for other in kept:
         inside |= _free_text_tokens(
-            tool, {**args, **dict.fromkeys(FREE_TEXT.get(tool, ()), other)}, tokens
+            tool, {**args, **dict.fromkeys(FREE_TEXT.get(tool, ()), other)}, tokens, listed
         )
-    ungrounded = grounding(tool, args, words)
+    ungrounded = grounding(tool, args, words, listed=listed)
     if ungrounded is not None:
         return Verdict("cloud", ungrounded)
     calendar = _CALENDAR.search(str(args.get("text", ""))) if tool == "remove_note" else None
     if calendar is not None and not args.get("list"):
         return Verdict("cloud", f"an {calendar.group(0)} is the calendar's, not a note")
-    left_out = _note_left_out(tool, args, tokens, inside)
+    left_out = _note_left_out(tool, args, tokens, inside, plan=listed)
     if left_out is not None:
         return Verdict("cloud", f"the note leaves out {left_out!r} of what was said")
     for qualifier in find_qualifiers(words):
@@ -147,15 +150,19 @@ def check_call(
     return ALLOW
 
 
-def grounding(tool: str, args: dict[str, Any], words: str) -> str | None:
+def grounding(tool: str, args: dict[str, Any], words: str, *, listed: bool = False) -> str | None:
     """Why a call's arguments are not the person's ``words`` (its free text not said, its
-    duration, alarm or device command not theirs: ``understanding.grounding``), or None."""
-    return _ungrounded(tool, args, tokens_of(words)) or grounded_values(tool, args, words)
+    duration, alarm or device command not theirs: ``understanding.grounding``), or None.
+    ``listed``: a list's "and"s are no words of its items ("milk, eggs, bread" keeps "milk
+    and eggs and bread"; the cloud's plans)."""
+    ungrounded = _ungrounded(tool, args, tokens_of(words), listed=listed)
+    return ungrounded or grounded_values(tool, args, words)
 
 
 def free_text_tokens(tool: str, args: dict[str, Any], tokens: list[str]) -> set[int]:
-    """The indices of the words a call's free-text arguments keep (a note's text)."""
-    return _free_text_tokens(tool, args, tokens)
+    """The indices of the words a call's free-text arguments keep (a note's text, its
+    list's "and"s aside: the cloud's plans)."""
+    return _free_text_tokens(tool, args, tokens, listed=True)
 
 
 def unconsumed(tool: str, args: dict[str, Any], qualifier: Qualifier) -> str | None:
@@ -201,14 +208,14 @@ def _time_unconsumed(tool: str, args: dict[str, Any], word: str) -> str | None:
     return f"the time {word!r} is not one {tool} runs at"
 
 
-def _squashed(tokens: Sequence[str]) -> tuple[str, list[int]]:
+def _squashed(tokens: Sequence[str], listed: bool = False) -> tuple[str, list[int]]:
     """The words' letters and digits run together, and each character's word index: "3pm"
-    and "3 pm" are the same words, and so are "milk, eggs, bread" and "milk and eggs and
-    bread" (an "and" between items is no word of theirs)."""
+    and "3 pm" are the same words; ``listed``: so are "milk, eggs, bread" and "milk and
+    eggs and bread" (an "and" between items is no word of theirs)."""
     chars: list[str] = []
     owners: list[int] = []
     for k, token in enumerate(tokens):
-        if token == "and":
+        if listed and token == "and":
             continue
         for char in token:
             if char.isalnum():
@@ -217,34 +224,38 @@ def _squashed(tokens: Sequence[str]) -> tuple[str, list[int]]:
     return "".join(chars), owners
 
 
-def _free_text_tokens(tool: str, args: dict[str, Any], tokens: list[str]) -> set[int]:
+def _free_text_tokens(
+    tool: str, args: dict[str, Any], tokens: list[str], listed: bool = False
+) -> set[int]:
     """The indices of the words a free-text argument keeps."""
     inside: set[int] = set()
-    said, owners = _squashed(tokens)
+    said, owners = _squashed(tokens, listed)
     for key in FREE_TEXT.get(tool, ()):
         value = args.get(key)
         if not isinstance(value, str) or not value:
             continue
-        wanted, _ = _squashed(tokens_of(value))
+        wanted, _ = _squashed(tokens_of(value), listed)
         at = said.find(wanted) if wanted else -1
         if at >= 0:
             inside.update(owners[at : at + len(wanted)])
     return inside
 
 
-def _ungrounded(tool: str, args: dict[str, Any], tokens: list[str]) -> str | None:
-    said, _ = _squashed(tokens)
+def _ungrounded(
+    tool: str, args: dict[str, Any], tokens: list[str], listed: bool = False
+) -> str | None:
+    said, _ = _squashed(tokens, listed)
     for key in FREE_TEXT.get(tool, ()):
         value = args.get(key)
         if isinstance(value, str) and value:
-            wanted, _ = _squashed(tokens_of(value))
+            wanted, _ = _squashed(tokens_of(value), listed)
             if wanted not in said:
                 return f"the {key} {value!r} is not the person's words"
     return None
 
 
 def _note_left_out(
-    tool: str, args: dict[str, Any], tokens: list[str], inside: set[int]
+    tool: str, args: dict[str, Any], tokens: list[str], inside: set[int], plan: bool = False
 ) -> str | None:
     """The first word the person said to keep that a note or a list item leaves out."""
     if tool != "add_note" or not args.get("text"):
@@ -252,6 +263,8 @@ def _note_left_out(
     listed = set(tokens_of(str(args.get("list") or "")))
     for k, token in enumerate(tokens):
         if k in inside or token in _NOTE_FRAME or token in listed:
+            continue
+        if plan and token in _PLAN_FRAME:
             continue
         if listed and known_list(token) == args.get("list"):
             continue  # the list's name as said ("shoping")

@@ -151,7 +151,7 @@ def _request_pieces(tool: str, arguments: dict[str, Any], words: str) -> tuple[i
             said = " , ".join(pieces[start : start + width])
             if cue and not it.asks_for_note(said):
                 continue
-            if policy.grounding(tool, arguments, said) is None:
+            if policy.grounding(tool, arguments, said, listed=True) is None:
                 return start, start + width, pieces[start : start + width]
     return 0, 0, []
 
@@ -278,6 +278,22 @@ def _part(tool: str, arguments: dict[str, Any], said: str) -> str:
     return said
 
 
+# What a plan's words say that no qualifier of a command is: "check if" asks whether (a
+# read), "before i forget" frames a note, "at 60 percent" is a level, not a clock time.
+_NOT_QUALIFIERS = (
+    (re.compile(r"\b(check|see|tell\s+me|know|wonder|ask|checking)\s+if\b"), r"\1 whether"),
+    (re.compile(r"\b(?:right\s*,?\s*)?before\s+(?:i|we)\s+forget\b\W*"), ""),
+    (re.compile(r"\bat\s+(\d+(?:\.\d+)?)\s*(percent|%)"), r"to \1 \2"),
+)
+
+
+def plan_words(words: str) -> str:
+    """The words as the policy reads a plan's (see ``_NOT_QUALIFIERS``)."""
+    for pattern, replacement in _NOT_QUALIFIERS:
+        words = pattern.sub(replacement, words)
+    return words
+
+
 def check_call(
     tool: str, arguments: dict[str, Any], words: str, *, several: bool = False
 ) -> Verdict:
@@ -288,6 +304,7 @@ def check_call(
     ``several``: the plan has other calls of this tool ("both", "each" are theirs too)."""
     if tool not in policy.ACTION_TOOLS:
         return ALLOW
+    words = plan_words(words)
     if tool in ("add_note", "remove_note") and isinstance(arguments.get("text"), str):
         cut = _note_text(str(arguments["text"]))
         if not cut.ok:
@@ -344,6 +361,7 @@ def check_plan(words: str, calls: list[tuple[str, dict[str, Any]]]) -> Verdict:
     """Every side-effect call grounded (:func:`check_call`), no condition, negation or
     recurrence left for the device to drop, and the counts as asked: one timer per listed
     duration for "a timer for each", no side effect repeated beyond its words."""
+    words = plan_words(words)
     for whole in (_whole_query(words, calls), _unserved(words, calls)):
         if not whole.ok:
             return whole

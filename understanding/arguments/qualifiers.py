@@ -116,21 +116,10 @@ def _duration_after(tokens: list[str], i: int) -> int:
     return j - i + len(said)
 
 
-# "check if", "tell me if", "see if": whether, no condition.
-_WHETHER = frozenset({"check", "see", "me", "know", "wonder", "ask", "asking", "checking"})
-
-
-def _idiom(tokens: list[str], i: int) -> bool:
-    """ "before i forget", "after all": no time of the request."""
-    return tokens[i : i + 3] in (["before", "i", "forget"], ["before", "we", "forget"]) or (
-        tokens[i : i + 2] == ["after", "all"]
-    )
-
-
 def _clock_after(tokens: list[str], i: int) -> int:
     """How many tokens from ``i`` say a clock time ("6:45", "half past ten", "11 pm",
-    "5:30 in the morning", "noon"), 0 for none ("at 60 percent" is a level)."""
-    if i >= len(tokens) or tokens[i + 1 : i + 2] in (["percent"], ["per"], ["%"]):
+    "5:30 in the morning", "noon"), 0 for none."""
+    if i >= len(tokens):
         return 0
     first = tokens[i]
     if not (_is_number(first) or first in _CLOCK_START):
@@ -180,7 +169,6 @@ def _qualifiers(words: str) -> tuple[Qualifier, ...]:
         elif pair in ("as soon", "in case") or (
             token in _CONDITIONS
             and not (token == "when" and (before in _POLITE or _asks_when(tokens, i)))
-            and not (token == "if" and before in _WHETHER)
             and not _polite(tokens, i)
         ):
             kind, span = "condition", 3 if pair == "as soon" else (2 if pair == "in case" else 1)
@@ -197,7 +185,7 @@ def _qualifiers(words: str) -> tuple[Qualifier, ...]:
         ):
             kind, span = "time", 1 + n
         elif (
-            (token in ("until", "till", "til", "before", "after") and not _idiom(tokens, i))
+            token in ("until", "till", "til", "before", "after")
             or (token in _WHEN_WORDS and not _attributive(token, before))
             or (token == "next" and tokens[i + 1 : i + 2] != ["alarm"])
         ):
