@@ -192,3 +192,28 @@ def test_fractions_of_a_unit_are_read_whole(
     right = round((whole + fraction[1]) * unit[1])
     assert check_call("set_timer", {"seconds": right}, words).ok
     assert not check_call("set_timer", {"seconds": whole * unit[1]}, words).ok
+
+
+def test_a_plans_words_that_are_no_qualifiers() -> None:
+    """ "check if" asks whether, "before I forget" frames a note, "at 60 percent" is a
+    level: read so by the plan check alone (the device keeps its own reading)."""
+    from cloud_agent.planner.plan_check import plan_words
+    from understanding.arguments.qualifiers import find_qualifiers
+
+    for said in (
+        "check if the door is locked and turn on the light",
+        "right, before i forget, note that the car needs a service",
+        "turn on the lights at 60 percent",
+    ):
+        assert not find_qualifiers(plan_words(_words(said))), said
+    assert [q.kind for q in find_qualifiers(plan_words("close the blinds if it rains"))] == [
+        "condition"
+    ]
+    words = _words("right, before I forget, note that the car needs a service, and lock the door")
+    assert check_plan(
+        words,
+        [
+            ("add_note", {"text": "the car needs a service"}),
+            ("device_control", {"device": "door_lock", "action": "lock"}),
+        ],
+    ).ok

@@ -7,7 +7,6 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from understanding.arguments.qualifiers import find_qualifiers
 from understanding.grounding import durations_said, grounded_values, named_devices
 from understanding.policy import check_call
 
@@ -77,12 +76,3 @@ def test_the_policy_refuses_an_ungrounded_duration_on_the_device() -> None:
         check_call("set_timer", {"seconds": 27000}, "set a timer for 7.5 hours", 0.9, 0.5).action
         == "allow"
     )
-
-
-def test_whether_and_idioms_are_no_qualifiers() -> None:
-    assert not [q for q in find_qualifiers("check if the door is locked") if q.kind == "condition"]
-    assert not [q for q in find_qualifiers("can you see if it rains") if q.kind == "condition"]
-    assert [q.kind for q in find_qualifiers("close the blinds if it rains")] == ["condition"]
-    assert not find_qualifiers("before i forget, note the car needs a service")
-    assert not [q for q in find_qualifiers("lights at 60 percent") if q.kind == "time"]
-    assert [q.word for q in find_qualifiers("lights on at 6 pm")] == ["at 6 pm"]
