@@ -5,8 +5,10 @@ effect (a device command, a timer, a note written or removed) runs only when
 
 (a) its confidence clears the side-effect floor (the router's ``action_threshold``,
     calibrated for side effects apart from the lookups' threshold);
-(b) every free-text argument is grounded in the person's words (a note's text is their
-    words, whole: nothing of what they said to keep is left out);
+(b) every argument is grounded in the person's words: a note's text is their words,
+    whole (nothing of what they said to keep is left out); a timer's seconds, an alarm
+    and a device command's device, action and value are the words' too, and a question
+    is no command (``understanding.grounding``);
 (c) no qualifier is left unconsumed (``understanding.arguments.qualifiers``: a time, an
     exception, a condition, a negation, a scope the arguments do not carry);
 (d) the utterance holds no second request.
@@ -32,6 +34,7 @@ from typing import Any, Literal
 
 from understanding.arguments.newer_tools import known_list
 from understanding.arguments.qualifiers import Qualifier, find_qualifiers, tokens_of
+from understanding.grounding import grounded_values
 from understanding.tools.catalogue import SIDE_EFFECT_TOOLS
 
 # The tools whose calls change the world: the catalogue's side-effect column
@@ -75,8 +78,8 @@ _VERBS_SAID = (
 COMMAND_VERBS = frozenset(_VERBS_SAID.split())
 _JOINERS = frozenset({"and", "then", "also", "plus", "after", "but"})
 # Words that open an utterance without being a request of their own ("oh and ...").
-_OPENERS = frozenset({"oh", "ok", "okay", "so", "um", "uh", "and", "right", "hey", "well", "yeah"})
-_GLUE = frozenset({"then", "also", "please", "can", "could", "you", "would", "that", "i", "me"})
+OPENERS = frozenset({"oh", "ok", "okay", "so", "um", "uh", "and", "right", "hey", "well", "yeah"})
+GLUE = frozenset({"then", "also", "please", "can", "could", "you", "would", "that", "i", "me"})
 # Words that frame a note and are no part of it ("add a note:", "can you note it?").
 _NOTE_FRAME_WORDS = (
     "a an the this that it these my me to for of down note notes new add write jot save "
@@ -86,6 +89,14 @@ _NOTE_FRAME_WORDS = (
     "forget let know"
 )
 _NOTE_FRAME = frozenset(_NOTE_FRAME_WORDS.split())
+# Words that frame one note of a plan's several ("... and another note to", "right, before
+# i forget, note that"): the device sends such an utterance to the cloud as two requests.
+_PLAN_FRAME = frozenset(["another", "second", "one", "more", "also", "right", "before", "forget"])
+
+
+def note_frame(word: str) -> bool:
+    """Whether ``word`` frames a note rather than being part of it ("jot this down:")."""
+    return word.lower() in _NOTE_FRAME or word.lower() in _PLAN_FRAME
 
 
 def check_call(
@@ -95,40 +106,64 @@ def check_call(
     confidence: float,
     floor: float,
     kept: Sequence[str] = (),
+    *,
+    one_request: bool = True,
+    several: bool = False,
 ) -> Verdict:
     """The verdict on one call read from ``words`` (see the module docstring). ``kept``:
     the free text of the utterance's other calls (the other items of a list), which this
-    call's words need not keep."""
+    call's words need not keep; ``one_request`` False: the words are one request of a plan
+    whose other requests have calls of their own (the cloud's plan check), so (d) is the
+    plan's to check; ``several``: the plan makes several calls of this tool for these words,
+    which carry a scope of several ("both", "each") between them."""
     if tool not in ACTION_TOOLS:
         return ALLOW
     args = arguments or {}
     if confidence < floor:
         return Verdict("cloud", f"low confidence {confidence:.2f} < {floor:.2f} for {tool}")
     tokens = tokens_of(words)
-    inside = _free_text_tokens(tool, args, tokens)
+    listed = not one_request
+    inside = _free_text_tokens(tool, args, tokens, listed)
     for other in kept:
         inside |= _free_text_tokens(
-            tool, {**args, **dict.fromkeys(FREE_TEXT.get(tool, ()), other)}, tokens
+            tool, {**args, **dict.fromkeys(FREE_TEXT.get(tool, ()), other)}, tokens, listed
         )
-    ungrounded = _ungrounded(tool, args, tokens)
+    ungrounded = grounding(tool, args, words, listed=listed)
     if ungrounded is not None:
         return Verdict("cloud", ungrounded)
     calendar = _CALENDAR.search(str(args.get("text", ""))) if tool == "remove_note" else None
     if calendar is not None and not args.get("list"):
         return Verdict("cloud", f"an {calendar.group(0)} is the calendar's, not a note")
-    left_out = _note_left_out(tool, args, tokens, inside)
+    left_out = _note_left_out(tool, args, tokens, inside, plan=listed)
     if left_out is not None:
         return Verdict("cloud", f"the note leaves out {left_out!r} of what was said")
     for qualifier in find_qualifiers(words):
         if set(range(qualifier.start, qualifier.end)) <= inside:
             continue  # the note's or the label's own words
+        if several and qualifier.kind == "scope" and qualifier.word in ("both", "each"):
+            continue
         reason = unconsumed(tool, args, qualifier)
         if reason is not None:
             return Verdict("cloud", reason)
-    second = second_request(tokens, inside)
+    second = second_request(tokens, inside) if one_request else None
     if second is not None:
         return Verdict("cloud", f"a second request ({second!r}): the cloud plans it")
     return ALLOW
+
+
+def grounding(tool: str, args: dict[str, Any], words: str, *, listed: bool = False) -> str | None:
+    """Why a call's arguments are not the person's ``words`` (its free text not said, its
+    duration, alarm or device command not theirs: ``understanding.grounding``), or None.
+    ``listed``: a list's "and"s are no words of its items ("milk, eggs, bread" keeps "milk
+    and eggs and bread"; the cloud's plans)."""
+    ungrounded = _ungrounded(tool, args, tokens_of(words), listed=listed)
+    return ungrounded or grounded_values(tool, args, words)
+
+
+def free_text_tokens(tool: str, args: dict[str, Any], tokens: list[str]) -> set[int]:
+    """The indices of the words a call's free-text arguments keep (a note's text, its
+    list's "and"s aside: the cloud's plans)."""
+    return _free_text_tokens(tool, args, tokens, listed=True)
 
 
 def unconsumed(tool: str, args: dict[str, Any], qualifier: Qualifier) -> str | None:
@@ -174,12 +209,15 @@ def _time_unconsumed(tool: str, args: dict[str, Any], word: str) -> str | None:
     return f"the time {word!r} is not one {tool} runs at"
 
 
-def _squashed(tokens: Sequence[str]) -> tuple[str, list[int]]:
+def _squashed(tokens: Sequence[str], listed: bool = False) -> tuple[str, list[int]]:
     """The words' letters and digits run together, and each character's word index: "3pm"
-    and "3 pm" are the same words."""
+    and "3 pm" are the same words; ``listed``: so are "milk, eggs, bread" and "milk and
+    eggs and bread" (an "and" between items is no word of theirs)."""
     chars: list[str] = []
     owners: list[int] = []
     for k, token in enumerate(tokens):
+        if listed and token == "and":
+            continue
         for char in token:
             if char.isalnum():
                 chars.append(char)
@@ -187,34 +225,38 @@ def _squashed(tokens: Sequence[str]) -> tuple[str, list[int]]:
     return "".join(chars), owners
 
 
-def _free_text_tokens(tool: str, args: dict[str, Any], tokens: list[str]) -> set[int]:
+def _free_text_tokens(
+    tool: str, args: dict[str, Any], tokens: list[str], listed: bool = False
+) -> set[int]:
     """The indices of the words a free-text argument keeps."""
     inside: set[int] = set()
-    said, owners = _squashed(tokens)
+    said, owners = _squashed(tokens, listed)
     for key in FREE_TEXT.get(tool, ()):
         value = args.get(key)
         if not isinstance(value, str) or not value:
             continue
-        wanted, _ = _squashed(tokens_of(value))
+        wanted, _ = _squashed(tokens_of(value), listed)
         at = said.find(wanted) if wanted else -1
         if at >= 0:
             inside.update(owners[at : at + len(wanted)])
     return inside
 
 
-def _ungrounded(tool: str, args: dict[str, Any], tokens: list[str]) -> str | None:
-    said, _ = _squashed(tokens)
+def _ungrounded(
+    tool: str, args: dict[str, Any], tokens: list[str], listed: bool = False
+) -> str | None:
+    said, _ = _squashed(tokens, listed)
     for key in FREE_TEXT.get(tool, ()):
         value = args.get(key)
         if isinstance(value, str) and value:
-            wanted, _ = _squashed(tokens_of(value))
+            wanted, _ = _squashed(tokens_of(value), listed)
             if wanted not in said:
                 return f"the {key} {value!r} is not the person's words"
     return None
 
 
 def _note_left_out(
-    tool: str, args: dict[str, Any], tokens: list[str], inside: set[int]
+    tool: str, args: dict[str, Any], tokens: list[str], inside: set[int], plan: bool = False
 ) -> str | None:
     """The first word the person said to keep that a note or a list item leaves out."""
     if tool != "add_note" or not args.get("text"):
@@ -222,6 +264,8 @@ def _note_left_out(
     listed = set(tokens_of(str(args.get("list") or "")))
     for k, token in enumerate(tokens):
         if k in inside or token in _NOTE_FRAME or token in listed:
+            continue
+        if plan and token in _PLAN_FRAME:
             continue
         if listed and known_list(token) == args.get("list"):
             continue  # the list's name as said ("shoping")
@@ -233,10 +277,10 @@ def _note_left_out(
 def second_request(tokens: Sequence[str], inside: set[int] = frozenset()) -> str | None:  # type: ignore[assignment]
     """The words that start a second request ("and warm up the oven"), or None."""
     for k, token in enumerate(tokens):
-        if k in inside or token not in _JOINERS or all(t in _OPENERS for t in tokens[:k]):
+        if k in inside or token not in _JOINERS or all(t in OPENERS for t in tokens[:k]):
             continue
         j = k + 1
-        while j < len(tokens) and tokens[j] in _GLUE and j - k < 4:
+        while j < len(tokens) and tokens[j] in GLUE and j - k < 4:
             j += 1
         if j < len(tokens) and j not in inside and tokens[j] in COMMAND_VERBS:
             if token == "after" and tokens[k + 1 : k + 2] != ["that"]:

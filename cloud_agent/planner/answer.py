@@ -43,6 +43,8 @@ def describe_call(call: PlannedCall) -> str:
     if call.tool == it.STATUS:
         room = f" in the {a['room']}" if a.get("room") else ""
         return f"ask the device how the {str(a.get('device')).replace('_', ' ')}{room} is"
+    if call.tool == it.LIST_TIMERS:
+        return "ask the device which timers and alarms are still to come"
     if call.tool == it.TIMER and a.get("at"):
         return f"ask the device to set an alarm for {a.get('at')}"
     if call.tool == it.TIMER:
@@ -106,7 +108,7 @@ def render(action: pb.ReactStep, observation: pb.ReactStep | None) -> str:
     if tool == it.DEVICE:
         room = f" ({args['room']})" if args.get("room") else ""
         return f"{args.get('device')}{room}: {v.get('state', 'done')}"
-    if tool == it.TIMER:  # the device's own sentence: local clock time, words for spans
+    if tool in (it.TIMER, it.LIST_TIMERS):  # the device's own sentence: local clock time
         from understanding.answers import tool_answer
 
         return tool_answer(tool, args, v)

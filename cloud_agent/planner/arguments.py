@@ -29,6 +29,73 @@ def shared_unit(
     return None
 
 
+def with_qualifiers(call: PlannedCall, words: str) -> PlannedCall:
+    """A device command with the qualifiers its words say and the device executes
+    (``understanding.arguments.qualifiers.device_qualifiers``, as the device's router
+    reads them): every room, the rooms left out, a clock time (``at``), a while (``for``).
+    A number inside a time ("at 6:30", "for 20 minutes") is no level: a ``set`` whose only
+    number is the time's is the action the words say without it."""
+    from understanding.arguments.qualifiers import device_qualifiers, without_times
+
+    if call.tool != it.DEVICE:
+        return call
+    qualified = device_qualifiers(words)
+    if not qualified:
+        return call
+    args = dict(call.args)
+    if args.get("room") in qualified.get("except", ()):
+        args.pop("room")  # "all the lights except the bedroom": no command of the bedroom's
+    if args.get("room") and qualified.get("room") == "all":
+        qualified.pop("room")  # "all the lights in the kitchen" is the kitchen's
+        qualified.pop("except", None)
+    if ("at" in qualified or "for" in qualified) and args.get("action") == "set":
+        said = without_times(words)
+        if it.find_value(said) is None:
+            action = it.find_action(said, str(args.get("device")))
+            if action is None or action == "set":
+                return call  # no command left once the time is set aside: the check decides
+            args["action"] = action
+            args.pop("value", None)
+    args.update(qualified)
+    return PlannedCall(call.tool, args)
+
+
+_FRAMED = re.compile(r"^([\w' ]{0,30}?)\s*:\s*")
+
+
+def as_written(text: str, query: str) -> str:
+    """A note's or a search's words as the person wrote them: the frame before a colon
+    dropped ("this down: meeting at 3" -> "meeting at 3"), then the span of the query
+    they came from ("3 pm" -> "3pm", "4 b" -> "4B"); the planner's reading when the query
+    holds no such span (numbers said in words)."""
+    from understanding.policy import note_frame
+
+    framed = _FRAMED.match(text)
+    if framed and all(note_frame(t) for t in framed.group(1).split()):
+        text = text[framed.end() :]
+    tokens = re.findall(r"\w+", text)
+    if not tokens:
+        return text
+    gap = r"[\s,.;:!?'\"()-]*"
+    pattern = r"\b" + gap.join(re.escape(t) for t in tokens) + r"\b"
+    found = re.search(pattern, query, re.IGNORECASE)
+    return found.group(0) if found else text
+
+
+def whole_note(args: dict[str, Any], text: str) -> dict[str, Any]:
+    """A note's text as said, entire: the reader may keep part of it ("the wifi password
+    is: sunflower 42" read as "sunflower 42"); the words after the request's verb are the
+    note when they hold every word of the reader's."""
+    if args.get("list") or not isinstance(args.get("text"), str):
+        return args
+    whole = own_arguments(it.ADD_NOTE, text)
+    said = str(whole.get("text", "")) if whole else ""
+    read = str(args["text"]).lower().split()
+    if len(said.split()) > len(read) and set(read) <= set(said.lower().split()):
+        return {**args, "text": said}
+    return args
+
+
 def device_call(
     clause: it.Clause, previous: it.Clause | None, extractor: it.Extractor | None
 ) -> list[PlannedCall]:
@@ -159,12 +226,15 @@ def expression(clause: it.Clause, previous: it.Clause | None) -> str:
 
 NOTE_PREFIX = re.compile(
     r"^.*?\b(?:add\s+(?=.+\bto\s+(?:my\s+)?notes\b)|add(?:\s+a)?\s+note(?:\s+(?:to|that|saying|says|:))?|add\s+one\s+saying|"
-    r"make\s+a\s+note(?:\s+(?:to|that))?|note\s+(?:that|down|to)|note:|jot(?:\s+down)?|"
+    r"make\s+a\s+note(?:\s+(?:to|that))?|note\s+(?:that|down|to)|note\s*:|jot(?:\s+down)?|"
     r"write\s+down|remind\s+me\s+to|remember\s+(?:that|to)|save\s+a\s+note(?:\s+to)?|"
     r"new\s+note(?:\s+to)?|(?:a|another)\s+note\s*(?:saying|that\s+says|reading|to|that|:))\s*"
 )
 SEARCH_PREFIX = re.compile(
     r"^.*?\bwhat\s+did\s+i\s+(?:note|write|save)\s+(?:about|on|regarding)\s+|"
+    r"^(?:\w+\s+){0,2}(?:did|have|had)\s+(?:i|we)\s+(?:\w+\s+)?(?:note|noted|write|written|"
+    r"wrote|jot|jotted|save|saved|keep|kept)(?:\s+(?:down|anything|something))*"
+    r"(?:\s+(?:about|on|regarding))?\s+|\s+(?:anywhere|somewhere)$|"
     r"^.*?\bdo\s+i\s+have\s+(?:any\s+)?notes?\s+(?:about|on|for)\s+|"
     r"^.*?\b(?:search|look|find)\s+(?:for\s+)?(?=.+\s+in\s+my\s+notes)|\s+in\s+my\s+notes.*$|"
     r"^.*?\bnotes?\s+(?:for|about|on|regarding|mentioning)\s+|^.*?\bnote\s+about\s+"

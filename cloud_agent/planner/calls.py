@@ -27,3 +27,6 @@ class Plan:
     refusal: str | None = None
     compare: str | None = None
     refusal_kind: str | None = None  # "needs_llm" or "unknown_place" when declined
+    # The parts of the request no call answers, by name: the answer says it left them out
+    # (``cloud_agent.planner.partial``); only when every call planned is a read.
+    unanswered: list[str] = field(default_factory=list)

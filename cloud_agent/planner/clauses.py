@@ -289,17 +289,52 @@ def _op_on_quantity(match: re.Match[str]) -> str:
     return f"{unit} ; that {op} " if is_unit_word(unit) else match.group(0)
 
 
+# A note's words run from its cue to the end of its sentence or to the next request: the
+# commas and "and"s inside are the note's ("add a note: call the bank, ask about the rate").
+_NOTE_OPENS = re.compile(
+    r"\b(?:add\s+(?:a\s+|another\s+)?note|make\s+a\s+note|take\s+a\s+note|note\s+(?:that|down)"
+    r"|write\s+down|jot(?:\s+\w+)?\s+down|jot|remember\s+that|save\s+a\s+note|new\s+note"
+    r"|add\s+to\s+my\s+notes)\b|\bnote\s*:"
+)
+_NOTE_ENDS = re.compile(
+    r"\s*;|\s*(?:,\s*)?\b(?:and|then|also|plus)\s+(?:also\s+|then\s+)?(?=(?:what|what's|whats|"
+    r"how|tell|set|turn|switch|check|convert|search|find|lock|unlock|open|close|start|is|are|"
+    r"can|could|give|look|add|put|remind|wake|dim|mute|another|a\s+(?:second\s+)?note|"
+    r"the\s+(?:weather|forecast|time|temperature|local\s+time))\b)"
+    r"|,\s*(?:then|also)\b|,\s*(?=(?:add|make|take|save)\s+(?:a\s+|another\s+)?note\b)"
+    r"|,\s*(?=(?:set|turn|switch|search|find|lock|unlock|start|convert|check)\b)"
+)
+
+
+def _protect_note(text: str) -> str:
+    """The commas and "and"s of a note's words kept from cutting it (not a list's items:
+    "add milk, eggs and bread to my list" is three)."""
+    opened = _NOTE_OPENS.search(text)
+    if opened is None:
+        return text
+    ends = _NOTE_ENDS.search(text, opened.end())
+    end = ends.start() if ends else len(text)
+    span = text[opened.end() : end]
+    if re.search(r"\blists?\b", span):
+        return text
+    kept = span.replace(",", "\x02").replace(":", "\x04")
+    kept = re.sub(r"\band\b", "\x00", kept)
+    return text[: opened.end()] + kept + text[end:]
+
+
 def split_clauses(text: str) -> list[str]:
     """Cut normalised text at conjunctions and commas; empty pieces are dropped."""
     protected = _DURATION_AND.sub(lambda m: f"{m.group(1) or m.group(2)} \x00 ", text)
     protected = _PAIR_OF_NUMBERS.sub(lambda m: f"{m.group(1)} \x00 ", protected)
     protected = _OP_ON_QUANTITY.sub(_op_on_quantity, protected)
     protected = _ARITHMETIC_JOIN.sub(" \x01 ", protected)
-    protected = _COLON.sub(_colon, protected)
+    protected = _COLON.sub(_colon, _protect_note(protected))
     pieces = _SPLIT.split(protected)
     return [
         piece.replace(" \x00 ", " and ")
         .replace("\x00", "and")
+        .replace("\x02", ",")
+        .replace("\x04", ":")
         .replace(" \x01 ", " plus ")
         .replace("\x01", "plus")
         .strip(" .")

@@ -10,6 +10,7 @@ call's arguments is ``cloud_agent.planner.arguments``'s job.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from cloud_agent.planner import interpret as it
 from cloud_agent.planner.arguments import own_arguments
@@ -233,3 +234,40 @@ def carried_days(clause: it.Clause, clauses: list[it.Clause]) -> list[str]:
         if earlier:
             return earlier[-1].days[-1:]
     return ["today"]
+
+
+COMPARES = re.compile(r"\b(?:than|or|versus|compared)\b|\w+er\b")
+ALL_OF_THEM = re.compile(
+    r"\b(?:in|for|at)\s+(?:both|each|all)\b|\b(?:both|all|each)\s+(?:of\s+(?:them|those)|places|cities)\b"
+)
+
+
+def reading_places(
+    clause: it.Clause, previous: it.Clause | None, clauses: list[it.Clause], home: Any
+) -> list[str]:
+    """The places a reading is for: its own, the next clause's, every one named so far
+    ("in both"), the one "there" points at, the one before, else the device's home."""
+    cities = clause.cities
+    if not cities and not clause.refers_back:
+        # "what's the time | and weather in Tokyo": the places come after.
+        index = clauses.index(clause)
+        following = clauses[index + 1] if index + 1 < len(clauses) else None
+        if following is not None and following.tool in NEEDS_CITY and following.cities:
+            cities = following.cities
+            clause.days = clause.days or following.days
+    if not cities and ALL_OF_THEM.search(clause.text):
+        # "weather in Istanbul and Cairo and the time in both": every place named so far.
+        index = clauses.index(clause)
+        cities = list(dict.fromkeys(city for c in clauses[:index] for city in c.cities))
+    there = re.search(r"\bthere\b", clause.text) is not None
+    if not cities and previous is not None and (clause.refers_back or there):
+        cities = previous.cities
+    elif cities and there and previous is not None and COMPARES.search(clause.text):
+        # "what's the time in Rome and | is it warmer there than in Madrid"
+        cities = [c for c in previous.cities if c not in cities] + cities
+    if not cities and previous is not None and previous.tool in NEEDS_CITY:
+        cities = previous.cities  # "weather in melbourne today | and tomorrow"
+    home_city = getattr(home, "home_city", None)
+    if not cities and home_city and not clause.refers_back:
+        cities = [home_city]  # no place named or carried: the device's home
+    return cities

@@ -29,6 +29,7 @@ ADD_NOTE = "add_note"
 SEARCH_NOTES = "search_notes"
 REMOVE_NOTE = "remove_note"
 STATUS = "device_status"
+LIST_TIMERS = "list_timers"
 
 # A question about a device's state ("is the plug on?", "did i lock the front door", "what
 # is the thermostat set to"): a read, never a command. An imperative ("turn on the plug",
@@ -45,15 +46,27 @@ _STATUS_QUESTION = re.compile(
 _NOTE_SEARCH = re.compile(
     r"\b(?:search|find|look\s*up|look\s+for|check|anything|look\s+(?:in|through|at)|any|what(?:\s+is)?\s+in|read)"
     r"\b.*\bnotes?\b|\bnotes?\s+(?:about|on|for|regarding|mentioning)\b|\bwhat\s+did\s+i\s+(?:note|write|save)\b|\bdo\s+i\s+have\s+(?:any\s+)?notes?\b"
+    # A question about what was written is a search, whatever its verb: "did i note down
+    # the code anywhere", "where did i write the plumber's number".
+    r"|^(?:\w+\s+){0,2}(?:did|have|had)\s+(?:i|we)\s+(?:\w+\s+)?(?:note|noted|write|written|"
+    r"wrote|jot|jotted|save|saved|keep|kept)\b"
 )
 _NOTE_ADD = re.compile(
     r"\badd\b.+\bto\s+(?:my\s+)?notes\b|\b(?:(?:save|keep|store|put)\s+(?:that|this|it)\s+(?:as|in)\s+(?:a\s+)?notes?|"
     r"add(?:\s+a)?\s+(?:note|one)|make\s+a\s+note|take\s+a\s+note|note\s+(?:that|down|to)|"
-    r"jot(?:\s+down)?|write\s+down|remind\s+me\s+to|remember\s+(?:that|to)|note:|"
-    r"put\s+(?:a\s+note|in\s+my\s+notes)|save\s+a\s+note|new\s+note)\b"
+    r"jot(?:\s+down)?|write\s+down|remind\s+me\s+to|remember\s+(?:that|to)|"
+    r"put\s+(?:a\s+note|in\s+my\s+notes)|save\s+a\s+note|new\s+note)\b|^(?:\w+\s+){0,2}note\s*:"
     r"|^(?:and\s+|with\s+)?(?:a|another)\s+note\s*(?:saying|that\s+says|reading|to|that|:)"
 )
 _TIMER = re.compile(r"\b(?:timers?|countdowns?|remind\s+me\s+in)\b")
+# A question about the timers and alarms still to come: a read ("what timers do i have
+# running", "any alarms set for tomorrow", "list my timers").
+_LIST_TIMERS = re.compile(
+    r"^(?:\w+\s+){0,2}(?:what|which|any|how\s+many|are\s+there\s+any|do\s+i\s+have\s+any)\s+"
+    r"(?:\w+\s+){0,2}(?:timers?|alarms?)\s+(?:do|are|have|is|running|set|left|going|on)\b"
+    r"(?!.*\b(?:for|at|in)\s+\d)"
+    r"|\b(?:list|show\s+me)\s+(?:all\s+)?(?:my\s+|the\s+)?(?:timers|alarms)\b"
+)
 _CONVERT = re.compile(
     r"\b(?:convert|conversion|how\s+many|in\s+(?:metric|imperial))\b|\b(?:tell\s+me\s+)?that\s+in\b"
     r"|\bwhat\s+is\s+[\d.]+\s*[a-z°]+\s+in\b|\b[\d.]+\s*[a-z°]+\s+(?:in|to|into)\s+[a-z°]+"
@@ -316,6 +329,8 @@ def tool_cue(text: str) -> str | None:
         return SEARCH_NOTES
     if _NOTE_ADD.search(text):
         return ADD_NOTE
+    if _LIST_TIMERS.search(text):
+        return LIST_TIMERS
     if _TIMER.search(text):
         return TIMER
     if find_device(text) and _DEVICE_VERB.search(text):

@@ -29,7 +29,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from cloud_agent.planner import interpret as it
@@ -195,7 +195,8 @@ def model_clauses(parse: Parse, extractor: it.Extractor | None, home: Any) -> li
     from understanding.arguments.builtin_slots import builtin_from_slots
 
     clauses = []
-    for whole in parse.requests:
+    _one_clause_one_tool(parse)
+    for whole in one_note_each(parse):
         if whole.tool not in SLOT_TYPES:
             clause = it.read_clause(whole.text, extractor)
             clause.tool = clause.own_tool = None  # small talk: chatter, or declined
@@ -208,6 +209,36 @@ def model_clauses(parse: Parse, extractor: it.Extractor | None, home: Any) -> li
         for request in pieces:
             clauses.append(_model_clause(request, extractor, home, builtin_from_slots))
     return clauses
+
+
+def _one_clause_one_tool(parse: Parse) -> None:
+    """Raises ``Disagreement`` where the model cut one clause of the rules in two and gave
+    the parts different tools while the rules read one request there ("did i note | down
+    the code anywhere": a search, read as a search and a note)."""
+    for piece in split_clauses(" ".join(parse.words)):
+        inside = [r for r in parse.requests if r.text in piece]
+        cue = it.tool_cue(piece)
+        if len(inside) > 1 and cue is not None and len({r.tool for r in inside}) > 1:
+            raise Disagreement(piece, cue)
+
+
+def one_note_each(parse: Parse) -> list[ModelRequest]:
+    """The model's requests, a note it cut in two at a comma or an "and" inside the note's
+    own words ("add a note: call the bank, | ask about the rate") made one again: the
+    clause rules read the note to the end of its sentence or the next request
+    (``clauses.split_clauses``), and the note is those words, whole."""
+    pieces = [p for p in split_clauses(" ".join(parse.words)) if it.asks_for_note(p)]
+    out: list[ModelRequest] = []
+    for request in parse.requests:
+        before = out[-1] if out else None
+        if before is not None and before.tool == request.tool == it.ADD_NOTE:
+            end = request.start + len(request.text.split())
+            joined = " ".join(parse.words[before.start : end])
+            if any(joined in piece for piece in pieces):
+                out[-1] = replace(before, text=joined)
+                continue
+        out.append(request)
+    return out
 
 
 class Disagreement(Exception):
@@ -356,17 +387,25 @@ def _model_clause(
 
 
 def _whole_free_text(request: ModelRequest, args: dict[str, Any]) -> dict[str, Any]:
-    """A note's text or a search's words as the person said them, entire: the tagger may
-    mark part of them ("add a note soak ohdydzxtqd" tagged "soak"); the words after the
-    request's verb are the note when they hold every word of the tagger's span."""
-    from cloud_agent.planner.arguments import own_arguments
+    """A note's text as the person said it, entire: the tagger may mark part of it ("add
+    a note soak ohdydzxtqd" tagged "soak"; ``arguments.whole_note``)."""
+    from cloud_agent.planner.arguments import whole_note
 
-    key = {it.ADD_NOTE: "text"}.get(request.tool)
-    if key is None or args.get("list") or not isinstance(args.get(key), str):
-        return args
-    whole = own_arguments(request.tool, request.text)
-    said = str(whole.get(key, "")) if whole else ""
-    tagged = str(args[key]).lower().split()
-    if len(said.split()) > len(tagged) and set(tagged) <= set(said.lower().split()):
-        return {**args, key: said}
-    return args
+    return whole_note(args, request.text) if request.tool == it.ADD_NOTE else args
+
+
+def coverage(query: str, calls: Sequence[Any]) -> int:
+    """How much of what the query names a plan's readings are for: each place named that
+    some reading is for, and each weather reading for a day the query names (when it
+    names one): the model may give a list's day to its last place only."""
+    from cloud_agent.planner.clauses import normalise
+    from understanding.gazetteer import find_cities
+
+    text = normalise(query)
+    named = {city for _, city in find_cities(text)}
+    cities = {str(c.args.get("city")) for c in calls if c.tool in NEEDS_CITY}
+    days = set(it.find_days(text))
+    dated = sum(
+        1 for c in calls if c.tool == it.WEATHER and str(c.args.get("day", "today")) in days
+    )
+    return len(named & cities) + dated

@@ -20,17 +20,20 @@ import re
 from typing import Any
 
 from cloud_agent.planner import interpret as it
-from cloud_agent.planner import model_split, places, plan_check, qualifiers, shapes
+from cloud_agent.planner import model_split, partial, places, plan_check, qualifiers, shapes, tidy
 from cloud_agent.planner.arguments import (
     NOTE_PREFIX,
     SCALES,
     TEMPERATURE_SCALE,
+    as_written,
     convert_call,
     device_call,
     expression,
     own_arguments,
     shared_unit,
     temperature_args,
+    whole_note,
+    with_qualifiers,
 )
 from cloud_agent.planner.calls import PREV, Plan, PlannedCall
 from cloud_agent.planner.clauses import (
@@ -44,6 +47,7 @@ from cloud_agent.planner.discourse import (
     carried_days,
     carry_tools,
     merge_fragments,
+    reading_places,
 )
 from understanding.arguments.forecast_days import unserved_weather_day
 
@@ -51,10 +55,31 @@ _ASKS_WEATHER = re.compile(
     r"\b(?:weather|forecast|rain\w*|snow\w*|sunny|storm\w*|wind\w*|temperature|umbrella|"
     r"hot|cold|warm|chilly|freezing)\b"
 )
-_COMPARES = re.compile(r"\b(?:than|or|versus|compared)\b|\w+er\b")
 
 
 def make_plan(
+    query: str,
+    extractor: it.Extractor | None = None,
+    router: Any = None,
+    *,
+    home: Any = None,
+    split_with_model: bool = True,
+) -> Plan:
+    """Plan ``query`` (:func:`_plan`): with the model's split, unless the clause rules'
+    plan reads more of the places and days the query names (the model may give a list's
+    day to its last place only: "for each of paris, rome and vienna, tell me tomorrow's
+    weather")."""
+    plan = _plan(query, extractor, router, home=home, split_with_model=split_with_model)
+    if not split_with_model or plan.refusal or not any(c.tool in NEEDS_CITY for c in plan.calls):
+        return plan
+    rules = _plan(query, extractor, router, home=home, split_with_model=False)
+    read = model_split.coverage
+    if rules.refusal is None and read(query, rules.calls) > read(query, plan.calls):
+        return rules
+    return plan
+
+
+def _plan(
     query: str,
     extractor: it.Extractor | None = None,
     router: Any = None,
@@ -87,12 +112,22 @@ def make_plan(
             plan.refusal, plan.refusal_kind = declined
             return plan
     refusal = refusal or _refusal(text, clauses)
+    if refusal and by_model and not _needs_llm(clauses):
+        # Parts of the model's reading no tool places ("note: the suit, | the shoes"):
+        # the clause rules read the query alone, and decline what they cannot read.
+        return _plan(query, extractor, router, home=home, split_with_model=False)
     if refusal:
-        return _compared_or_declined(plan, text, home, refusal)
+        left = [c for c in clauses if _unplaced(c, clauses, text)]
+        return _compared_or_declined(plan, text, home, refusal, (clauses, left, by_model))
     unfilled = _build_calls(plan, clauses, text, extractor, home, by_model=by_model)
+    if unfilled is not None and by_model:
+        # The model's reading cannot be filled ("a timer for 4.5 minutes and another for
+        # 12": one request, two times): the clause rules read the query alone.
+        return _plan(query, extractor, router, home=home, split_with_model=False)
     if unfilled is not None:
-        return _compared_or_declined(plan, text, home, _unfilled_message(unfilled))
-    plan.calls = _timer_for_each(text, plan.calls)
+        message = _unfilled_message(unfilled)
+        return _compared_or_declined(plan, text, home, message, (clauses, [unfilled], by_model))
+    plan.calls = tidy.timer_for_each(text, plan.calls)
     if not plan.calls:
         plan.refusal, plan.refusal_kind = _OPEN_MESSAGE, NEEDS_LLM
         return plan
@@ -182,16 +217,65 @@ def _unknown_place_or_day(
     return None
 
 
-def _compared_or_declined(plan: Plan, text: str, home: Any, message: str) -> Plan:
-    """A query the rules cannot plan: the comparison it has the shape of, else declined
-    with ``message`` for the language model."""
+def _compared_or_declined(
+    plan: Plan,
+    text: str,
+    home: Any,
+    message: str,
+    parts: tuple[list[it.Clause], list[it.Clause], bool] | None = None,
+) -> Plan:
+    """A query the rules cannot plan: the comparison it has the shape of, else the parts
+    that only read answered when ``parts`` (the clauses, those that cannot be planned,
+    whether the model split them) leaves some (``partial``), else declined with
+    ``message`` for the language model."""
     shaped = _comparison_shape(text, home)
     if shaped is not None:
-        plan.calls, plan.compare = shaped, _comparison(text, shaped)
+        plan.calls, plan.compare = shaped, shapes.comparison_kind(text, shaped)
         return plan
     plan.refusal, plan.refusal_kind = message, NEEDS_LLM
     plan.calls = []
+    if parts is not None and parts[1] and not _needs_llm(parts[0]):
+        return _partly(plan, text, home, *parts)
     return plan
+
+
+def _needs_llm(clauses: list[it.Clause]) -> bool:
+    """A clause asks for open knowledge or writing: the whole query is the model's."""
+    return any(open_knowledge_cues(c.text) or it.is_writing(c.text) for c in clauses)
+
+
+def _unplaced(clause: it.Clause, clauses: list[it.Clause], text: str) -> bool:
+    """A clause no tool places that is no statement the others refer to, nor an item."""
+    return clause.tool is None and not _is_context(clause, clauses) and not _is_item(clause, text)
+
+
+def _partly(
+    declined: Plan,
+    text: str,
+    home: Any,
+    clauses: list[it.Clause],
+    left: list[it.Clause],
+    by_model: bool,
+) -> Plan:
+    """The plan of the clauses that can be planned, when each of its calls only reads and
+    it passes the check, naming the ``left`` ones it leaves out; else ``declined`` (with
+    the parts named when the others would act)."""
+    rest = [c for c in clauses if c not in left]
+    plan = Plan(query=declined.query)
+    for _ in range(len(clauses)):
+        unfilled = _build_calls(plan, rest, text, None, home, by_model=by_model)
+        if unfilled is None:
+            break
+        left, rest, plan.calls = [*left, unfilled], [c for c in rest if c is not unfilled], []
+    named = [as_written(c.text, declined.query) for c in left]
+    if not partial.reads_only(plan.calls):
+        declined.refusal = partial.declined_message(named)
+        return declined
+    if not plan.calls:
+        return declined
+    plan.unanswered = named
+    finished = _finish(plan, text, _qualified(declined.query, home))
+    return finished if finished.calls else declined
 
 
 def _build_calls(
@@ -214,7 +298,7 @@ def _build_calls(
             calls = []  # "a timer for each": the timers come from the durations listed
         if calls is None and (by_model or clause.own_tool is not None):
             return clause
-        plan.calls.extend(calls or [])
+        plan.calls.extend(with_qualifiers(call, clause.text) for call in calls or [])
         previous = clause
     return None
 
@@ -230,13 +314,19 @@ def _finish(plan: Plan, text: str, qualified: qualifiers.Qualified) -> Plan:
             else c
             for c in plan.calls
         ]
-    plan.calls = _without_repeats(plan.calls)
+    plan.calls = tidy.without_repeats(plan.calls)
     verdict = plan_check.check_plan(text, [(c.tool, c.args) for c in plan.calls])
     if not verdict.ok:
         # Nothing of a plan that fails its check runs: declined naming the part.
         plan.refusal, plan.refusal_kind = plan_check.refusal_message(verdict), PLAN_CHECK
         plan.calls = []
         return plan
+    if partial.reads_only(plan.calls) and plan.calls:
+        # "convert 200 g to oz and book a table": the reads answered, the rest named.
+        left = plan_check.unserved_parts(text, [(c.tool, c.args) for c in plan.calls])
+        named = [as_written(p, plan.query) for p in left]
+        plan.unanswered += [p for p in named if p not in plan.unanswered]
+    plan.calls = [tidy.written(call, query=plan.query) for call in plan.calls]
     if qualified.others or qualified.picked_written:
         # "add a note: drive to Paris, Texas": the place in free text as written.
         plan.calls = [
@@ -249,7 +339,7 @@ def _finish(plan: Plan, text: str, qualified: qualifiers.Qualified) -> Plan:
             )
             for c in plan.calls
         ]
-    plan.compare = _comparison(text, plan.calls)
+    plan.compare = shapes.comparison_kind(text, plan.calls)
     if plan.compare is not None:
         plan.calls = shapes.same_day(text, plan.calls)
     return plan
@@ -288,20 +378,6 @@ def _unfilled_message(clause: it.Clause) -> str:
     )
 
 
-def _without_repeats(calls: list[PlannedCall]) -> list[PlannedCall]:
-    """A reading asked for twice ("berlin and munich... i mean, berlin and rome") is made
-    once; actions (devices, notes, timers) are kept as asked."""
-    seen: set[str] = set()
-    out = []
-    for call in calls:
-        key = f"{call.tool}:{sorted(call.args.items())}"
-        if call.tool in NEEDS_CITY and key in seen:
-            continue
-        seen.add(key)
-        out.append(call)
-    return out
-
-
 # Open-knowledge cues a comparison of readings may hold ("whose clock is further along").
 _COMPARISON_CUES = re.compile(r"^(?:whose|how\s+far)$")
 
@@ -314,33 +390,9 @@ def _comparison_shape(text: str, home: Any) -> list[PlannedCall] | None:
     if it.is_writing(text):
         return None
     calls = shapes.comparison_calls(text, home)
-    if calls and _comparison(text, calls):
+    if calls and shapes.comparison_kind(text, calls):
         return calls
     return shapes.per_period_calls(text)
-
-
-def _timer_for_each(text: str, calls: list[PlannedCall]) -> list[PlannedCall]:
-    """ "rice and lentils, 18 and 25 minutes, a timer for each": one timer per listed
-    duration, where the first timer stood; the items named are no note of their own
-    unless the words ask for one."""
-    if not plan_check.wants_timer_each(text):
-        return calls
-    durations = plan_check.listed_durations(text)
-    if len(durations) < 2:
-        return calls
-    noted = it.asks_for_note(text)
-    out: list[PlannedCall] = []
-    for call in calls:
-        if call.tool == it.TIMER:
-            if not any(c.tool == it.TIMER for c in out):
-                out += [PlannedCall(it.TIMER, {"seconds": s}) for s in durations]
-            continue
-        if call.tool == it.ADD_NOTE and not noted:
-            continue
-        out.append(call)
-    if not any(c.tool == it.TIMER for c in out):
-        out += [PlannedCall(it.TIMER, {"seconds": s}) for s in durations]
-    return out
 
 
 def _without_chatter(clauses: list[it.Clause]) -> list[it.Clause]:
@@ -447,32 +499,10 @@ def _calls(
         and not re.search(r"\bthere\b|\bthan\b", clause.text)
     ):
         return []  # "weather in London tomorrow, | and should I bring an umbrella": same reading
-    if tool in NEEDS_CITY and _compares_results(clause, clauses):
+    if tool in NEEDS_CITY and shapes.compares_results(clause, clauses):
         return []  # "the time in Cairo and Nairobi, | which one is later": a question on results
     if tool in NEEDS_CITY:
-        cities = clause.cities
-        if not cities and not clause.refers_back:
-            # "what's the time | and weather in Tokyo": the places come after.
-            index = clauses.index(clause)
-            following = clauses[index + 1] if index + 1 < len(clauses) else None
-            if following is not None and following.tool in NEEDS_CITY and following.cities:
-                cities = following.cities
-                clause.days = clause.days or following.days
-        if not cities and _ALL_OF_THEM.search(clause.text):
-            # "weather in Istanbul and Cairo and the time in both": every place named so far.
-            index = clauses.index(clause)
-            cities = list(dict.fromkeys(city for c in clauses[:index] for city in c.cities))
-        there = re.search(r"\bthere\b", clause.text) is not None
-        if not cities and previous is not None and (clause.refers_back or there):
-            cities = previous.cities
-        elif cities and there and previous is not None and _COMPARES.search(clause.text):
-            # "what's the time in Rome and | is it warmer there than in Madrid"
-            cities = [c for c in previous.cities if c not in cities] + cities
-        if not cities and previous is not None and previous.tool in NEEDS_CITY:
-            cities = previous.cities  # "weather in melbourne today | and tomorrow"
-        home_city = getattr(home, "home_city", None)
-        if not cities and home_city and not clause.refers_back:
-            cities = [home_city]  # no place named or carried: the device's home
+        cities = reading_places(clause, previous, clauses, home)
         if not cities:
             return None
         clause.cities = cities
@@ -496,6 +526,12 @@ def _calls(
         return calls
     if tool == it.STATUS:
         return _status_call(clause, previous)
+    if tool == it.LIST_TIMERS:
+        return [PlannedCall(tool, {})]  # "what timers do i have running": a read
+    searched = previous is not None and previous.tool == it.SEARCH_NOTES
+    if tool == it.SEARCH_NOTES and searched and not set(clause.text.split()) - _BARE_SEARCH:
+        return []  # "have i saved anything on the boiler? | check my notes": the same
+
     if clause.args and tool not in NEEDS_CITY:
         return [PlannedCall(tool, dict(clause.args))]  # placed by the edge's router
     if tool == it.DEVICE:
@@ -522,7 +558,16 @@ def _calls(
         return [PlannedCall(tool, {"seconds": f"{PREV}*{factor}"})]
     if args and tool == it.ADD_NOTE and NOTE_PREFIX.match(str(args.get("text", ""))):
         args = own_arguments(tool, str(args["text"])) or args  # "remind me to buy milk"
+    if args and tool == it.ADD_NOTE:
+        args = whole_note(args, clause.text)
     return [PlannedCall(tool, args)] if args else None
+
+
+# The words of a search of the notes that names nothing to look for ("check my notes").
+_BARE_SEARCH = frozenset(
+    {"check", "look", "search", "in", "through", "at", "my", "the", "notes", "note", "please"}
+    | {"can", "you", "could", "and", "then", "also"}
+)
 
 
 def _status_call(clause: it.Clause, previous: it.Clause | None) -> list[PlannedCall] | None:
@@ -533,55 +578,6 @@ def _status_call(clause: it.Clause, previous: it.Clause | None) -> list[PlannedC
     there = previous is not None and re.search(r"\bthere\b", clause.text) is not None
     room = clause.room or (previous.room if there and previous is not None else None)
     return [PlannedCall(it.STATUS, {"device": device, **({"room": room} if room else {})})]
-
-
-_ONLY_COMPARES = re.compile(
-    r"^(?:so\s+|and\s+)?(?:which|what|where|who)(?:\s+(?:one|1|city|place|of\s+them|of\s+the\s+2))?"
-    r"\s+(?:is|has|'s|will\s+be)\s+(?:it\s+)?(?:the\s+)?(?:\w+er|\w+est|more\s+\w+|ahead|behind)"
-    r"(?:\s+(?:now|there|of\s+them|of\s+the\s+2))?$"
-)
-
-
-_ALL_OF_THEM = re.compile(
-    r"\b(?:in|for|at)\s+(?:both|each|all)\b|\b(?:both|all|each)\s+(?:of\s+(?:them|those)|places|cities)\b"
-)
-
-
-def _compares_results(clause: it.Clause, clauses: list[it.Clause]) -> bool:
-    """Whether a clause only asks which of the results already planned wins ("which one is
-    later"), naming no place or day of its own after two or more places of its tool."""
-    if clause.cities or clause.days or not _ONLY_COMPARES.match(clause.text):
-        return False
-    index = clauses.index(clause)
-    named = {city for c in clauses[:index] if c.tool == clause.tool for city in c.cities}
-    return len(named) >= 2
-
-
-def _comparison(text: str, calls: list[PlannedCall]) -> str | None:
-    weather = sum(1 for c in calls if c.tool == it.WEATHER)
-    clock = sum(1 for c in calls if c.tool == it.CLOCK)
-    if weather >= 2:
-        for pattern, kind in (
-            (r"\bhow\s+(?:much|many\s+degrees)\b|\bdifference\b|\bby\s+how\s+much\b", "difference"),
-            (r"\b(?:warmer|hotter|warmest|hottest)\b", "warmer"),
-            (r"\b(?:colder|cooler|chillier|coldest|coolest)\b", "colder"),
-            (r"\bsunn\w*\b", "sunny"),
-            (r"\brain\w*\b", "rainy"),
-            (r"\bsnow\w*\b", "snowy"),
-            (r"\b(?:compare|or|difference|which|where)\b", "summary"),
-        ):
-            if re.search(pattern, text):
-                return kind
-    if clock >= 2:
-        for pattern, kind in (
-            (r"\bhow\s+(?:far|many\s+hours|much)\b|\bby\s+how\s+much\b", "difference"),
-            (r"\b(?:later|latest|ahead|further\s+along|furthest)\b", "later"),
-            (r"\b(?:earlier|earliest|behind)\b", "earlier"),
-            (r"\bdifference\b", "difference"),
-        ):
-            if re.search(pattern, text):
-                return kind
-    return None
 
 
 __all__ = ["make_plan"]

@@ -1,21 +1,22 @@
 """The plan check: before anything runs, every side effect of a plan is grounded in the
 person's words and asked for as many times as it is planned.
 
-One small module on purpose: the device keeps its own side-effect policy
-(``understanding/policy.py``), and the two are meant to become one implementation; the
-functions here are pure (a call, the words) so that they can be pointed at it.
+One implementation with the device: each side-effect call goes through the device's
+side-effect policy (``understanding.policy.check_call``: free text the words whole,
+durations, alarms and device commands the words', a question no command, every
+qualifier consumed), on the words of its own request (:func:`request_words`, the fewest
+clauses that ground it). So the device and the cloud refuse the same things for the same
+reasons. What is left here is what only a plan has:
 
-Checks (``check_call`` for one call, ``check_plan`` for the whole plan):
-
-- a note's text (``add_note``/``remove_note``) is the person's words verbatim and whole:
-  a contiguous run of the words that ends where the request ends (the query's end, a
-  joiner, "to my notes"), so "add a note soak ohdydzxtqd" never stores "soak";
-- a timer's duration is one the words read ("7.5 hours" is 27000 s, never 18000); an
-  alarm's clock time needs an alarm's words ("two dishes" is no 02:00 alarm);
-- a device command names a device the words name, an action the words say, a value the
-  words hold, and is no question ("is the plug on?" is a read);
-- counts: "a timer for each" sets one timer per duration listed, and no side effect is
-  planned more often than its words ask for it.
+- which words are each call's (:func:`request_words`), and the planner's own cut of a
+  note (it holds no other request, nor the request's own words);
+- a condition, a negation or a recurrence anywhere in the words rules over every side
+  effect ("if it rains tomorrow, | close the blinds");
+- no clause that asks for an action is left without a call (:func:`unserved_parts`:
+  "... and preheat the oven");
+- "there" and "it" point at the room and the device named before;
+- counts: "a timer for each" sets one timer per duration listed, "both"/"each" are
+  served by several calls, and no side effect is planned more often than asked.
 
 A plan that fails is not partly run: the planner declines naming the part
 (:func:`refusal_message`); the OpenAI-compatible backend turns a refused call into an
@@ -33,6 +34,9 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
+
+from understanding import policy
+from understanding.arguments.qualifiers import find_qualifiers, tokens_of
 
 __all__ = [
     "Verdict",
@@ -59,32 +63,21 @@ class Verdict:
 
 ALLOW = Verdict(True)
 
-_JOINER = re.compile(
-    r"^(?:[;,.:]|(?:and|then|also|plus|but|so|please|thanks|thank|to\s+(?:my\s+)?(?:notes?|list)|"
-    r"in\s+(?:my\s+)?notes|(?:on|off|from|to|in)\s+(?:my\s+|the\s+)?(?:\w+\s+)?(?:list|notes))\b)"
-)
-_WORD = re.compile(r"\w+(?:'\w+)*|[;,.:]")
-
-
-def _tokens(text: str) -> list[str]:
-    return _WORD.findall(text.lower())
-
-
-def _words_of(query: str) -> str:
-    from cloud_agent.planner.clauses import normalise
-
-    return normalise(query)
-
-
-_GAPS = frozenset({";", ",", ".", ":", "and"})
-
-
 # A request opening after a joiner inside a note's text: the note swallowed another request
 # ("note that dinner cost 85 dollars and tell me what a 20% tip would be").
 _ANOTHER_REQUEST = re.compile(
     r"(?:\band|\bthen|[;,])\s+(?:also\s+)?(?:tell\s+me|what(?:'s|\s+is|\s+are)?|how|set|turn|"
     r"switch|check|convert|search|find|lock|unlock|open|close|start|can\s+you|could\s+you|"
-    r"is|are|do|does|give\s+me|look\s+up|calculate|work\s+out)\b"
+    r"is|are|do|does|give\s+me|look\s+up|calculate|work\s+out|add\s+(?:a\s+|another\s+)?note|"
+    r"the\s+(?:weather|forecast|time|temperature|local\s+time)\s+(?:in|for|at|there)\b)\b"
+)
+
+
+# A note that is to hold a reading the tools give ("a note with whatever the weather is in
+# Paris tomorrow"): the reading first, then the note; not the words as they stand.
+_FILL_IN = re.compile(
+    r"\b(?:whatever|what)\s+the\s+(?:weather|forecast|time|temperature|result|answer)\s+"
+    r"(?:is|was|will|comes|says)\b"
 )
 
 
@@ -95,37 +88,19 @@ _NOTE_COMMAND = re.compile(
 )
 
 
-def _note_text(text: str, words: str) -> Verdict:
-    """A note's text is a contiguous run of the words (commas and "and" between its words
-    aside: "milk, eggs, bread") that ends where its request ends, and holds no other
-    request."""
+def _note_text(text: str) -> Verdict:
+    """How the planner cut a note: it holds neither the request's own words ("add to my
+    notes that ...") nor another request ("... and tell me the tip"). That the note is
+    the words, whole, is the policy's (``understanding.policy``)."""
     if _NOTE_COMMAND.search(text.lower()):
         return Verdict(False, "the note holds the request's own words", text)
+    if _FILL_IN.search(text.lower()):
+        return Verdict(False, "the note asks for a reading to be filled in", text)
     swallowed = _ANOTHER_REQUEST.search(text.lower())
     if swallowed is not None:
         rest = text[swallowed.start() :].strip(" ,;")
         return Verdict(False, "the note holds another request", rest)
-    said = _tokens(words)
-    # Each word that counts, with its index among the words as said.
-    plain = [(i, t) for i, t in enumerate(said) if t not in _GAPS]
-    note = [t for t in _tokens(text) if t not in _GAPS]
-    if not note:
-        return Verdict(False, "a note with no words", text)
-    for k in range(len(plain) - len(note) + 1):
-        if [t for _, t in plain[k : k + len(note)]] != note:
-            continue
-        rest = " ".join(said[plain[k + len(note) - 1][0] + 1 :])
-        if not rest or _JOINER.match(rest):
-            return ALLOW
-        left = rest.split()[0]
-        return Verdict(False, f"the note would leave out {left!r}", f"{text} {left}")
-    return Verdict(False, "a note's words that were not said", text)
-
-
-_DURATION_LIST = re.compile(
-    r"(\d+(?:\.\d+)?)((?:\s*(?:,\s*and|,|and|or|&)\s*\d+(?:\.\d+)?)+)\s*(hours?|minutes?|seconds?)\b"
-)
-_UNIT_SECONDS = {"hour": 3600, "minute": 60, "second": 1}
+    return ALLOW
 
 
 def listed_durations(words: str) -> list[int]:
@@ -144,123 +119,228 @@ def listed_durations(words: str) -> list[int]:
     return [s for piece in split_clauses(words) if (s := parse_duration(piece))]
 
 
-def _timer(arguments: dict[str, Any], words: str) -> Verdict:
-    seconds = arguments.get("seconds")
-    if isinstance(seconds, str) and seconds.startswith(PREV):
-        return ALLOW  # a number an earlier call gave ("that many minutes")
-    if seconds is not None:
-        said = set(listed_durations(words))
-        if not said:
-            return Verdict(False, "a timer with no duration in the words", "set a timer")
-        if round(float(seconds)) not in said:
-            return Verdict(
-                False, f"a {seconds} s timer where the words say otherwise", "set a timer"
-            )
-        return ALLOW
-    if arguments.get("at") and not _ALARM_WORDS.search(words):
-        return Verdict(False, "an alarm the words do not ask for", "an alarm")
-    return ALLOW
-
-
-_ALARM_WORDS = re.compile(
-    r"\b(?:alarms?|wake\s+(?:me|us)|at\s+\d|\d\s*(?:am|pm|a\s*m|p\s*m)\b|o'?clock|noon|"
-    r"midnight|remind\s+me\s+at|until|till)\b|\d:\d"
+_DURATION_LIST = re.compile(
+    r"(\d+(?:\.\d+)?)((?:\s*(?:,\s*and|,|and|or|&)\s*\d+(?:\.\d+)?)+)\s*(hours?|minutes?|seconds?)\b"
 )
-
-# The words that say each device action (a device command's action must be said).
-_ACTION_WORDS: dict[str, str] = {
-    "on": r"\bon\b|\bstart\w*|\bbrew\w*|\bpower\s+up|\benable|\bturn\s+up|\brun\b|\bmake\b|"
-    r"\bswitch\s+(?:\w+\s+)*on\b|\bfire\s+up|\bboot",
-    "off": r"\boff\b|\bturn\s+of\b|\bstop\w*|\bkill|\bout\b|\bpower\s+down|\bdisable|"
-    r"\bshut\b|\bdock\w*|\bturn\s+down",
-    "lock": r"\block\w*|\bsecure|\bclose\w*|\bshut\b",
-    "unlock": r"\bunlock\w*",
-    "open": r"\bopen\w*|\braise\w*|\bup\b|\bpull\s+up",
-    "close": r"\bclose\w*|\bshut\b|\blower\w*|\bdraw\w*|\bdown\b",
-    "set": r"\d|\bset\b|\bto\s+(?:that|it|the\s+result)|\bdim\w*|\bbright\w*|\bturn\b",
-    "volume_up": r"\blouder|\braise|\bincrease|\bvolume|\bturn\s+(?:\w+\s+){0,3}up\b",
-    "volume_down": r"\bquieter|\bsofter|\blower|\bdecrease|\bvolume|"
-    r"\bturn\s+(?:\w+\s+){0,3}down\b",
-    "mute": r"\bmute",
-    "unmute": r"\bunmute",
-    "brightness_up": r"\bbright\w*|\bup\b|\bincrease",
-    "brightness_down": r"\bdim\w*|\bdown\b|\bdarker|\bdecrease|\blower",
-}
+_UNIT_SECONDS = {"hour": 3600, "minute": 60, "second": 1}
 
 
-def _device(arguments: dict[str, Any], words: str) -> Verdict:
+def request_words(tool: str, arguments: dict[str, Any], words: str) -> str:
+    """The words of the request a call answers: the fewest consecutive clauses of the
+    words (the planner's cut, ``split_clauses``) that ground it (``policy.grounding``:
+    its free text said, its device named, its action and duration said) and, for a note,
+    hold the words that ask for it ("make a note that | the code is: 42"), the clauses
+    before it lending what a fragment lacks ("turn off the tv | and the speaker"); the
+    whole words when none does."""
+    return " , ".join(_request_pieces(tool, arguments, words)[2]) or words
+
+
+def _request_pieces(tool: str, arguments: dict[str, Any], words: str) -> tuple[int, int, list[str]]:
+    """(first, end, pieces) of :func:`request_words`; (0, 0, []) when no window grounds."""
     from cloud_agent.planner import interpret as it
     from cloud_agent.planner.clauses import split_clauses
 
-    device, action = arguments.get("device"), arguments.get("action")
-    named = _named_devices(words)
-    part = f"{action} the {str(device).replace('_', ' ')}"
-    if device not in named:
-        return Verdict(False, f"the words name no {device}", part)
-    if not arguments.get("room") and _THERE.search(words) and it.find_room(words):
-        # "... in the office and turn the heater on in there": the room it points at.
-        return Verdict(False, "'there' names a room the call leaves out", part)
-    pattern = _ACTION_WORDS.get(str(action))
-    if pattern is None or not re.search(pattern, words):
-        return Verdict(False, f"the words do not say {action}", part)
-    value = arguments.get("value")
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        numbers = {float(n) for n in re.findall(r"-?\d+(?:\.\d+)?", words)}
-        if float(value) not in numbers and not _REFERS_BACK.search(words):
-            return Verdict(False, f"the value {value:g} is not in the words", part)
-    questions = [
-        piece
-        for piece in split_clauses(words)
-        if it.find_device(piece) == device
-        and it.is_question(piece)
-        and not re.search(_ACTION_WORDS["set"], piece)
-    ]
-    commands = [p for p in split_clauses(words) if it.find_device(p) == device]
-    if questions and len(questions) == len(commands):
-        return Verdict(False, f"{questions[0]!r} is a question, not a command", questions[0])
+    pieces = split_clauses(words)
+    cue = tool == "add_note" and it.asks_for_note(words)
+    # What the call is: a timer's label rides along, and must be in the words found for
+    # its duration (the policy checks it there: "a timer ... and preheat the oven" is no
+    # "oven" timer).
+    arguments = {k: v for k, v in arguments.items() if not (tool == "set_timer" and k == "label")}
+    for width in range(1, len(pieces) + 1):
+        for start in range(len(pieces) - width + 1):
+            said = " , ".join(pieces[start : start + width])
+            if cue and not it.asks_for_note(said):
+                continue
+            if policy.grounding(tool, arguments, said, listed=True) is None:
+                return start, start + width, pieces[start : start + width]
+    return 0, 0, []
+
+
+# Verbs of a request that changes something: a clause opening with one is a request of
+# its own, which a side effect of the plan must answer (reads are planned by their cues).
+_READ_VERBS = frozenset({"check", "tell", "show", "read", "find", "search", "get", "give"})
+_ACTING_VERBS = policy.COMMAND_VERBS - _READ_VERBS
+_LEAD = frozenset({*policy.OPENERS, *policy.GLUE, "and", "then", "also", "plus", "now"})
+
+
+def unserved_parts(words: str, calls: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    """The clauses that ask for an action ("... and preheat the oven", "... and book a
+    table") which no call of the plan answers: none of its side effects starts or ends
+    its words there, none is of the tool or device the clause names, no note keeps its
+    verb as its own words."""
+    from cloud_agent.planner import interpret as it
+    from cloud_agent.planner.clauses import split_clauses
+
+    actions = [(t, a) for t, a in calls if t in policy.ACTION_TOOLS]
+    pieces = split_clauses(words)
+    windows = [_request_pieces(t, a, words) for t, a in actions]
+    starts = {w[0] for w in windows} | {w[1] - 1 for w in windows}
+    planned = {t for t, _ in actions} | {str(a.get("device")) for _, a in actions}
+    reads = [a for t, a in calls if t not in policy.ACTION_TOOLS]
+    texts = " ".join(
+        str(a.get(k, "")) for t, a in actions for k in policy.FREE_TEXT.get(t, ())
+    ).lower()
+    unserved = []
+    for index, piece in enumerate(pieces):
+        tokens = [t for t in tokens_of(piece) if t not in _LEAD]
+        if not tokens or tokens[0] not in _ACTING_VERBS or index in starts:
+            continue
+        if {it.tool_cue(piece), it.find_device(piece)} & planned:
+            continue  # "set a timer for each of these: | 5 | and 25 minutes"
+        if any(_read_in(piece, a) for a in reads):
+            continue  # "turn 20 c into fahrenheit": the conversion's own words
+        if re.search(rf"\b{re.escape(tokens[0])}\b", texts):
+            continue  # the verb is a note's own words ("add a note to call mom")
+        unserved.append(piece)
+    return unserved
+
+
+def _read_in(piece: str, arguments: dict[str, Any]) -> bool:
+    """Whether a read's arguments (a place, a value, a query) are words of ``piece``."""
+    said = f" {' '.join(tokens_of(piece))} "
+    for value in arguments.values():
+        if isinstance(value, bool) or value is None:
+            continue
+        if isinstance(value, int | float):
+            value = f"{value:g}"
+        words = " ".join(tokens_of(str(value)))
+        if words and f" {words} " in said:
+            return True
+    return False
+
+
+def _unserved(words: str, calls: list[tuple[str, dict[str, Any]]]) -> Verdict:
+    """With side effects planned, a clause asking for an action no call answers
+    (:func:`unserved_parts`) runs nothing."""
+    if not any(t in policy.ACTION_TOOLS for t, _ in calls):
+        return ALLOW
+    unserved = unserved_parts(words, calls)
+    if unserved:
+        return Verdict(False, "a request no call of the plan does", unserved[0])
     return ALLOW
 
 
-_REFERS_BACK = re.compile(r"\b(?:that|it|the\s+result|the\s+answer|this)\b")
+def _device_there(arguments: dict[str, Any], words: str, query: str) -> Verdict:
+    """What the words around a device command point at: the room "there" names ("... in
+    the office and turn the heater on in there"); the device "it" is ("dim the lights and
+    turn it up" is no speaker); the device a word names beside another ("the tv and the
+    volume to 40" is the TV's volume, no speaker's); a room said once after two devices
+    ("the tv and the speaker in the living room" may be both's: asked, not guessed)."""
+    from cloud_agent.planner import interpret as it
+    from understanding.grounding import named_devices
+
+    device = str(arguments.get("device"))
+    part = f"{arguments.get('action')} the {device.replace('_', ' ')}"
+    if not arguments.get("room") and _THERE.search(words) and it.find_room(query):
+        return Verdict(False, "'there' names a room the call leaves out", part)
+    named = named_devices(query, implied=False)
+    if device not in named and named and _PRONOUN.search(words):
+        return Verdict(False, f"'it' points at the {sorted(named)[0]}, not a {device}", part)
+    if device not in named_devices(query):
+        return Verdict(False, f"the words name no {device} beside the {sorted(named)[0]}", part)
+    shared = _room_after(arguments, query)
+    if shared is not None:
+        return Verdict(False, f"'in the {shared}' may be the {device}'s too", part)
+    return ALLOW
+
+
+def _room_after(arguments: dict[str, Any], query: str) -> str | None:
+    """The room of the clause right after a command that names none, when that clause is
+    a fragment (no verb of its own: "turn on the tv | and the speaker in the living
+    room", "heater off | and fan on in the office"): it may be the command's too."""
+    from cloud_agent.planner import interpret as it
+    from cloud_agent.planner.clauses import split_clauses
+
+    if arguments.get("room"):
+        return None
+    _, end, _ = _request_pieces("device_control", arguments, query)
+    pieces = split_clauses(query)
+    if not end or end >= len(pieces):
+        return None
+    after = pieces[end]
+    tokens = [t for t in tokens_of(after) if t not in _LEAD]
+    if not tokens or tokens[0] in policy.COMMAND_VERBS or it.find_device(after) is None:
+        return None
+    return it.find_room(after)
+
+
+_PRONOUN = re.compile(r"\b(?:it|them|that|this|those)\b")
+
+
 _THERE = re.compile(
     r"(?<!hey )(?<!hi )(?<!hello )\b(?:in\s+)?there\b(?!\s+(?:is|are|was|were|'s)\b)"
 )
-# The door lock is named by a door or a lock as a thing, not by the verb ("lock in my
-# answer" names no door).
-_DOOR = re.compile(
-    r"\b(?:doors?|deadbolt|locks|gate|garage|house|front|back)\b"
-    r"|\block\s+(?:it|them|up|the|my|our|everything|all)\b"
+
+
+def _part(tool: str, arguments: dict[str, Any], said: str) -> str:
+    if tool in ("add_note", "remove_note") and arguments.get("text"):
+        return str(arguments["text"])
+    return said
+
+
+# What a plan's words say that no qualifier of a command is: "check if" asks whether (a
+# read), "before i forget" frames a note, "at 60 percent" is a level, not a clock time.
+_NOT_QUALIFIERS = (
+    (re.compile(r"\b(check|see|tell\s+me|know|wonder|ask|checking)\s+if\b"), r"\1 whether"),
+    (re.compile(r"\b(?:right\s*,?\s*)?before\s+(?:i|we)\s+forget\b\W*"), ""),
+    (re.compile(r"\bat\s+(\d+(?:\.\d+)?)\s*(percent|%)"), r"to \1 \2"),
 )
 
 
-def _named_devices(words: str) -> set[str]:
-    """The devices the words name: by their own words; the speaker by "volume" or the
-    thermostat by "temperature" only where no other device of the kind is named."""
-    from cloud_agent.planner import interpret as it
-    from cloud_agent.planner.clauses import split_clauses
-
-    named = {d for pattern, d in it._DEVICE_WORDS if re.search(pattern, words)}
-    if "door_lock" in named and not _DOOR.search(words):
-        named.discard("door_lock")
-    inferred = {d for piece in split_clauses(words) if (d := it.find_device(piece))}
-    if "speaker" in inferred and "tv" not in named:
-        named.add("speaker")  # "turn the volume up"
-    if "thermostat" in inferred and not named & {"ac", "heater"}:
-        named.add("thermostat")  # "set the temperature to 21"
-    if "light" in inferred:
-        named.add("light")  # "brightness to 40"
-    return named
+def plan_words(words: str) -> str:
+    """The words as the policy reads a plan's (see ``_NOT_QUALIFIERS``)."""
+    for pattern, replacement in _NOT_QUALIFIERS:
+        words = pattern.sub(replacement, words)
+    return words
 
 
-def check_call(tool: str, arguments: dict[str, Any], words: str) -> Verdict:
-    """Whether one side-effect call's arguments are grounded in ``words`` (the normalised
-    query, :func:`cloud_agent.planner.clauses.normalise`); reads always pass."""
+def check_call(
+    tool: str, arguments: dict[str, Any], words: str, *, several: bool = False
+) -> Verdict:
+    """Whether one side-effect call is grounded in ``words`` (the normalised query,
+    :func:`cloud_agent.planner.clauses.normalise`): the device's side-effect policy
+    (``understanding.policy.check_call``) on the words of the call's request
+    (:func:`request_words`), and the planner's own cut of a note; reads always pass.
+    ``several``: the plan has other calls of this tool ("both", "each" are theirs too)."""
+    if tool not in policy.ACTION_TOOLS:
+        return ALLOW
+    words = plan_words(words)
     if tool in ("add_note", "remove_note") and isinstance(arguments.get("text"), str):
-        return _note_text(str(arguments["text"]), words)
-    if tool == "set_timer":
-        return _timer(arguments, words)
+        cut = _note_text(str(arguments["text"]))
+        if not cut.ok:
+            return cut
+    said = request_words(tool, arguments, words)
+    verdict = policy.check_call(tool, arguments, said, 1.0, 0.0, one_request=False, several=several)
+    if verdict.action != "allow":
+        return Verdict(False, verdict.reason, _part(tool, arguments, said))
     if tool == "device_control":
-        return _device(arguments, words)
+        return _device_there(arguments, said, words)
+    return ALLOW
+
+
+_WHOLE_QUERY_KINDS = ("condition", "negation", "recurring")
+
+
+def _whole_query(words: str, calls: list[tuple[str, dict[str, Any]]]) -> Verdict:
+    """A condition, a negation or a recurrence anywhere in the words (outside the free text
+    of a call) rules over every side effect of the plan ("if it rains tomorrow, | close the
+    blinds"): the policy's reason (``policy.unconsumed``), nothing run."""
+    actions = [(t, a) for t, a in calls if t in policy.ACTION_TOOLS]
+    if not actions:
+        return ALLOW
+    tokens = tokens_of(words)
+    inside: set[int] = set()
+    for tool, arguments in actions:
+        inside |= policy.free_text_tokens(tool, arguments, tokens)
+    for qualifier in find_qualifiers(words):
+        if qualifier.kind not in _WHOLE_QUERY_KINDS:
+            continue
+        if set(range(qualifier.start, qualifier.end)) <= inside:
+            continue
+        tool, arguments = actions[0]
+        reason = policy.unconsumed(tool, arguments, qualifier)
+        if reason is not None:
+            return Verdict(False, reason, " ".join(tokens[qualifier.start :]))
     return ALLOW
 
 
@@ -268,6 +348,7 @@ _FOR_EACH_TIMER = re.compile(
     r"\b(?:a|one|1)\s+timer\s+(?:for|on)\s+(?:each|both|every|all)\b|\btimers?\s+for\s+(?:each|both)\b"
     r"|\beach\s+(?:one\s+|of\s+them\s+)?(?:gets\s+|with\s+)?(?:a|its\s+own)\s+timer\b"
     r"|\bone\s+(?:timer\s+)?(?:for|per)\s+(?:each|every)\b"
+    r"|\b(?:a|one|1)\s+timer\s+(?:per|apiece)\b|\btimers?\s+for\s+(?:all|every)\s+(?:of\s+them|\d+)\b"
 )
 
 
@@ -277,11 +358,16 @@ def wants_timer_each(words: str) -> bool:
 
 
 def check_plan(words: str, calls: list[tuple[str, dict[str, Any]]]) -> Verdict:
-    """Every side-effect call grounded (:func:`check_call`) and the counts as asked: one
-    timer per listed duration for "a timer for each", no side effect repeated beyond its
-    words."""
+    """Every side-effect call grounded (:func:`check_call`), no condition, negation or
+    recurrence left for the device to drop, and the counts as asked: one timer per listed
+    duration for "a timer for each", no side effect repeated beyond its words."""
+    words = plan_words(words)
+    for whole in (_whole_query(words, calls), _unserved(words, calls)):
+        if not whole.ok:
+            return whole
+    tools = Counter(tool for tool, _ in calls)
     for tool, arguments in calls:
-        verdict = check_call(tool, arguments, words)
+        verdict = check_call(tool, arguments, words, several=tools[tool] > 1)
         if not verdict.ok:
             return verdict
     timers = [a for t, a in calls if t == "set_timer" and a.get("seconds") is not None]

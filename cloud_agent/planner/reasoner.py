@@ -26,6 +26,7 @@ from cloud_agent.planner import interpret as it
 from cloud_agent.planner.answer import compose_answer, describe_call
 from cloud_agent.planner.calls import PREV, Plan, PlannedCall
 from cloud_agent.planner.declared import DeclaredPlanner
+from cloud_agent.planner.partial import PARTIAL_KEY, unanswered_message
 from cloud_agent.planner.plan import make_plan
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel.steps import from_struct, to_struct
@@ -127,7 +128,13 @@ class PlannerReasoner:
                 model=self.name,
             )
             return [thought, action]
-        return [_final(compose_answer(plan, done))]
+        answer = compose_answer(plan, done)
+        if not plan.unanswered:
+            return [_final(answer)]
+        # The parts it could not do, by name: an answer to part of the request says so.
+        final = _final(f"{answer} {unanswered_message(plan.unanswered)}")
+        final.metadata[PARTIAL_KEY] = "; ".join(plan.unanswered)
+        return [final]
 
 
 def load_edge_router(model_dir: str | None = None) -> Any:

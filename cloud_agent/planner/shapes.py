@@ -22,7 +22,13 @@ from cloud_agent.planner.calls import PlannedCall
 from cloud_agent.planner.clauses import split_clauses
 from understanding.gazetteer import find_cities
 
-__all__ = ["comparison_calls", "per_period_calls", "same_day"]
+__all__ = [
+    "compares_results",
+    "comparison_calls",
+    "comparison_kind",
+    "per_period_calls",
+    "same_day",
+]
 
 # How many of each period a year holds: "1450 a month, what is that for a year" is
 # 1450 * 12 / 1; a sum stated with no period ("my bonus is 6000") is a year's.
@@ -128,3 +134,48 @@ def per_period_calls(text: str) -> list[PlannedCall] | None:
     value = stated.group("value")
     expression = f"{value} * {_PER_YEAR[source]} / {_PER_YEAR[target]}"
     return [PlannedCall(it.CALCULATOR, {"expression": expression})]
+
+
+_ONLY_COMPARES = re.compile(
+    r"^(?:so\s+|and\s+)?(?:which|what|where|who)(?:\s+(?:one|1|city|place|of\s+them|of\s+the\s+2))?"
+    r"\s+(?:is|has|'s|will\s+be)\s+(?:it\s+)?(?:the\s+)?(?:\w+er|\w+est|more\s+\w+|ahead|behind)"
+    r"(?:\s+(?:now|there|of\s+them|of\s+the\s+2))?$"
+)
+
+
+def compares_results(clause: it.Clause, clauses: list[it.Clause]) -> bool:
+    """Whether a clause only asks which of the results already planned wins ("which one is
+    later"), naming no place or day of its own after two or more places of its tool."""
+    if clause.cities or clause.days or not _ONLY_COMPARES.match(clause.text):
+        return False
+    index = clauses.index(clause)
+    named = {city for c in clauses[:index] if c.tool == clause.tool for city in c.cities}
+    return len(named) >= 2
+
+
+def comparison_kind(text: str, calls: list[PlannedCall]) -> str | None:
+    """What a plan of N readings compares ("warmer", "later", "difference"...), or None."""
+    weather = sum(1 for c in calls if c.tool == it.WEATHER)
+    clock = sum(1 for c in calls if c.tool == it.CLOCK)
+    if weather >= 2:
+        for pattern, kind in (
+            (r"\bhow\s+(?:much|many\s+degrees)\b|\bdifference\b|\bby\s+how\s+much\b", "difference"),
+            (r"\b(?:warmer|hotter|warmest|hottest)\b", "warmer"),
+            (r"\b(?:colder|cooler|chillier|coldest|coolest)\b", "colder"),
+            (r"\bsunn\w*\b", "sunny"),
+            (r"\brain\w*\b", "rainy"),
+            (r"\bsnow\w*\b", "snowy"),
+            (r"\b(?:compare|or|difference|which|where)\b", "summary"),
+        ):
+            if re.search(pattern, text):
+                return kind
+    if clock >= 2:
+        for pattern, kind in (
+            (r"\bhow\s+(?:far|many\s+hours|much)\b|\bby\s+how\s+much\b", "difference"),
+            (r"\b(?:later|latest|ahead|further\s+along|furthest)\b", "later"),
+            (r"\b(?:earlier|earliest|behind)\b", "earlier"),
+            (r"\bdifference\b", "difference"),
+        ):
+            if re.search(pattern, text):
+                return kind
+    return None

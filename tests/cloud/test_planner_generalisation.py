@@ -274,11 +274,11 @@ def test_a_room_said_once_for_two_devices() -> None:
 
 
 def test_conditions_and_restated_lists() -> None:
-    got = calls("any notes about the cat? if not, add one saying feed the cat at 6")
-    assert got == [
-        ("search_notes", {"query": "cat"}),
-        ("add_note", {"text": "feed the cat at 6"}),
-    ]
+    # A write on a condition the device cannot wait for is declined, as on the device
+    # (``understanding.policy``): an unconditional note is not what was asked.
+    plan = make_plan("any notes about the cat? if not, add one saying feed the cat at 6")
+    assert not plan.calls and plan.refusal_kind == "plan_check"
+    assert "condition 'if'" in str(plan.refusal)
     got = calls("plz check weather in berlin n munich... i mean, berlin n rome")
     assert [a["city"] for _, a in got] == ["berlin", "rome"]
 

@@ -121,7 +121,7 @@ def test_rooms_and_free_text_are_not_places() -> None:
     got = calls("add a note: flight to Narnia on Friday, and the weather in Rome")
     assert [t for t, _ in got] == ["add_note", "get_weather"]
     got = calls("what's the weather in Paris, and search my notes for Narnia trip")
-    assert got[1] == ("search_notes", {"query": "narnia trip"})
+    assert got[1] == ("search_notes", {"query": "Narnia trip"})  # as written
 
 
 def test_a_corrected_place_is_not_unknown() -> None:

@@ -1,0 +1,51 @@
+"""Answering the parts of a compound request that can be answered.
+
+When one clause of a request cannot be planned ("what time is it in Tokyo and preheat the
+oven": no tool warms an oven), declining the whole request throws away what the tools can
+answer. So the planner answers the other parts when every one of them only reads (the
+weather, a clock, a conversion, a search of the notes, a device's state), and says by
+name which part it could not do. It never acts on half a request: when any other part
+changes something (a device command, a timer, a note), nothing runs and the part it
+could not do is named in the decline. A part that needs open knowledge or writing ("...
+and what should I wear") is no part of this: the whole request is the language model's.
+
+    >>> unanswered_message(["preheat the oven"])
+    "I couldn't do 'preheat the oven': none of my tools does that, so I left it out."
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from cloud_agent.planner.calls import PlannedCall
+from understanding.tools.catalogue import SIDE_EFFECT_TOOLS
+
+__all__ = ["PARTIAL_KEY", "declined_message", "reads_only", "unanswered_message"]
+
+PARTIAL_KEY = "unanswered"
+"""FINAL_ANSWER metadata: the parts of the request the answer leaves out, by name."""
+
+
+def reads_only(calls: Sequence[PlannedCall]) -> bool:
+    """Whether the other parts' calls may run without the part left out: none of them
+    changes anything."""
+    return all(call.tool not in SIDE_EFFECT_TOOLS for call in calls)
+
+
+def _named(parts: Sequence[str]) -> str:
+    quoted = [f"'{part}'" for part in parts]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def unanswered_message(parts: Sequence[str]) -> str:
+    """What the answer says of the parts it left out."""
+    return f"I couldn't do {_named(parts)}: none of my tools does that, so I left it out."
+
+
+def declined_message(parts: Sequence[str]) -> str:
+    """Why nothing ran: a part could not be planned and another part acts."""
+    return (
+        f"I couldn't do {_named(parts)} with my tools, and I won't guess; the rest of the "
+        "request changes something, so I did nothing rather than act on half of it. Could "
+        "you say that part another way, or ask for the rest on its own?"
+    )

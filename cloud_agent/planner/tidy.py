@@ -1,0 +1,59 @@
+"""The built calls made whole before the check: one timer per duration a "for each"
+lists, a reading asked for twice made once, and free text as the person wrote it."""
+
+from __future__ import annotations
+
+from cloud_agent.planner import interpret as it
+from cloud_agent.planner import plan_check
+from cloud_agent.planner.arguments import as_written
+from cloud_agent.planner.calls import PlannedCall
+from cloud_agent.planner.discourse import NEEDS_CITY
+
+__all__ = ["timer_for_each", "without_repeats", "written"]
+
+
+def written(call: PlannedCall, query: str) -> PlannedCall:
+    """A note's text and a search's words as written (``arguments.as_written``)."""
+    key = {it.ADD_NOTE: "text", it.REMOVE_NOTE: "text", it.SEARCH_NOTES: "query"}.get(call.tool)
+    value = call.args.get(key or "")
+    if key is None or not isinstance(value, str):
+        return call
+    return PlannedCall(call.tool, {**call.args, key: as_written(value, query)})
+
+
+def without_repeats(calls: list[PlannedCall]) -> list[PlannedCall]:
+    """A reading asked for twice ("berlin and munich... i mean, berlin and rome") is made
+    once; actions (devices, notes, timers) are kept as asked."""
+    seen: set[str] = set()
+    out = []
+    for call in calls:
+        key = f"{call.tool}:{sorted(call.args.items())}"
+        if call.tool in NEEDS_CITY and key in seen:
+            continue
+        seen.add(key)
+        out.append(call)
+    return out
+
+
+def timer_for_each(text: str, calls: list[PlannedCall]) -> list[PlannedCall]:
+    """ "rice and lentils, 18 and 25 minutes, a timer for each": one timer per listed
+    duration, where the first timer stood; the items named are no note of their own
+    unless the words ask for one."""
+    if not plan_check.wants_timer_each(text):
+        return calls
+    durations = plan_check.listed_durations(text)
+    if len(durations) < 2:
+        return calls
+    noted = it.asks_for_note(text)
+    out: list[PlannedCall] = []
+    for call in calls:
+        if call.tool == it.TIMER:
+            if not any(c.tool == it.TIMER for c in out):
+                out += [PlannedCall(it.TIMER, {"seconds": s}) for s in durations]
+            continue
+        if call.tool == it.ADD_NOTE and not noted:
+            continue
+        out.append(call)
+    if not any(c.tool == it.TIMER for c in out):
+        out += [PlannedCall(it.TIMER, {"seconds": s}) for s in durations]
+    return out

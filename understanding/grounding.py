@@ -1,0 +1,175 @@
+"""Whether a side-effect call's non-free-text arguments are the person's words.
+
+The side-effect policy (``understanding.policy``) keeps a note's text to the words said;
+this module does the same for the other arguments a call can get wrong: a timer's
+seconds are a duration the words say ("7.5 hours" is 27,000 s, never 18,000), an alarm
+needs an alarm's words ("two dishes" is no 02:00 alarm), and a device command names a
+device the words name, an action they say and a value they hold, and is no question
+("is the plug on?" is a read). The device's router and the cloud's plan check both reach
+these through :func:`understanding.policy.check_call`: one implementation.
+
+>>> grounded_values("set_timer", {"seconds": 18000}, "set a timer for 7.5 hours")
+'a 18000 s timer where the words say otherwise'
+>>> grounded_values("device_control", {"device": "plug", "action": "on"}, "is the plug on?")
+"'is the plug on?' is a question, not a command"
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+__all__ = ["durations_said", "grounded_values", "named_devices"]
+
+PREV = "{prev}"  # a number an earlier call of a plan gives ("that many minutes")
+
+_LISTED = re.compile(
+    r"(\d+(?:\.\d+)?)((?:\s*(?:,\s*and|,|and|or|&)\s*\d+(?:\.\d+)?)+)\s*(hours?|minutes?|"
+    r"mins?|seconds?|secs?)\b"
+)
+_UNIT = {"h": 3600, "m": 60, "s": 1}
+_PIECES = re.compile(r"\s*(?:[,;]|\band\b|\bthen\b|\balso\b|\bplus\b)\s*")
+
+
+def durations_said(words: str) -> set[int]:
+    """Every duration the words say, in seconds: each of a list with one unit ("9 and 20
+    minutes"), each piece's own ("an hour and a half, then 10 minutes") and the whole's."""
+    from understanding.arguments.durations import parse_duration
+    from understanding.arguments.numbers import normalise_numbers
+
+    said = normalise_numbers(words)
+    found: set[int] = set()
+    for match in _LISTED.finditer(said):
+        unit = _UNIT[match.group(3)[0]]
+        numbers = [match.group(1), *re.findall(r"\d+(?:\.\d+)?", match.group(2))]
+        found |= {round(float(n) * unit) for n in numbers}
+    whole = parse_duration(words)
+    found |= {whole} if whole else set()
+    pieces = _PIECES.split(said)
+    for k in range(len(pieces)):
+        for width in (1, 2, 3):  # "an hour | and a half" is one duration cut in two
+            seconds = parse_duration(" ".join(pieces[k : k + width]))
+            if seconds:
+                found.add(seconds)
+    return found
+
+
+_ALARM_WORDS = re.compile(
+    r"\b(?:alarms?|wake\s+(?:me|us)|at\s+\d|\d\s*(?:am|pm|a\s*m|p\s*m)\b|o'?clock|noon|"
+    r"midnight|remind\s+me\s+at|until|till|tomorrow|tonight|morning)\b|\d:\d"
+)
+
+# The words that say each device action (a device command's action must be said).
+_ACTION_WORDS: dict[str, str] = {
+    "on": r"\bon\b|\bstart\w*|\bbrew\w*|\bpower\s+up|\benable|\bturn\s+up|\brun\b|\bmake\b|"
+    r"\bswitch\s+(?:\w+\s+)*on\b|\bfire\s+up|\bboot|\bactivate",
+    "off": r"\boff\b|\bturn\s+of\b|\bstop\w*|\bkill|\bout\b|\bpower\s+down|\bdisable|"
+    r"\bshut\b|\bdock\w*|\bturn\s+down|\bdeactivate|\bcut\b",
+    "lock": r"\block\w*|\bsecure|\bclose\w*|\bshut\b",
+    "unlock": r"\bunlock\w*",
+    "open": r"\bopen\w*|\braise\w*|\bup\b|\bpull\s+up",
+    "close": r"\bclose\w*|\bshut\b|\blower\w*|\bdraw\w*|\bdown\b",
+    "set": r"\d|\bset\b|\bto\s+(?:that|it|the\s+result)|\bdim\w*|\bbright\w*|\bturn\b|"
+    r"\b(?:low|medium|high|max\w*|min\w*|half|full)\b",
+    "volume_up": r"\blouder|\braise|\bincrease|\bvolume|\bturn\s+(?:\w+\s+){0,3}up\b",
+    "volume_down": r"\bquieter|\bsofter|\blower|\bdecrease|\bvolume|"
+    r"\bturn\s+(?:\w+\s+){0,3}down\b|\btoo\s+loud",
+    "mute": r"\bmute|\bsilen",
+    "unmute": r"\bunmute|\bun\s+mute",
+    "brightness_up": r"\bbright\w*|\bup\b|\bincrease|\bdark\w*|\braise|\bboost",
+    "brightness_down": r"\bdim\w*|\bdown\b|\bdarker|\bdecrease|\blower|\breduce|\btoo\s+bright",
+}
+_SET_WORDS = re.compile(_ACTION_WORDS["set"])
+_REFERS_BACK = re.compile(r"\b(?:that|it|the\s+result|the\s+answer|this)\b")
+# The door lock is named by a door or a lock as a thing, not by the verb ("lock in my
+# answer" names no door).
+_DOOR = re.compile(
+    r"\b(?:doors?|deadbolt|locks|gate|garage|house|front|back|smart\s+lock|door_lock)\b"
+    r"|\block\s+(?:it|them|up|the|my|our|everything|all)\b"
+)
+
+
+_SPEAKER_BY_SOUND = frozenset({"volume", "the volume", "sound", "the sound"})
+
+
+def named_devices(words: str, *, implied: bool = True) -> set[str]:
+    """The devices the words name, by the device tables (``understanding.arguments.
+    devices``): by their own words, or (``implied``) by what they do ("dim" the light,
+    "louder" the speaker); the door lock only by a door or a lock as a thing."""
+    from understanding.arguments.devices import (
+        DEVICE_NAMES,
+        ROOM_NAMES,
+        _find_phrases,
+        _implied_devices,
+        device_kinds,
+    )
+    from understanding.arguments.numbers import tokenize
+
+    tokens = tokenize(words.lower().replace("_", " "))
+    rooms = _find_phrases(tokens, ROOM_NAMES)
+    phrases = _find_phrases(tokens, DEVICE_NAMES)
+    named = {kind for _s, _e, kind in phrases} | device_kinds(tokens, rooms)
+    said = {" ".join(tokens[s:e]) for s, e, kind in phrases if kind == "speaker"}
+    if "tv" in named and said and said <= _SPEAKER_BY_SOUND:
+        named.discard("speaker")  # "turn on the tv and the volume to 40": the tv's volume
+    if implied:
+        named |= _implied_devices(" ".join(tokens), bool(rooms))
+    if "door_lock" in named and not _DOOR.search(" ".join(tokens)):
+        named.discard("door_lock")
+    if "thermostat" in named or "heater" in named:
+        named |= {"thermostat", "heater"}  # "the heat to 21" / "the heating"
+    return named
+
+
+def _timer(args: dict[str, Any], words: str) -> str | None:
+    seconds = args.get("seconds")
+    if isinstance(seconds, str) and seconds.startswith(PREV):
+        return None
+    if seconds is not None:
+        said = durations_said(words)
+        if not said:
+            return "a timer with no duration in the words"
+        if round(float(seconds)) not in said:
+            return f"a {seconds} s timer where the words say otherwise"
+        return None
+    if args.get("at") and not _ALARM_WORDS.search(words.lower()):
+        return "an alarm the words do not ask for"
+    return None
+
+
+def _device(args: dict[str, Any], words: str) -> str | None:
+    from understanding.arguments.numbers import find_numbers, tokenize
+    from understanding.arguments.qualifiers import is_question
+
+    device, action = args.get("device"), args.get("action")
+    said = words.lower()
+    if is_question(words) and not _SET_WORDS.search(said):
+        return f"{words.strip()!r} is a question, not a command"
+    if device is not None and device not in named_devices(words):
+        return f"the words name no {device}"
+    pattern = _ACTION_WORDS.get(str(action))
+    if action is not None and (pattern is None or not re.search(pattern, said)):
+        return f"the words do not say {action}"
+    value = args.get("value")
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        tokens = tokenize(said)
+        numbers = {float(span.value) for span in find_numbers(tokens)}
+        if float(value) not in numbers and not _REFERS_BACK.search(said):
+            from understanding.arguments.devices import level_value
+
+            if level_value(" ".join(tokens)) != value:
+                return f"the value {value:g} is not in the words"
+    return None
+
+
+def grounded_values(tool: str, args: dict[str, Any], words: str) -> str | None:
+    """Why a call's durations, alarm time or device command are not the words' (see the
+    module docstring), or None when they are. Only the arguments a call has are checked:
+    a call with none yet (the router's ask-back) has nothing to ground."""
+    if not args:
+        return None
+    if tool == "set_timer":
+        return _timer(args, words)
+    if tool == "device_control":
+        return _device(args, words)
+    return None
