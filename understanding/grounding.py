@@ -62,7 +62,9 @@ _ALARM_WORDS = re.compile(
 # The words that say each device action (a device command's action must be said).
 _ACTION_WORDS: dict[str, str] = {
     "on": r"\bon\b|\bstart\w*|\bbrew\w*|\bpower\s+up|\benable|\bturn\s+up|\brun\b|\bmake\b|"
-    r"\bswitch\s+(?:\w+\s+)*on\b|\bfire\s+up|\bboot|\bactivate",
+    r"\bswitch\s+(?:\w+\s+)*on\b|\bfire\s+up|\bboot|\bactivate|"
+    r"\bclean\w*|\bvacuum(?:\w+|\s+(?:the|my|our|this|that|up|upstairs|downstairs)\b)|"
+    r"\bhoover\w*|\bsweep\w*",  # the vacuum's run: "clean the flat"
     "off": r"\boff\b|\bturn\s+of\b|\bstop\w*|\bkill|\bout\b|\bpower\s+down|\bdisable|"
     r"\bshut\b|\bdock\w*|\bturn\s+down|\bdeactivate|\bcut\b",
     "lock": r"\block\w*|\bsecure|\bclose\w*|\bshut\b",
