@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -64,3 +65,13 @@ def builtin_slot_model(tmp_path_factory: pytest.TempPathFactory):  # type: ignor
     )
     assert result.exit_code == 0, result.output
     return out
+
+
+@pytest.fixture
+def endpoint() -> Iterator[Any]:
+    """An OpenAI-compatible server stand-in on 127.0.0.1 (tests/cloud/openai_stand_in.py)."""
+    from tests.cloud.openai_stand_in import ScriptedEndpoint
+
+    server = ScriptedEndpoint()
+    yield server
+    server.close()

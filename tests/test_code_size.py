@@ -1,6 +1,7 @@
-"""No function over 100 lines and no file over 600 (unless it holds one concept) outside
-scripts/, bench/, tests/ and generated code: a long function is cut where a reader gains,
-a long file by concept (issue 28's standard)."""
+"""No function over 100 lines outside scripts/, bench/ and generated code, and no file over
+600 lines (unless it holds one concept) outside bench/ and generated code: a long function
+is cut where a reader gains, a long file by concept (issue 28's standard). Tests and
+scripts are code a newcomer reads too."""
 
 from __future__ import annotations
 
@@ -12,7 +13,10 @@ MAX_LINES = 100
 MAX_FILE_LINES = 600
 # Not held to the limit: scripts and benches, the tests, the generated protobuf code,
 # and what is not the project's (virtual environments, node modules).
-SKIPPED = ("scripts", "bench", "tests", "edgeloop/v1", ".venv", "node_modules", "build")
+NOT_OURS = ("edgeloop/v1", ".venv", "node_modules", "build")
+SKIPPED = ("scripts", "bench", *NOT_OURS)
+# The file limit holds for the scripts and the tests as well.
+FILES_SKIPPED = ("bench", *NOT_OURS)
 
 # Functions allowed over the limit for now (none: the check is strict).
 KNOWN: set[str] = set()
@@ -24,11 +28,13 @@ ONE_CONCEPT: set[str] = set()
 KNOWN_FILES: set[str] = set()
 
 
-def _sources(root: Path) -> list[Path]:
+def _sources(root: Path, skipped: tuple[str, ...] = SKIPPED) -> list[Path]:
     files = []
     for path in sorted(root.rglob("*.py")):
         relative = path.relative_to(root).as_posix()
-        if not any(relative == s or relative.startswith(s + "/") for s in SKIPPED):
+        if {"node_modules", ".venv"} & set(path.relative_to(root).parts):
+            continue  # installed packages anywhere (an example's own node_modules)
+        if not any(relative == s or relative.startswith(s + "/") for s in skipped):
             files.append(path)
     return files
 
@@ -98,7 +104,7 @@ def test_no_new_function_is_over_100_lines() -> None:
 def long_files(limit: int = MAX_FILE_LINES, root: Path = ROOT) -> dict[str, int]:
     """Relative path -> lines, for every source file longer than ``limit`` lines."""
     found: dict[str, int] = {}
-    for path in _sources(root):
+    for path in _sources(root, FILES_SKIPPED):
         lines = len(path.read_text("utf-8").splitlines())
         if lines > limit:
             found[path.relative_to(root).as_posix()] = lines

@@ -12,10 +12,8 @@ from typing import Any
 
 from edge_agent.cloud_link import CloudLink
 from edgeloop.v1 import agent_pb2 as pb
-from tests.cloud.test_openai_backend import ScriptedEndpoint, call, cloud_for, endpoint
+from tests.cloud.openai_stand_in import ScriptedEndpoint, call, cloud_for
 from tests.cloud.water_plants import QUERY, Garden, declaration
-
-__all__ = ["endpoint"]  # the scripted server's fixture, shared
 
 
 def offered(body: dict[str, Any]) -> dict[str, Any]:

@@ -20,7 +20,7 @@ import pytest
 
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel.steps import from_struct, to_struct
-from tests.cloud.test_openai_backend import ScriptedEndpoint, call
+from tests.cloud.openai_stand_in import ScriptedEndpoint, call
 from tests.mcp.conftest import NEEDS_SDK, garden_command
 from understanding.tools.mcp_servers import McpTools
 
@@ -117,13 +117,6 @@ def test_edge_toml_beside_the_memory_lists_servers(tmp_path: Path) -> None:
     (tmp_path / "edge.toml").write_text('mcp = "not a list"\nplugins = 1\n')
     done = _edge("ask", "what's 2 + 2", "--memory", memory)
     assert done.returncode == 2 and "unknown keys plugins" in done.stderr
-
-
-@pytest.fixture
-def endpoint() -> Iterator[ScriptedEndpoint]:
-    server = ScriptedEndpoint()
-    yield server
-    server.close()
 
 
 @contextmanager
