@@ -12,8 +12,14 @@ from understanding.arguments.schema import Filled
 
 
 def _calculator(request: _Request, _home: Any, _now: datetime) -> Filled:
-    from understanding.arguments.expressions import calculator_expression, has_scientific
+    from understanding.arguments.expressions import (
+        calculator_expression,
+        has_scientific,
+        is_algebra,
+    )
 
+    if is_algebra(request.words):
+        return Filled(None, "algebra or calculus, not arithmetic the calculator reads")
     span, refusal = _one(request, "expression", "expression")
     if refusal is not None:
         return refusal
