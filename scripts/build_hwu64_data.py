@@ -9,7 +9,9 @@ never the tagger (``"slots": null``: their slots are unknown, not absent).
 
 The intents map as SLURP's do (``scripts/build_slurp_data.py``), plus the reads and
 removals the device now serves: ``alarm_query`` is ``list_timers``, ``alarm_remove``
-``cancel_timer``. ``lists_remove`` stays out (it mixes an item, a whole list and
+``cancel_timer``; a ``qa_maths`` sentence that is a unit conversion is ``unit_convert``.
+The tools whose main argument SLURP's layout never tags (``UNTAGGED_TOOLS``) train their
+intents only. ``lists_remove`` stays out (it mixes an item, a whole list and
 contacts), as do the conversational acts HWU64 has and SLURP does not (yes, no, stop,
 repeat...). A device command said as a question ("is the coffee ready") is no command:
 it is left out rather than taught as one. Only a share of the cloud's sentences is kept
