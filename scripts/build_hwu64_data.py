@@ -9,7 +9,9 @@ never the tagger (``"slots": null``: their slots are unknown, not absent).
 
 The intents map as SLURP's do (``scripts/build_slurp_data.py``), plus the reads and
 removals the device now serves: ``alarm_query`` is ``list_timers``, ``alarm_remove``
-``cancel_timer``. ``lists_remove`` stays out (it mixes an item, a whole list and
+``cancel_timer``; a ``qa_maths`` sentence that is a unit conversion is ``unit_convert``.
+The tools whose main argument SLURP's layout never tags (``UNTAGGED_TOOLS``) train their
+intents only. ``lists_remove`` stays out (it mixes an item, a whole list and
 contacts), as do the conversational acts HWU64 has and SLURP does not (yes, no, stop,
 repeat...). A device command said as a question ("is the coffee ready") is no command:
 it is left out rather than taught as one. Only a share of the cloud's sentences is kept
@@ -54,6 +56,13 @@ CLOUD_SHARE = 25  # percent of the cloud's sentences kept
 NOTE_TOOLS = frozenset({"add_note", "remove_note", "search_notes"})
 _UNTAGGED = re.compile(r"\[\s*(?:date|time|timeofday)\s*:\s*([^\[\]]*?)\s*\]")
 _QUESTION = re.compile(r"^(?:is|are|was|were|does|do|did|has|have)\b")
+# The tools whose main argument SLURP's layout has no slot type for (an expression, an
+# amount and its units, a note's text, a search's words): their HWU64 lines leave it
+# untagged, which is unknown, not absent. They train the intents only (``"slots": null``);
+# taught as tags, "convert ten miles to kilometers" says a conversion has no amount.
+UNTAGGED_TOOLS = frozenset(
+    {"calculator", "unit_convert", "add_note", "remove_note", "search_notes"}
+)
 
 
 def mapped(intent: str, sentence: str) -> str | None:
@@ -67,7 +76,18 @@ def mapped(intent: str, sentence: str) -> str | None:
     tool = device_intent(intent)
     if tool == "device_control" and _QUESTION.search(sentence.lower()):
         return None
+    if tool == "calculator" and is_conversion(sentence):
+        return "unit_convert"  # qa_maths holds unit conversions: the device's unit_convert
     return tool
+
+
+def is_conversion(sentence: str) -> bool:
+    """A sentence the device's unit reader reads as a conversion ("convert ten miles to
+    kilometers", "how many cm make one foot")."""
+    from understanding.arguments.units import unit_arguments
+
+    plain = re.sub(r"\[\s*\w+\s*:\s*([^\[\]]*?)\s*\]", r"\1", sentence)
+    return unit_arguments(plain) is not None
 
 
 def kept(tool: str, text: str, share: int) -> bool:
@@ -86,6 +106,10 @@ def hwu64_lines(path: Path, share: int) -> list[dict[str, Any]]:
             text = inline(row["sentence_annotation"])
             if tool in NOTE_TOOLS:
                 text = _UNTAGGED.sub(r"\1", text)
+            if tool in UNTAGGED_TOOLS:
+                plain = " ".join(row["sentence"].replace("[", " ").replace("]", " ").split())
+                out.append({"text": plain, "intent": tool, "slots": None})
+                continue
             out.append({"text": text, "intent": tool})
     return out
 

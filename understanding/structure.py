@@ -11,7 +11,9 @@ They serve the frozen-heads router, which reads intents only. A joint intent + s
 finds every request of an utterance and which words belong to which (issue 11): with it
 the router takes the compound structure from the model and keeps only the checks that are
 about one request, not about how many there are (:func:`request_reason`: a condition or
-schedule on a device command, a comparison or advice around a lookup).
+schedule on a device command, a comparison or advice around a lookup), and the one about
+a part no device tool does ("... and text it to my sister", "then show me the steps"):
+pointing back at the first does not make it part of the first, so both paths send it on.
 """
 
 from __future__ import annotations
@@ -70,6 +72,29 @@ _BACK_REFERENCE = re.compile(
     r"|\b(?:it|that|this|them|those|these)\s*[?.!]*$",
     re.IGNORECASE,
 )
+# A clause that asks for what no device tool does: passing the answer on, producing a text
+# from it, showing how it was found. Pointing back at the first ("and text it to my sister",
+# "then write a short summary of it") does not make it part of the first: the device would
+# drop it, so the whole request is the cloud's.
+_UNSERVED_START = re.compile(
+    r"^(?:please\s+|pls\s+|can you\s+|could you\s+|would you\s+|will you\s+|now\s+|just\s+|"
+    r"also\s+|and\s+|then\s+|after that\s+)*(?:"
+    r"(?:text|send|e-?mail|mail|message|msg|post|share|tweet|forward|upload|publish|print|"
+    r"ring|phone|dm|whatsapp|fax|explain|summari[sz]e|translate|draft|compose|plot|graph|"
+    r"draw|sketch|book|order|buy|reserve|schedule|teach|prove)\b|"
+    r"call\b(?!\s+(?:it|this|that|the timer)\b)|"
+    r"write\b(?!\s+(?:it\s+|that\s+|this\s+)?down\b|\s+(?:a\s+|me\s+a\s+)?(?:note|memo|reminder)s?\b)|"
+    r"tell\s+(?!me\b|us\b)\w+|tell me (?:why|the reason)\b|"
+    r"(?:show|give|list)\s+(?:me\s+|us\s+)?(?:the\s+|your\s+|all\s+(?:the\s+)?)?"
+    r"(?:steps?|working|workings|method|proof|derivation|reasoning|graph|chart|explanation|"
+    r"breakdown|sources?)\b|"
+    r"show (?:me )?how\b|walk me through|break (?:it|that|this) down"
+    r")",
+    re.IGNORECASE,
+)
+# Intents whose words after the request are its content ("remind me to call mom and text
+# dad"): the side-effect policy reads their second requests around what they keep.
+_CONTENT_INTENTS = frozenset({"add_note", "remove_note", "set_timer", "cancel_timer"})
 # Words that may trail a single request after a comma or "and" without being one.
 _FILLER = frozenset(
     """please pls plz thanks thank you thx ty cheers now right now rn today ok okay
@@ -94,7 +119,7 @@ _INTENT_CUES: dict[str, re.Pattern[str]] = {
 # The words of a comparison, a plan or advice: answering needs reasoning on top of a tool.
 _REASONING = re.compile(
     r"\b(?:than|compare[ds]?|comparison|versus|vs\.?|warmer|colder|hotter|cooler|sunnier|"
-    r"rainier|wetter|windier|drier|difference|differ|which (?:city|one|is|place)|"
+    r"rainier|wetter|windier|drier|difference|differ|why|how come|which (?:city|one|is|place)|"
     r"(?:should|shall) i (?:bring|take|wear|pack|go|do|plan|cancel|carry|leave|stay)|"
     r"good (?:day|idea|time) (?:to|for)|what (?:to|should i) wear|"
     r"what to pack|ok to go|okay to go|safe to|worth (?:it|going)|plan (?:a|my|the)|"
@@ -124,20 +149,39 @@ def second_request(text: str, intent: str) -> bool:
         return False
     if intent in _REASONING_TOOLS and _another_subject(clauses(text)[1:], intent):
         return True
+    if intent not in _CONTENT_INTENTS and _unserved(parts):
+        return True
     requests = [_is_request(part) for part in parts]
     if sum(requests) >= 2:
         return True
     cue = _INTENT_CUES.get(intent)
     for k in range(1, len(parts)):
         part = parts[k]
-        if not _REQUEST_START.match(part) or _BACK_REFERENCE.search(part):
+        if not _REQUEST_START.match(part):
             continue
+        if _BACK_REFERENCE.search(part) and (cue is None or cue.search(part)):
+            continue  # the same request goes on ("and is it going to rain")
         if intent == "calculator" and re.match(r"^[\d\s.+\-*/^%()x]+$", part):
             continue
         before = " ".join(parts[:k])
         if cue is not None and cue.search(before):
             return True
     return False
+
+
+def _unserved(parts: list[str]) -> bool:
+    """A clause after the first asks for what no device tool does (see ``_UNSERVED_START``)."""
+    return any(_UNSERVED_START.match(part) for part in parts[1:])
+
+
+def unserved_request(text: str, intent: str) -> bool:
+    """True when a clause after the first asks for something no device tool does ("and
+    text it to my sister", "then show me the steps"), even pointing back at the first: the
+    device would drop that part. Not for the intents whose content the words after the
+    request may be (a note's text, a reminder's label)."""
+    if intent in _CONTENT_INTENTS:
+        return False
+    return _unserved(clauses(normalise_numbers(text)))
 
 
 def _is_request(part: str) -> bool:
@@ -256,10 +300,13 @@ def compound_reason(text: str, intent: str) -> str | None:
 
 def request_reason(text: str, intent: str) -> str | None:
     """Why one request the joint model found is not one plain tool call (a scheduled or
-    conditional device command, a comparison or advice), or None. How many requests the
-    utterance holds is the model's to say, not this module's."""
+    conditional device command, a comparison or advice, a later part that asks for what no
+    device tool does), or None. How many device requests the utterance holds is the
+    model's to say, not this module's; a part no tool does is no request of the model's."""
     if intent == "device_control" and _CONDITIONAL.search(_POLITE_CONDITIONS.sub(" ", text)):
         return "conditional or scheduled device command"
     if needs_reasoning(text, intent):
         return "needs reasoning: comparison or advice on top of the tool"
+    if unserved_request(text, intent):
+        return "compound: a later part asks for what no device tool does"
     return None

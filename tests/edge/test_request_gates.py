@@ -81,3 +81,17 @@ def test_an_expression_cut_short_takes_its_last_number_from_the_words(
     words = f"just work out {a} {op[0]} {b} for me"
     got = fill("calculator", words, expression=f"{a} {op[0]}")
     assert got == {"expression": f"{a} {op[1]} {b}"}
+
+
+@settings(deadline=None)
+@given(st.integers(2, 99), st.integers(2, 9))
+def test_a_span_that_is_no_arithmetic_gives_way_to_the_words(a: int, b: int) -> None:
+    """The tagger kept the base of "3 to the 4th power" only: the words read whole."""
+    suffix = {2: "nd", 3: "rd"}.get(b, "th")
+    words = f"what is {a} to the {b}{suffix} power"
+    assert fill("calculator", words, expression=str(a)) == {"expression": f"{a} ^ {b}"}
+
+
+def test_algebra_in_the_words_is_no_arithmetic_whatever_the_span() -> None:
+    words = "solve x squared plus 2x equals 8"
+    assert fill("calculator", words, expression="2x equals 8")[0] == "cloud"

@@ -12,8 +12,14 @@ from understanding.arguments.schema import Filled
 
 
 def _calculator(request: _Request, _home: Any, _now: datetime) -> Filled:
-    from understanding.arguments.expressions import calculator_expression, has_scientific
+    from understanding.arguments.expressions import (
+        calculator_expression,
+        has_scientific,
+        is_algebra,
+    )
 
+    if is_algebra(request.words):
+        return Filled(None, "algebra or calculus, not arithmetic the calculator reads")
     span, refusal = _one(request, "expression", "expression")
     if refusal is not None:
         return refusal
@@ -25,6 +31,10 @@ def _calculator(request: _Request, _home: Any, _now: datetime) -> Filled:
     if has_scientific(request.words) and not has_scientific(span):
         span = request.words  # the tagger saw "1e308" split in three: "308" alone is wrong
     expression = calculator_expression(span)
+    if expression is None and span != request.words and request.reader_may("expression"):
+        # A span cut short ("3" of "3 to the 4th power"): the words read whole, as the
+        # reader reads them when no span is tagged.
+        expression = calculator_expression(request.words)
     if expression is None:
         return Filled(None, f"{span!r} is no arithmetic the calculator reads")
     return Filled({"expression": expression})

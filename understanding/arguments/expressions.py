@@ -180,12 +180,29 @@ def _keep_scientific(original: str, rewritten: str) -> str:
     return rewritten
 
 
+# Algebra and calculus: an unknown ("2x", "x squared") or an operation on functions. The
+# calculator evaluates numbers; reading "x squared plus 2x equals 8" as "2 + 2 * 8" would
+# answer another question.
+_ALGEBRA = re.compile(
+    r"\b(?:limit|derivative|integral|integrate|differentiate|simplify|factori[sz]e)s?\b|"
+    r"\d\s?x\b(?!\s*[\d(.])|\bx\s*(?:squared|cubed|\^|\+|-|=|equals)",
+    re.IGNORECASE,
+)
+
+
+def is_algebra(text: str) -> bool:
+    """True when ``text`` asks for algebra or calculus, not arithmetic on numbers."""
+    return _ALGEBRA.search(normalise_numbers(text)) is not None
+
+
 def calculator_expression(text: str) -> str | None:
     """An expression the calculator can evaluate, read from ``text``, or None.
 
     >>> calculator_expression("what's fifteen percent of eighty?")
     '15 % of 80'
     """
+    if is_algebra(text):
+        return None
     lowered = text.lower().strip()
     lowered = _LEADING.sub("", lowered, count=1)
     tokens = _symbolise(_keep_scientific(lowered, _rewrite(lowered)).split())
