@@ -92,6 +92,46 @@ _UNSERVED_START = re.compile(
     r")",
     re.IGNORECASE,
 )
+# A command of its own in a clause that holds none of the intent's words ("feed the cat and
+# tell me the weather in Oslo"): a word that opens the clause as a verb does, followed by
+# the thing it acts on. Closed-class words (pronouns, determiners, auxiliaries, question
+# words, prepositions, greetings) open statements, questions and context, never a command,
+# so "I'm cooking, set a timer" and "good morning, what's the weather" stay one request.
+_CLOSED = frozenset(
+    """i i'm im i've ive i'd id i'll ill me my we we're our us you you're your it it's its
+    he she they their them this that these those there here the a an some any every each
+    all both no not is are was were be been am do does did don't doesn't have has had will
+    would can could should shall may might must what what's whats when where which who whom
+    whose why how how's if so but or and then also just now well oh ok okay hey hi hello
+    yes yeah yep no nope sorry thanks thank please pls plz good great nice morning evening
+    afternoon night today tonight tomorrow in on at for to from of with by about into over
+    after before since until as like than let let's lets quick quickly really very maybe""".split()  # noqa: SIM905
+)
+_OWN_COMMAND = re.compile(
+    r"^(?:please\s+|pls\s+|also\s+|and\s+|then\s+|now\s+|just\s+)*(?P<verb>[a-z]+)\s+"
+    r"(?:the|my|our|your|a|an|some|his|her|their|this|that)\s+\w+",
+    re.IGNORECASE,
+)
+
+
+def _own_command(part: str, intent: str) -> bool:
+    """A clause that is a command of its own: a verb acting on a thing, none of the intent's
+    words in it (an intent with no cue words tells no command apart). For arithmetic and
+    conversions a number is no cue ("water the fern with 200 ml"): the clause must read as
+    one."""
+    found = _OWN_COMMAND.match(part.strip())
+    cue = _INTENT_CUES.get(intent)
+    if found is None or cue is None:
+        return False
+    if intent in ("calculator", "unit_convert"):
+        if _is_request(part) or re.search(r"\b(?:convert|how many|how much)\b", part, re.I):
+            return False
+    elif cue.search(part):
+        return False
+    verb = found.group("verb").lower()
+    return verb not in _CLOSED and not verb.endswith("ly") and not find_cities(verb)
+
+
 # Intents whose words after the request are its content ("remind me to call mom and text
 # dad"): the side-effect policy reads their second requests around what they keep.
 _CONTENT_INTENTS = frozenset({"add_note", "remove_note", "set_timer", "cancel_timer"})
@@ -149,7 +189,7 @@ def second_request(text: str, intent: str) -> bool:
         return False
     if intent in _REASONING_TOOLS and _another_subject(clauses(text)[1:], intent):
         return True
-    if intent not in _CONTENT_INTENTS and _unserved(parts):
+    if unserved_request(text, intent):
         return True
     requests = [_is_request(part) for part in parts]
     if sum(requests) >= 2:
@@ -181,7 +221,10 @@ def unserved_request(text: str, intent: str) -> bool:
     request may be (a note's text, a reminder's label)."""
     if intent in _CONTENT_INTENTS:
         return False
-    return _unserved(clauses(normalise_numbers(text)))
+    parts = clauses(normalise_numbers(text))
+    if len(parts) > 1 and any(_own_command(part, intent) for part in parts):
+        return True  # "feed the cat and tell me the weather": a command no tool was read for
+    return _unserved(parts)
 
 
 def _is_request(part: str) -> bool:
@@ -308,5 +351,5 @@ def request_reason(text: str, intent: str) -> str | None:
     if needs_reasoning(text, intent):
         return "needs reasoning: comparison or advice on top of the tool"
     if unserved_request(text, intent):
-        return "compound: a later part asks for what no device tool does"
+        return "compound: a part asks for what no device tool does"
     return None

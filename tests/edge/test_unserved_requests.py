@@ -122,3 +122,42 @@ def test_times_written_x_is_still_arithmetic(text: str, expression: str) -> None
 
 def test_why_asks_for_reasons_not_a_reading() -> None:
     assert request_reason("why is Prague so rainy", "get_weather") is not None
+
+
+# Commands no device tool does, with the thing they act on (none is in a tool's words).
+OWN_COMMANDS = [
+    "feed the cat",
+    "water the fern with 200 ml",
+    "wash my car",
+    "walk the dog",
+    "iron my shirt",
+    "pay the electricity bill",
+    "mow the lawn",
+]
+# Context before a request: a statement, a greeting, no command of its own.
+CONTEXT = ["I'm cooking", "good morning", "it's cold in here", "hey there", "so anyway"]
+
+
+@given(
+    command=st.sampled_from(OWN_COMMANDS),
+    lookup=st.sampled_from(LOOKUPS),
+    joiner=st.sampled_from([" and ", " and then ", ", then ", ", "]),
+    first=st.booleans(),
+)
+def test_a_command_no_tool_does_beside_a_lookup_is_a_second_request(
+    command: str, lookup: tuple[str, str], joiner: str, first: bool
+) -> None:
+    """Either side of the lookup, the other command is not dropped: the device would answer
+    the weather and never feed the cat."""
+    request, intent = lookup
+    text = f"{command}{joiner}{request}" if first else f"{request}{joiner}{command}"
+    assert unserved_request(text, intent), text
+    assert request_reason(text, intent) is not None, text
+
+
+@given(context=st.sampled_from(CONTEXT), lookup=st.sampled_from(LOOKUPS))
+def test_context_before_a_lookup_is_no_second_request(
+    context: str, lookup: tuple[str, str]
+) -> None:
+    request, intent = lookup
+    assert not unserved_request(f"{context}, {request}", intent)
