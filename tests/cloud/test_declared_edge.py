@@ -65,29 +65,31 @@ def test_extras_are_empty_for_a_device_with_built_in_tools_only(device_memory: A
     assert "declared_tools" not in cloud_extras(agent.tools, agent.router, "what's 2+2")
 
 
-# The weather first: the shipped router reads QUERY's order as one weather request (the
-# watering clause out of its scope is not seen as a request), and answers it on the device.
-SENT_ON = "tell me the weather in Oslo and water the fern with 200 ml"
+# Either order: the device's router sees the watering as a request of its own (a command no
+# built-in tool does), so it sends the whole query on rather than answering the weather.
+REVERSED = "tell me the weather in Oslo and water the fern with 200 ml"
 
 
+@pytest.mark.parametrize("query", [QUERY, REVERSED])
 def test_the_cloud_plans_the_devices_tool_and_the_device_runs_it(
-    cloud: Any, device_memory: Any, router: Any
+    cloud: Any, device_memory: Any, router: Any, query: str
 ) -> None:
+    WATERED.clear()
     with CloudLink(cloud.target, deadline_s=20, retries=0, device_id="phone") as link:
         agent = EdgeAgent(device_memory, router, cloud=link)
-        steps = list(agent.ask(SENT_ON))
+        steps = list(agent.ask(query))
     assert steps[0].metadata["route"] == "cloud"
     assert WATERED == [{"plant": "fern", "ml": 200}]
-    ran = [
+    ran = sorted(
         s.tool
         for s in steps
         if s.step_type == pb.STEP_TYPE_OBSERVATION and s.status == pb.OBSERVATION_STATUS_OK
-    ]
+    )
     assert ran == ["get_weather", "water_plants"]
     final = steps[-1]
     assert final.step_type == pb.STEP_TYPE_FINAL_ANSWER and final.origin == pb.ORIGIN_CLOUD
     receipt = device_memory.get_receipt(final.receipt_id)
-    assert [e.tool for e in receipt.evidence] == ["get_weather", "water_plants"]
+    assert sorted(e.tool for e in receipt.evidence) == ["get_weather", "water_plants"]
 
 
 def test_the_device_keeps_its_declarations_within_the_bounds() -> None:
