@@ -57,9 +57,15 @@ function printer(json) {
       console.log(`${"OBSERVED".padEnd(12)} ${o.status.replace("OBSERVATION_STATUS_", "")} ${JSON.stringify(o.observation)}`);
     } else if (event.verdict) {
       const v = event.verdict;
-      console.log(v.problems.length
-        ? `receipt ${v.receipt_id.slice(0, 12)} does NOT check:\n  ${v.problems.join("\n  ")}`
-        : `receipt ${v.receipt_id.slice(0, 12)} checks: ${v.evidence.length} tool call(s): ${v.evidence.join(", ") || "none"}`);
+      const what = v.checked === "id" ? "receipt id" : "receipt";
+      if (v.problems.length) console.log(`${what} ${v.receipt_id.slice(0, 12)} does NOT check:\n  ${v.problems.join("\n  ")}`);
+      else if (v.checked === "id") console.log(`${what} ${v.receipt_id.slice(0, 12)} matches the session, the query and the answer's time`);
+      else console.log(`${what} ${v.receipt_id.slice(0, 12)} checks: ${v.evidence.length} tool call(s): ${v.evidence.join(", ") || "none"}`);
+    } else if (event.note) {
+      console.log(`note ${event.note} written (sync to share it)`);
+    } else if (event.sync) {
+      const rejected = event.sync.rejected.map((r) => `\n  dropped ${r.kind} ${r.id}: ${r.message}`).join("");
+      console.log(`synced with the cloud in ${event.sync.rounds} round(s)${rejected}`);
     } else if (event.notes) {
       for (const [id, text] of Object.entries(event.notes)) console.log(`${id}  ${text}`);
     } else if (event.tools) {
@@ -89,7 +95,7 @@ async function ask(pkg, opts, emit) {
     memory.save();
     if (!turn.receipt) return 0; // the cloud asked back (a CLARIFICATION ends the turn)
     const problems = verifyReceipt(turn.receipt, turn.steps);
-    emit({ verdict: { receipt_id: turn.receipt.receipt_id, problems,
+    emit({ verdict: { receipt_id: turn.receipt.receipt_id, checked: "receipt", problems,
       evidence: turn.receipt.evidence.map((e) => e.tool) } });
     return problems.length ? 1 : 0;
   } finally {
@@ -107,7 +113,7 @@ async function reason(pkg, opts, emit) {
     if (!final) return 0;
     const expected = receiptIdFor(sessionId, opts.text, final.created_at);
     const problems = expected === final.receipt_id ? [] : ["receipt_id: does not match session id, query and timestamp"];
-    emit({ verdict: { receipt_id: final.receipt_id, problems, evidence: [] } });
+    emit({ verdict: { receipt_id: final.receipt_id, checked: "id", problems, evidence: [] } });
     return problems.length ? 1 : 0;
   } finally {
     client.close();

@@ -79,7 +79,8 @@ def test_reason_streams_the_cloud_s_steps_and_checks_the_receipt_id(
     finals = _steps(lines, "STEP_TYPE_FINAL_ANSWER")
     assert len(finals) == 1 and "Oslo" in finals[0]["content"]
     verdict = _verdict(lines)
-    assert verdict["receipt_id"] == finals[0]["receipt_id"] and verdict["problems"] == []
+    assert verdict["receipt_id"] == finals[0]["receipt_id"] and verdict["checked"] == "id"
+    assert verdict["problems"] == []
 
 
 def test_converse_runs_a_built_in_device_tool_and_the_receipt_checks(
@@ -95,6 +96,7 @@ def test_converse_runs_a_built_in_device_tool_and_the_receipt_checks(
     assert observed[0]["act_id"] == actions[0]["act_id"]
     assert _verdict(lines) == {
         "receipt_id": _steps(lines, "STEP_TYPE_FINAL_ANSWER")[0]["receipt_id"],
+        "checked": "receipt",
         "problems": [],
         "evidence": ["add_note"],
     }
