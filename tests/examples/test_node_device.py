@@ -227,3 +227,30 @@ def test_the_javascript_receipt_encoding_is_python_s_byte_for_byte(node_example:
                 receipt.session_id, receipt.query, receipt.created_at
             )
         assert got["observations"] == [observation_sha256(o) for o in observations]
+
+
+RECEIPT_VECTORS = ROOT / "docs" / "receipt-vectors.json"
+
+
+@pytest.mark.skipif(
+    not RECEIPT_VECTORS.is_file(),
+    reason="docs/receipt-vectors.json comes with the receipt's canonical encoding (issue 27)",
+)
+def test_the_node_device_reproduces_the_documented_receipt_vectors(node_example: Path) -> None:
+    from google.protobuf import json_format
+
+    cases = json.loads(RECEIPT_VECTORS.read_text("utf-8"))["cases"]
+    receipts = [json_format.ParseDict(c["receipt"], pb.DecisionReceipt()) for c in cases]
+    payload = [
+        {"receipt": base64.b64encode(pb.ConverseResponse(receipt=r).SerializeToString()).decode(),
+         "observations": []}
+        for r in receipts
+    ]  # fmt: skip
+    done = subprocess.run(
+        ["node", str(VECTORS)], input=json.dumps(payload),
+        capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    got = json.loads(done.stdout)
+    assert [(g["receipt_id"], g["digest"]) for g in got] == [
+        (c["receipt_id"], c["digest"]) for c in cases
+    ]

@@ -1,5 +1,6 @@
 // Checking a DecisionReceipt the cloud sent, byte for byte as the Python reference does
-// (react_kernel/receipts.py; docs/protocol.md, "Receipts").
+// (react_kernel/receipts.py; docs/protocol.md, "Receipts: the canonical encoding";
+// docs/receipt-vectors.json holds test vectors).
 //
 //   receipt_id    = hex sha256(UTF-8(session_id + query + created_at as RFC 3339))
 //   digest        = hex sha256(UTF-8(canonical JSON of the receipt without `digest`, in
