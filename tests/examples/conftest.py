@@ -23,6 +23,7 @@ CLOUD_AGENT = "import sys; from cloud_agent.cli import main; sys.argv[0] = 'clou
 TOKENS = {
     "node-token": {"device_id": "node-device", "user_id": "alice"},
     "go-token": {"device_id": "go-client", "user_id": "alice"},
+    "py-token": {"device_id": "py-device", "user_id": "alice"},
 }
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from google.protobuf.struct_pb2 import Struct
+from typer.testing import CliRunner
 
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel.receipts import observation_sha256, receipt_digest, receipt_id_for
@@ -116,6 +117,32 @@ def test_a_note_travels_to_another_node_replica_through_the_cloud(
     )
     replicas = {json.loads((d / "replica.json").read_text())["node"] for d in (phone, tablet)}
     assert len(replicas) == 2  # each replica writes under its own node id
+
+
+def test_notes_travel_between_the_node_device_and_a_python_device(
+    node_example: Path, served_cloud: Any, tmp_path: Path
+) -> None:
+    from edge_agent.cli import app
+    from sync import MemoryStore
+
+    node_state, python_db = tmp_path / "node", tmp_path / "python.db"
+    with MemoryStore(python_db) as python_device:
+        python_device.add_note("written in Python")
+    _device(served_cloud, node_state, "note", "written in Node.js")
+    _device(served_cloud, node_state, "sync")
+
+    def python_sync() -> None:
+        args = ["sync", "--cloud", served_cloud.target, "--memory", str(python_db)]
+        done = CliRunner().invoke(app, [*args, "--token", "py-token"])
+        assert done.exit_code == 0, done.output
+
+    python_sync()
+    # (the user's memory in the cloud also holds the other tests' notes)
+    with MemoryStore(python_db) as python_device:
+        assert "written in Node.js" in {n["text"] for n in python_device.notes()}
+    _device(served_cloud, node_state, "sync")
+    notes = _device(served_cloud, node_state, "notes")[0]["notes"]
+    assert "written in Python" in notes.values()
 
 
 def test_a_wrong_token_is_one_line_and_exit_3(
