@@ -130,7 +130,8 @@ async function main() {
   }
   const emit = printer(opts.json);
   if (["ask", "reason", "note"].includes(opts.command) && !opts.text) {
-    console.error(`device.mjs: ${opts.command} needs some text`);
+    console.error('usage: node device.mjs [--cloud HOST:PORT] [--token T] [--device-id ID] [--state DIR] [--json]\n'
+      + '       "QUERY" | reason "QUERY" | tools | note "TEXT" | notes | sync');
     return 2;
   }
   const pkg = loadProtocol();
@@ -159,6 +160,6 @@ async function main() {
 
 main().then((code) => { process.exitCode = code; }, (err) => {
   const what = err.code !== undefined && grpc.status[err.code] ? `${grpc.status[err.code]}: ${err.details}` : String(err.message || err);
-  console.error(`device.mjs: ${what}`);
+  console.error(`device.mjs: ${what.trim()}`);
   process.exitCode = 3;
 });
