@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -48,10 +49,10 @@ def _wait_for_port(process: subprocess.Popen[bytes], log: Path, timeout_s: float
     raise RuntimeError(f"cloud-agent serve did not start:\n{log.read_text('utf-8', 'replace')}")
 
 
-@pytest.fixture(scope="module")
-def served_cloud(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServedCloud]:
-    """`cloud-agent serve --port 0 --tokens FILE --memory-dir DIR` (planner backend)."""
-    home = tmp_path_factory.mktemp("cloud")
+@contextlib.contextmanager
+def serve_cloud(home: Path, *options: str) -> Iterator[ServedCloud]:
+    """`cloud-agent serve --port 0 --tokens FILE --memory-dir DIR [OPTIONS]` until the end
+    of the block (then SIGTERM: it drains and stops)."""
     tokens = home / "tokens.json"
     tokens.write_text(json.dumps({"tokens": TOKENS}))
     tokens.chmod(0o600)
@@ -59,7 +60,7 @@ def served_cloud(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServedClo
     args = ["serve", "--port", "0", "--tokens", str(tokens), "--memory-dir", str(home / "memory")]
     with log.open("wb") as out:
         process = subprocess.Popen(
-            [sys.executable, "-c", CLOUD_AGENT, *args],
+            [sys.executable, "-c", CLOUD_AGENT, *args, *options],
             cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env={**os.environ},
         )  # fmt: skip
     try:
@@ -72,3 +73,10 @@ def served_cloud(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServedClo
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(10)
+
+
+@pytest.fixture(scope="module")
+def served_cloud(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServedCloud]:
+    """The cloud of the READMEs: planner backend, tokens, memory sync."""
+    with serve_cloud(tmp_path_factory.mktemp("cloud")) as cloud:
+        yield cloud
