@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -80,3 +81,9 @@ def served_cloud(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServedClo
     """The cloud of the READMEs: planner backend, tokens, memory sync."""
     with serve_cloud(tmp_path_factory.mktemp("cloud")) as cloud:
         yield cloud
+
+
+@pytest.fixture
+def cloud_server() -> Any:
+    """``serve_cloud`` for a test that needs a cloud of its own (another backend)."""
+    return serve_cloud

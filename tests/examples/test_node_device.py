@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "node-device"
 VECTORS = Path(__file__).with_name("receipt_vectors.mjs")
 TOKEN = "node-token"
+WATERING = "water the fern with 200 ml and tell me the weather in Oslo"
 pytestmark = [
     pytest.mark.node,
     pytest.mark.skipif(
@@ -159,10 +160,9 @@ def test_a_wrong_token_is_one_line_and_exit_3(
 def test_the_cloud_plans_the_device_s_own_tool_and_the_receipt_lists_it(
     node_example: Path, served_cloud: Any, tmp_path: Path
 ) -> None:
-    query = "water the fern with 200 ml and tell me the weather in Oslo"
     tools = {t["name"]: t for t in _device(served_cloud, tmp_path, "tools")[0]["tools"]}
     assert tools["water_plants"]["declared"] and tools["water_plants"]["executor"] == "ORIGIN_EDGE"
-    lines = _device(served_cloud, tmp_path, query)
+    lines = _device(served_cloud, tmp_path, WATERING)
     actions = [x["device_action"] for x in lines if "device_action" in x]
     assert [(a["tool"], a["arguments"]) for a in actions] == [
         ("water_plants", {"plant": "fern", "ml": 200})
@@ -176,6 +176,49 @@ def test_the_cloud_plans_the_device_s_own_tool_and_the_receipt_lists_it(
     assert sorted(verdict["evidence"]) == ["get_weather", "water_plants"]
     garden = json.loads((tmp_path / "garden.json").read_text())
     assert garden["fern"]["last_ml"] == 200
+
+
+@pytest.mark.xfail(
+    reason="the cloud does not plan with declared tools yet (issue 27 part 1, branch issue-27a)",
+    strict=True,
+)
+def test_the_openai_backend_calls_the_device_s_own_tool_as_a_function(
+    node_example: Path, cloud_server: Any, tmp_path: Path
+) -> None:
+    """The Done-when's second half: a model with function calling (a scripted
+    OpenAI-compatible server on 127.0.0.1) is offered water_plants from the Node device's
+    declaration and calls it; the device runs it and the receipt lists it."""
+    from tests.cloud.test_openai_backend import ScriptedEndpoint, call
+
+    offered: list[dict[str, Any]] = []
+
+    def tools_variant(body: dict[str, Any]) -> dict[str, Any]:
+        offered.extend(
+            t["function"] for t in body.get("tools", []) if t["function"]["name"] == "water_plants"
+        )
+        weather = {"city": "oslo", "day": "today"}
+        calls = [call("water_plants", {"plant": "fern", "ml": 200}), call("get_weather", weather)]
+        return {"content": None, "tool_calls": calls}
+
+    endpoint = ScriptedEndpoint()
+    endpoint.script = [tools_variant, {"content": "I watered the fern. Oslo: -5°C, foggy."}]
+    options = ["--backend", "openai", "--openai-base-url", endpoint.base_url]
+    options += ["--openai-model", "test-model", "--openai-tools", "native"]
+    try:
+        with cloud_server(tmp_path, *options) as cloud:
+            lines = _device(cloud, tmp_path / "device", WATERING)
+    finally:
+        endpoint.close()
+    assert len(offered) == 1 and offered[0]["parameters"]["required"] == ["plant", "ml"]
+    actions = [x["device_action"] for x in lines if "device_action" in x]
+    assert [(a["tool"], a["arguments"]) for a in actions] == [
+        ("water_plants", {"plant": "fern", "ml": 200})
+    ]
+    assert _steps(lines, "STEP_TYPE_FINAL_ANSWER")[0]["content"] == (
+        "I watered the fern. Oslo: -5°C, foggy."
+    )
+    verdict = _verdict(lines)
+    assert verdict["problems"] == [] and verdict["evidence"] == ["water_plants", "get_weather"]
 
 
 # ---- the receipt's encoding, JavaScript against Python ------------------------------
