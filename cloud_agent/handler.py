@@ -15,12 +15,19 @@ import logging
 import threading
 import time
 from collections import OrderedDict, deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from cloud_agent.config import CloudConfig
+from cloud_agent.declared_tools import (
+    DeclaredLoops,
+    check_declarations,
+    check_proposals,
+    session_metadata,
+    tool_schema,
+)
 from cloud_agent.errors import (
     InvalidRequestError,
     PermissionDeniedError,
@@ -141,6 +148,7 @@ class RequestHandler:
         self.metrics = metrics
         self.limiter = limiter or RateLimiter(config.rate_per_s, config.rate_burst)
         self._loops: OrderedDict[tuple[frozenset[str], int], AgentLoop] = OrderedDict()
+        self._declared_loops = DeclaredLoops()  # the loops of sessions with declared tools
         self._owners: OrderedDict[str, str] = OrderedDict()
         self._lock = threading.Lock()
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="reasoner")
@@ -195,24 +203,20 @@ class RequestHandler:
                     self._loops.popitem(last=False)
             return loop
 
-    def tool_schemas(self, device_tools: Iterable[str] = ()) -> list[pb.ToolSchema]:
+    def tool_schemas(
+        self,
+        device_tools: Iterable[str] = (),
+        declared: Sequence[pb.ToolDeclaration] = (),
+    ) -> list[pb.ToolSchema]:
         """The tools a session plans with (cloud tools, then the device tools named, or
-        every device tool): the schemas of their arguments and of the observations the
-        cloud accepts."""
+        every device tool, then the tools ``declared``, once checked: INVALID_ARGUMENT
+        otherwise): the schemas of their arguments and of the observations the cloud
+        accepts."""
+        specs = check_declarations(declared)
         registry = cloud_registry(frozenset(device_tools or DEVICE_TOOLS))
-        schemas = []
-        for spec in registry:
-            schema = pb.ToolSchema(
-                name=spec.name,
-                description=spec.description,
-                executor=pb.ORIGIN_EDGE if spec.executor == "edge" else pb.ORIGIN_CLOUD,
-            )
-            schema.input_schema.update(spec.input_schema)
-            if spec.output_schema:
-                schema.observation_schema.update(spec.output_schema)
-            schemas.append(schema)
+        schemas = [tool_schema(spec) for spec in registry]
         schemas.sort(key=lambda s: (s.executor != pb.ORIGIN_CLOUD, s.name))
-        return schemas
+        return schemas + [tool_schema(spec, declared=True) for spec in specs]
 
     def admit(self, principal: Principal, request: pb.ReasonRequest, peer: str = "") -> str:
         """Check a request; return the query. Raises the errors of cloud_agent.errors."""
@@ -275,9 +279,15 @@ class RequestHandler:
         trace_id_var.set(trace_id)
         query = answered_query(request, self.admit(principal, request, peer))
         device_tools = known_device_tools(request) if next_observation else frozenset()
-        session = self.loop_for(device_tools, request.max_steps).start(
-            query, session_id=request.session_id, trace_id=trace_id
-        )
+        # Checked on both calls (a malformed declaration is refused alike); only Converse
+        # can run them, on the device.
+        declared = check_declarations(request.declared_tools)
+        proposals = check_proposals(request.proposed_calls)
+        loop = self.loop_for(device_tools, request.max_steps)
+        if declared and next_observation:
+            loop = self._declared_loops.loop(loop, request.declared_tools, declared)
+        session = loop.start(query, session_id=request.session_id, trace_id=trace_id)
+        session.metadata.update(session_metadata(declared if next_observation else (), proposals))
         session.turn_id = request.turn_id
         session.deadline = deadline  # backends bound every call by it
         if self.home_city_of is not None:

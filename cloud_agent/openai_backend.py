@@ -349,11 +349,12 @@ def guard_call(ctx: ReasoningContext, step: pb.ReactStep) -> pb.ReactStep:
     naming why, which the model sees as the call's result (a ``tool`` message in native
     mode), so it can correct itself or answer without it."""
     from cloud_agent.planner.clauses import normalise
+    from cloud_agent.planner.declared import guard_declared
     from cloud_agent.planner.plan_check import check_plan
     from understanding.tools import SIDE_EFFECT_TOOLS
 
     if step.step_type != pb.STEP_TYPE_ACTION or step.tool not in SIDE_EFFECT_TOOLS:
-        return step
+        return guard_declared(ctx, step)  # a declared tool's, or no side effect: as it is
     earlier = [
         (s.tool, from_struct(s.arguments))
         for s in ctx.history

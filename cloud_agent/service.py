@@ -161,7 +161,8 @@ class CloudReasonerServicer(pb_grpc.CloudReasonerServiceServicer):
     ) -> pb.ListToolsResponse:
         try:
             self._authorize(context)
-            return pb.ListToolsResponse(tools=self._handler.tool_schemas(request.device_tools))
+            tools = self._handler.tool_schemas(request.device_tools, request.declared_tools)
+            return pb.ListToolsResponse(tools=tools)
         except Exception as error:
             await abort_with(context, error)
             raise  # abort_with always raises; this satisfies the type checker

@@ -37,6 +37,8 @@ class CloudRunner(Protocol):
         history: Any = (),
         run_device_tool: Callable[[pb.ReactStep], pb.ReactStep],
         turn_id: int = 0,
+        declared_tools: Any = (),
+        proposed_calls: Any = (),
     ) -> Iterator[pb.ReactStep]: ...
 
 

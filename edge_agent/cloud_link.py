@@ -205,12 +205,17 @@ class CloudLink:
         run_device_tool: DeviceToolRunner,
         device_tools: Sequence[str] = DEVICE_TOOLS,
         turn_id: int = 0,
+        declared_tools: Sequence[pb.ToolDeclaration] = (),
+        proposed_calls: Sequence[pb.ProposedCall] = (),
     ) -> Iterator[pb.ReactStep]:
         """Stream the cloud's steps for ``query``; device ACTIONs run through ``run_device_tool``.
 
         Yields every step of the cloud (device ACTIONs included) and the OBSERVATION that
         the device produced for each. Raises CloudUnavailableError (offline), its subclass
         CloudStreamBrokenError (the stream died midway) or CloudRequestError (refused).
+        ``declared_tools`` are the device's own tools (the cloud plans with them and asks
+        for them as device ACTIONs), ``proposed_calls`` its router's reading of the query
+        (``edge_agent.declaring``).
         """
         start = pb.ReasonRequest(
             session_id=session_id,
@@ -219,6 +224,8 @@ class CloudLink:
             history=list(history),
             device_tools=list(device_tools),
             turn_id=turn_id,
+            declared_tools=list(declared_tools),
+            proposed_calls=list(proposed_calls),
         )
         self.last_receipt = None
         attempt = 0

@@ -62,6 +62,7 @@ class CloudHandoff(AgentParts):
         final: pb.ReactStep | None = None
         retry_after: float | None = None
         if self.cloud is not None:
+            from edge_agent.declaring import cloud_extras
             from edge_agent.errors import CloudRequestError, CloudUnavailableError
 
             try:
@@ -74,6 +75,8 @@ class CloudHandoff(AgentParts):
                     # Side effects are keyed on this session id: a pending query keeps it.
                     run_device_tool=lambda action: self.run_device_tool(action, session_id),
                     turn_id=turn_id,
+                    # The device's own tools, and its reading of the query's clauses.
+                    **cloud_extras(self.tools, self.router, query),
                 ):
                     yield emit(step, local=False)
                     self._keep_forecast(step)

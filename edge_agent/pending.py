@@ -38,6 +38,7 @@ class PendingQueries(CloudHandoff):
         """
         if self.cloud is None:
             return []
+        from edge_agent.declaring import cloud_extras
         from edge_agent.errors import CloudRequestError, CloudUnavailableError
 
         resolved: list[tuple[dict[str, Any], list[pb.ReactStep]]] = []
@@ -61,6 +62,7 @@ class PendingQueries(CloudHandoff):
                     trace_id=trace_id,
                     history=[],
                     run_device_tool=run_tool,
+                    **cloud_extras(self.tools, self.router, pending["query"]),
                 ):
                     stamp(step, local=False)
                     step.metadata["pending_id"] = pending["pending_id"]

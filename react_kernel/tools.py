@@ -50,6 +50,9 @@ class ToolSpec:
     needs_approval: bool = False
     executor: Literal["edge", "cloud"] = "edge"
     confidence: float = 1.0
+    #: A few requests the tool answers, as a person would say them: declared to the cloud
+    #: with the tool (``react_kernel.declarations``), where a planner matches by meaning.
+    examples: tuple[str, ...] = ()
 
 
 @functools.lru_cache(maxsize=4096)

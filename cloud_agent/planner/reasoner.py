@@ -25,6 +25,7 @@ from typing import Any
 from cloud_agent.planner import interpret as it
 from cloud_agent.planner.answer import compose_answer, describe_call
 from cloud_agent.planner.calls import PREV, Plan, PlannedCall
+from cloud_agent.planner.declared import DeclaredPlanner
 from cloud_agent.planner.plan import make_plan
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel.steps import from_struct, to_struct
@@ -59,6 +60,7 @@ class PlannerReasoner:
         self._home = home
         self._on_route = on_route
         self._plans: OrderedDict[tuple[str, str | None], Plan] = OrderedDict()
+        self._declared = DeclaredPlanner()
 
     def plan(self, query: str, home_city: str | None = None) -> Plan:
         """The plan for ``query`` (cached), for a device at home in ``home_city`` when
@@ -92,7 +94,10 @@ class PlannerReasoner:
 
     def next_steps(self, ctx: Any) -> list[pb.ReactStep]:
         """The next steps for the context's query given the turn's history."""
-        plan = self.plan(ctx.query, ctx.metadata.get(HOME_CITY_KEY) or None)
+        home_city = ctx.metadata.get(HOME_CITY_KEY) or None
+        # The session's declared tools (cloud_agent.planner.declared), else the usual plan.
+        plan = self._declared.plan(ctx, lambda text: self.plan(text, home_city))
+        plan = plan or self.plan(ctx.query, home_city)
         if plan.refusal:
             return [_final(plan.refusal, refusal=plan.refusal_kind or "needs_llm")]
         missing = sorted({c.tool for c in plan.calls if ctx.tools.get(c.tool) is None})

@@ -48,8 +48,9 @@ class ScriptedEndpoint:
 
     A reply is a dict with any of: ``content`` (str or None), ``tool_calls`` (list),
     ``status`` (an error status), ``headers`` (sent with it), ``delay`` (seconds before
-    answering). Requests and their arrival times are recorded. With ``refuse_tools`` a
-    request carrying ``tools`` gets the HTTP 400 vLLM gives without tool parsing enabled.
+    answering); or a function of the request's body that returns one. Requests and their
+    arrival times are recorded. With ``refuse_tools`` a request carrying ``tools`` gets the
+    HTTP 400 vLLM gives without tool parsing enabled.
     """
 
     def __init__(self) -> None:
@@ -73,9 +74,9 @@ class ScriptedEndpoint:
                     endpoint.rejections.append(problem)
                     self.reply(400, {"error": {"message": problem, "type": "BadRequestError"}})
                     return
-                reply: dict[str, Any] = (
-                    endpoint.script.pop(0) if endpoint.script else {"status": 500}
-                )
+                reply: Any = endpoint.script.pop(0) if endpoint.script else {"status": 500}
+                if callable(reply):  # a reply made from the request (its ``tools``...)
+                    reply = reply(body)
                 if reply.get("delay"):
                     time.sleep(reply["delay"])
                 status = int(reply.get("status", 200))

@@ -44,7 +44,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from understanding.errors import UserToolError
@@ -78,6 +78,7 @@ def device_tool(
     needs_approval: bool = False,
     timeout_s: float | None = 2.0,
     confidence: float = 0.9,
+    examples: Sequence[str] = (),
 ) -> ToolSpec:
     """A kernel ToolSpec for a tool that runs on the device.
 
@@ -93,6 +94,8 @@ def device_tool(
         needs_approval: every call waits for a person's yes (``APPROVAL_REQUEST``).
         timeout_s: the kernel's time limit for one call.
         confidence: the tool's own reliability, recorded with its observations.
+        examples: a few requests the tool answers, as a person would say them; declared
+            to the cloud with the tool, whose planner matches requests to them by meaning.
 
     Raises:
         UserToolError: the name or a schema is invalid, or the name is a built-in tool's.
@@ -112,6 +115,7 @@ def device_tool(
         needs_approval=needs_approval,
         executor="edge",
         confidence=confidence,
+        examples=tuple(examples),
     )
     check_tool(spec)
     return spec
