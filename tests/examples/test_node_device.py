@@ -153,10 +153,6 @@ def test_a_wrong_token_is_one_line_and_exit_3(
     assert out[0]["stderr"].strip() == "device.mjs: UNAUTHENTICATED: unknown bearer token"
 
 
-@pytest.mark.xfail(
-    reason="the cloud does not plan with declared tools yet (issue 27 part 1, branch issue-27a)",
-    strict=True,
-)
 def test_the_cloud_plans_the_device_s_own_tool_and_the_receipt_lists_it(
     node_example: Path, served_cloud: Any, tmp_path: Path
 ) -> None:
@@ -178,10 +174,6 @@ def test_the_cloud_plans_the_device_s_own_tool_and_the_receipt_lists_it(
     assert garden["fern"]["last_ml"] == 200
 
 
-@pytest.mark.xfail(
-    reason="the cloud does not plan with declared tools yet (issue 27 part 1, branch issue-27a)",
-    strict=True,
-)
 def test_the_openai_backend_calls_the_device_s_own_tool_as_a_function(
     node_example: Path, cloud_server: Any, tmp_path: Path
 ) -> None:
