@@ -180,10 +180,7 @@ def test_the_openai_backend_calls_the_device_s_own_tool_as_a_function(
     """The Done-when's second half: a model with function calling (a scripted
     OpenAI-compatible server on 127.0.0.1) is offered water_plants from the Node device's
     declaration and calls it; the device runs it and the receipt lists it."""
-    try:  # the stand-in's own module (issue 28), or where it lived before
-        from tests.cloud.openai_stand_in import ScriptedEndpoint, call
-    except ImportError:
-        from tests.cloud.test_openai_backend import ScriptedEndpoint, call
+    from tests.cloud.openai_stand_in import ScriptedEndpoint, call
 
     offered: list[dict[str, Any]] = []
 
