@@ -114,6 +114,7 @@ def proto_baseline() -> None:
 # full CLINC150 is not: examples/clinc150_sample.json is its small run), or a skip, said.
 BENCH_ARGS = {
     "clinc150.py": ["--data", "examples/clinc150_sample.json"],
+    "clinc150_finetuned.py": ["--data", "examples/clinc150_sample.json"],
     "slot_args.py": ["--model", "understanding/models/router"],
 }
 BENCH_SKIPPED = {

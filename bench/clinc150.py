@@ -14,6 +14,8 @@ computed once and shared). The trainer itself cross-validates the chosen method'
 threshold over 5 folds of val (``cv``: mean and std of each figure, issue 30); with
 ``--compare`` every out-of-scope method is cross-validated the same way
 (``bench/clinc150_methods.py``) and printed as a table.
+The fine-tuned encoder (the joint trainer on intent-only lines) is compared on the same
+folds by ``bench/clinc150_finetuned.py`` (one fine-tuning per fold: minutes each).
 
 Prints a table, the training time (wall and CPU) and the per-query latency of
 ``IntentModel.predict`` (INT8 encoder + heads, one thread, distinct queries); the LAST line
