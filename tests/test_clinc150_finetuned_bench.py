@@ -67,7 +67,7 @@ def test_the_bench_fine_tunes_and_scores_a_fold_on_the_sample(
             "--epochs",
             "2",
             "--max-minutes",
-            "2",
+            "30",  # never reached: two whole epochs, however loaded the machine
             "--threads",
             "1",
             "--out",
