@@ -134,7 +134,14 @@ def render(action: pb.ReactStep, observation: pb.ReactStep | None) -> str:
             return f"no notes found for '{args.get('query')}'"
         found = "; ".join(str(r.get("text", "")) for r in results[:3])
         return f"notes about '{args.get('query')}': {found}"
-    return observation.content or f"{tool}: done"
+    said = observation.content.strip()
+    if v and (not said or said.startswith(("{", "["))):
+        # A tool with no sentence of its own (a device's declared tool, an MCP tool) whose
+        # observation came as data: its fields in words, never raw JSON.
+        from understanding.answers import generic_answer
+
+        return generic_answer(tool, v)
+    return said or f"{tool}: done"
 
 
 def compose_answer(plan: Plan, done: Done, *, gave_up: bool = False) -> str:
