@@ -140,7 +140,7 @@ def render(action: pb.ReactStep, observation: pb.ReactStep | None) -> str:
         # observation came as data: its fields in words, never raw JSON.
         from understanding.answers import generic_answer
 
-        return generic_answer(tool, v)
+        return generic_answer(tool, dict(sorted(v.items())))  # a Struct keeps no order
     return said or f"{tool}: done"
 
 

@@ -138,4 +138,4 @@ def test_the_readme_garden_example_runs(
     steps = [json.loads(text) for text in result.output.splitlines()]
     ran = [s["tool"] for s in steps if s["stepType"] == "STEP_TYPE_OBSERVATION"]
     assert ran == ["get_weather", "water_plants"]
-    assert "Done (water plants): plant: fern; ml: 200" in steps[-1]["content"]
+    assert "Done (water plants): ml: 200; plant: fern" in steps[-1]["content"]
