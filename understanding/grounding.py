@@ -139,6 +139,19 @@ def _timer(args: dict[str, Any], words: str) -> str | None:
     return None
 
 
+def _complained(words: str, device: Any, action: Any) -> bool:
+    """Whether the words are a complaint this very command ends ("it's dark in here":
+    the light on), which says the device and the action as well as naming them would."""
+    from understanding.arguments.complaints import complaint_command
+    from understanding.arguments.devices import ROOM_NAMES, _find_phrases
+    from understanding.arguments.numbers import tokenize
+
+    tokens = tokenize(words.lower())
+    placed = bool(_find_phrases(tokens, ROOM_NAMES))
+    said = complaint_command(tokens, device=None if device is None else str(device), placed=placed)
+    return said is not None and said == (device, action)
+
+
 def _device(args: dict[str, Any], words: str) -> str | None:
     from understanding.arguments.numbers import find_numbers, tokenize
     from understanding.arguments.qualifiers import is_question
@@ -147,11 +160,12 @@ def _device(args: dict[str, Any], words: str) -> str | None:
     said = words.lower()
     if is_question(words) and not _SET_WORDS.search(said):
         return f"{words.strip()!r} is a question, not a command"
-    if device is not None and device not in named_devices(words):
-        return f"the words name no {device}"
-    pattern = _ACTION_WORDS.get(str(action))
-    if action is not None and (pattern is None or not re.search(pattern, said)):
-        return f"the words do not say {action}"
+    if not _complained(words, device, action):
+        if device is not None and device not in named_devices(words):
+            return f"the words name no {device}"
+        pattern = _ACTION_WORDS.get(str(action))
+        if action is not None and (pattern is None or not re.search(pattern, said)):
+            return f"the words do not say {action}"
     value = args.get("value")
     if isinstance(value, int | float) and not isinstance(value, bool):
         tokens = tokenize(said)

@@ -42,7 +42,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -233,11 +233,11 @@ class Router:
             return cloud("out of the device's scope")
         if confidence < self.threshold:
             return cloud(f"low confidence {confidence:.2f} < {self.threshold:.2f}")
-        if intent in ACTION_TOOLS and confidence < self.action_threshold:
+        parts = getattr(prediction, "parts", None)
+        if parts is None and intent in ACTION_TOOLS and confidence < self.action_threshold:
             bar = self.action_threshold
             return cloud(f"low confidence {confidence:.2f} < {bar:.2f} for {intent}")
-        parts = getattr(prediction, "parts", None)
-        if parts is not None:
+        if parts is not None:  # each part meets its own floor (``_from_parts``)
             words = tuple(getattr(prediction, "words", ()))
             side_ok = bool(getattr(prediction, "side_effect_ok", True))
             alone = self.one_request if one_request is None else one_request
@@ -366,6 +366,9 @@ class Router:
             name = str(part.intent)
             bar = self.action_threshold if name in ACTION_TOOLS else self.threshold
             if float(part.confidence) < bar:
+                unsure = self._below_the_floor(name, part, query, words, settings, len(parts))
+                if unsure is not None:
+                    return replace(unsure, confidence=confidence, intent=intent, scores=scores)
                 return cloud(f"low confidence {part.confidence:.2f} for {name}")
             if name == SMALLTALK:
                 if len(parts) == 1 and smalltalk_kind(query) is not None:
@@ -426,8 +429,44 @@ class Router:
             tuple(calls) if len(calls) > 1 else (),
         )
 
+    def _below_the_floor(
+        self,
+        name: str,
+        part: Any,
+        query: str,
+        words: tuple[str, ...],
+        settings: Settings | None,
+        count: int,
+    ) -> RouteDecision | None:
+        """What a lone request under the side-effect floor may still do: the floor guards
+        side effects, and asking back ("remind you of what?") or reading a device's state
+        runs none. None: nothing but the cloud (the request would act, or the model is not
+        even sure enough for a lookup)."""
+        if count != 1 or name not in ACTION_TOOLS or float(part.confidence) < self.threshold:
+            return None
+        made = self._part_calls(name, part, query, words, settings, floor=0.0)
+        confidence = float(part.confidence)
+        if isinstance(made, Verdict):
+            if made.action != "ask":
+                return None
+            return self._refused(made, name, confidence, name, {})
+        if made and all(call.tool not in ACTION_TOOLS for call in made):
+            return RouteDecision(
+                "edge", made[0].tool, made[0].arguments, confidence,
+                f"one {made[0].tool} call (a read, under the side-effect floor)", name, {},
+                tuple(made) if len(made) > 1 else (),
+            )  # fmt: skip
+        return None
+
     def _part_calls(
-        self, name: str, part: Any, text: str, words: tuple[str, ...], settings: Settings | None
+        self,
+        name: str,
+        part: Any,
+        text: str,
+        words: tuple[str, ...],
+        settings: Settings | None,
+        *,
+        floor: float | None = None,
     ) -> list[ToolCall] | Verdict:
         """One request's calls (several list items are several calls), each through the
         side-effect policy; or the policy's verdict against them."""
@@ -447,7 +486,7 @@ class Router:
         )
 
         confidence = float(part.confidence)
-        floor = self.action_threshold
+        floor = self.action_threshold if floor is None else floor
         if name == "device_control" and is_question(text):
             if not is_status_question(text):
                 return Verdict("cloud", "a question about a device is no command")

@@ -179,6 +179,19 @@ def test_the_side_effect_floor() -> None:
     assert lookup.route == "edge"
 
 
+def test_below_the_side_effect_floor_the_device_may_ask_or_read_but_never_act() -> None:
+    """The floor guards side effects; asking back or reading a device's state runs none,
+    so a request the model is less sure of may still be asked about or read, not run."""
+    asked = decide("remind me", "set_timer", {}, 0.5)
+    assert (asked.route, asked.tool, asked.missing) == ("ask", "set_timer", "seconds")
+    read = decide("is the plug on?", "device_control", {"plug": "device_type"}, 0.5)
+    assert (read.route, read.tool, read.arguments) == ("edge", "device_status", {"device": "plug"})
+    run = decide("set a timer for 5 minutes", "set_timer", {"5 minutes": "time"}, 0.5)
+    assert run.route == "cloud" and "low confidence" in run.reason
+    unsure = decide("remind me", "set_timer", {}, 0.2)  # under the lookup floor too
+    assert unsure.route == "cloud"
+
+
 def test_newer_tools_are_named_by_the_decision() -> None:
     cancel = decide("cancel the pasta timer", "cancel_timer", {"pasta": "timer_name"})
     assert (cancel.tool, cancel.arguments) == ("cancel_timer", {"label": "pasta"})

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from understanding.arguments.complaints import complaint_command
 from understanding.arguments.numbers import find_numbers, tokenize
 from understanding.tools.devices import STEP_ACTIONS, check_arguments
 
@@ -357,6 +358,10 @@ def device_command(
         device = _device_of(tokens, rooms, strict=strict)
         if device is None and not device_kinds(tokens, rooms, strict=strict):
             device = _implied_device(joined, room=bool(rooms) or room is not None)
+        if device is None and not device_kinds(tokens, rooms, strict=strict):
+            # No device named or implied: a complaint may name the fix ("it's dark in here")
+            fix = complaint_command(tokens, placed=bool(rooms) or bool(room))
+            device = fix[0] if fix is not None else None
         if device is None:
             return None
         implied = _implied_devices(joined)
@@ -386,6 +391,10 @@ def device_command(
         value = level  # "set the volume to low", "the loudest setting"
     else:
         action = _action(joined, tokens, device, value)
+    if action is None and value is None:
+        # No verb: a complaint about the device says what to do ("the tv is too loud")
+        fix = complaint_command(tokens, device=device, placed=bool(rooms) or bool(room))
+        action = fix[1] if fix is not None else None
     if action is None:
         return None
     args: dict[str, Any] = {"device": device, "action": action}
