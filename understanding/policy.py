@@ -35,6 +35,7 @@ from typing import Any, Literal
 from understanding.arguments.newer_tools import known_list
 from understanding.arguments.qualifiers import Qualifier, find_qualifiers, tokens_of
 from understanding.grounding import grounded_values
+from understanding.structure import unserved_about_it
 from understanding.tools.catalogue import SIDE_EFFECT_TOOLS
 
 # The tools whose calls change the world: the catalogue's side-effect column
@@ -134,6 +135,11 @@ def check_call(
     calendar = _CALENDAR.search(str(args.get("text", ""))) if tool == "remove_note" else None
     if calendar is not None and not args.get("list"):
         return Verdict("cloud", f"an {calendar.group(0)} is the calendar's, not a note")
+    about = (
+        unserved_about_it(str(args["text"])) if tool == "add_note" and args.get("text") else None
+    )
+    if about is not None:
+        return Verdict("cloud", f"{about!r} asks for what no tool of mine does with a note")
     left_out = _note_left_out(tool, args, tokens, inside, plan=listed)
     if left_out is not None:
         return Verdict("cloud", f"the note leaves out {left_out!r} of what was said")

@@ -214,6 +214,18 @@ def _unserved(parts: list[str]) -> bool:
     return any(_UNSERVED_START.match(part) for part in parts[1:])
 
 
+_POINTS_BACK = re.compile(r"\b(?:it|this|that|them|those)\b", re.IGNORECASE)
+
+
+def unserved_about_it(text: str) -> str | None:
+    """The later clause of a note's or a label's words that asks for what no device tool
+    does with the thing itself ("buy milk | and email it to my wife"): a request about
+    the note, not its content, which storing the words would drop. None when no clause
+    does; "call mum and ask about sunday" stays content (it points at nothing)."""
+    parts = clauses(normalise_numbers(text))
+    return next((p for p in parts[1:] if _UNSERVED_START.match(p) and _POINTS_BACK.search(p)), None)
+
+
 def unserved_request(text: str, intent: str) -> bool:
     """True when a clause after the first asks for something no device tool does ("and
     text it to my sister", "then show me the steps"), even pointing back at the first: the

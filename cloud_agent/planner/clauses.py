@@ -108,6 +108,7 @@ _VOCABULARY = (
     "temperature",
     "convert",
     "timer",
+    "timers",
     "notes",
     "note",
     "search",
@@ -146,7 +147,21 @@ _VOCABULARY = (
 
 
 # Real words that are close to a vocabulary word: never "corrected".
-_REAL_WORDS = frozenset({"whether", "wither", "heather", "leather", "feather", "minute", "second"})
+_REAL_WORDS = frozenset(
+    {
+        "whether",
+        "wither",
+        "heather",
+        "leather",
+        "feather",
+        "minute",
+        "second",
+        "times",
+        "tiers",
+        "timed",
+        "timely",
+    }
+)
 
 
 # Short words are too close to other real words to correct by likeness; only two letters

@@ -54,6 +54,8 @@ _NOTE_SEARCH = re.compile(
 _NOTE_ADD = re.compile(
     r"\badd\b.+\bto\s+(?:my\s+)?notes\b|\b(?:(?:save|keep|store|put)\s+(?:that|this|it)\s+(?:as|in)\s+(?:a\s+)?notes?|"
     r"add(?:\s+a)?\s+(?:note|one)|make\s+a\s+note|take\s+a\s+note|note\s+(?:that|down|to)|"
+    r"note\s+(?:each|all|every\s+one|both|these|the\s+following)|"
+    r"(?:add|make|write|take)\s+(?:two|three|four|five|six|\d)\s+notes|"
     r"jot(?:\s+down)?|write\s+down|remind\s+me\s+to|remember\s+(?:that|to)|"
     r"put\s+(?:a\s+note|in\s+my\s+notes)|save\s+a\s+note|new\s+note)\b|^(?:\w+\s+){0,2}note\s*:"
     r"|^(?:and\s+|with\s+)?(?:a|another)\s+note\s*(?:saying|that\s+says|reading|to|that|:)"

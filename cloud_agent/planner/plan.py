@@ -19,8 +19,17 @@ import logging
 import re
 from typing import Any
 
+from cloud_agent.planner import (
+    each,
+    model_split,
+    partial,
+    places,
+    plan_check,
+    qualifiers,
+    shapes,
+    tidy,
+)
 from cloud_agent.planner import interpret as it
-from cloud_agent.planner import model_split, partial, places, plan_check, qualifiers, shapes, tidy
 from cloud_agent.planner.arguments import (
     NOTE_PREFIX,
     SCALES,
@@ -314,7 +323,7 @@ def _finish(plan: Plan, text: str, qualified: qualifiers.Qualified) -> Plan:
             else c
             for c in plan.calls
         ]
-    plan.calls = tidy.without_repeats(plan.calls)
+    plan.calls = tidy.without_repeats(each.for_each_item(text, plan.calls))
     verdict = plan_check.check_plan(text, [(c.tool, c.args) for c in plan.calls])
     if not verdict.ok:
         # Nothing of a plan that fails its check runs: declined naming the part.

@@ -295,13 +295,20 @@ def plan_words(words: str) -> str:
 
 
 def check_call(
-    tool: str, arguments: dict[str, Any], words: str, *, several: bool = False
+    tool: str,
+    arguments: dict[str, Any],
+    words: str,
+    *,
+    several: bool = False,
+    kept: tuple[str, ...] = (),
 ) -> Verdict:
     """Whether one side-effect call is grounded in ``words`` (the normalised query,
     :func:`cloud_agent.planner.clauses.normalise`): the device's side-effect policy
     (``understanding.policy.check_call``) on the words of the call's request
     (:func:`request_words`), and the planner's own cut of a note; reads always pass.
-    ``several``: the plan has other calls of this tool ("both", "each" are theirs too)."""
+    ``several``: the plan has other calls of this tool ("both", "each" are theirs too);
+    ``kept``: the free text of those calls (a list's other items, which this call's words
+    need not keep)."""
     if tool not in policy.ACTION_TOOLS:
         return ALLOW
     words = plan_words(words)
@@ -310,7 +317,9 @@ def check_call(
         if not cut.ok:
             return cut
     said = request_words(tool, arguments, words)
-    verdict = policy.check_call(tool, arguments, said, 1.0, 0.0, one_request=False, several=several)
+    verdict = policy.check_call(
+        tool, arguments, said, 1.0, 0.0, kept, one_request=False, several=several
+    )
     if verdict.action != "allow":
         return Verdict(False, verdict.reason, _part(tool, arguments, said))
     if tool == "device_control":
@@ -349,6 +358,9 @@ _FOR_EACH_TIMER = re.compile(
     r"|\beach\s+(?:one\s+|of\s+them\s+)?(?:gets\s+|with\s+)?(?:a|its\s+own)\s+timer\b"
     r"|\bone\s+(?:timer\s+)?(?:for|per)\s+(?:each|every)\b"
     r"|\b(?:a|one|1)\s+timer\s+(?:per|apiece)\b|\btimers?\s+for\s+(?:all|every)\s+(?:of\s+them|\d+)\b"
+    # "set timers for 4 and 9 minutes", "two timers, 5 and 10 minutes": a plural is a count
+    r"|\b(?:set|start|make|need)\s+(?:(?:two|three|four|2|3|4)\s+)?timers\b"
+    r"|\b(?:two|three|four|2|3|4)\s+timers\b"
 )
 
 
@@ -361,15 +373,33 @@ def check_plan(words: str, calls: list[tuple[str, dict[str, Any]]]) -> Verdict:
     """Every side-effect call grounded (:func:`check_call`), no condition, negation or
     recurrence left for the device to drop, and the counts as asked: one timer per listed
     duration for "a timer for each", no side effect repeated beyond its words."""
-    words = plan_words(words)
+    from cloud_agent.planner.each import listed_items, listed_tool, without_head
+
+    listed = listed_items(plan_words(words))
+    words = without_head(plan_words(words))
     for whole in (_whole_query(words, calls), _unserved(words, calls)):
         if not whole.ok:
             return whole
     tools = Counter(tool for tool, _ in calls)
     for tool, arguments in calls:
-        verdict = check_call(tool, arguments, words, several=tools[tool] > 1)
+        kept = tuple(
+            str(a[key])
+            for t, a in calls
+            if t == tool and a is not arguments
+            for key in policy.FREE_TEXT.get(tool, ())
+            if isinstance(a.get(key), str)
+        )
+        verdict = check_call(tool, arguments, words, several=tools[tool] > 1, kept=kept)
         if not verdict.ok:
             return verdict
+    each_tool = listed_tool(listed) if listed is not None else None
+    if listed is not None and each_tool is not None and 0 < tools[each_tool] != len(listed.items):
+        return Verdict(
+            False,
+            f"{tools[each_tool]} {each_tool} call(s) planned where "
+            f"{len(listed.items)} items were listed",
+            ", ".join(listed.items),
+        )
     timers = [a for t, a in calls if t == "set_timer" and a.get("seconds") is not None]
     durations = listed_durations(words)
     if wants_timer_each(words) and len(timers) != len(durations):
