@@ -16,7 +16,7 @@ side effect "each", the plan has as many calls of it as items, or nothing runs.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from cloud_agent.planner import interpret as it
 from cloud_agent.planner.calls import PlannedCall
@@ -48,10 +48,13 @@ _NOTE_NOUNS = frozenset({"note", "notes", "things", "items", "reminders", None})
 
 @dataclass(frozen=True)
 class ListedItems:
-    """The items a request lists after a head ("each of these"), and the head's noun."""
+    """The items a request lists after a head ("each of these"), the head's noun, and
+    where the head and the items start in the words."""
 
     noun: str | None
     items: tuple[str, ...]
+    head_at: int = field(default=0, compare=False, repr=False)
+    items_at: int = field(default=0, compare=False, repr=False)
 
 
 def listed_items(words: str) -> ListedItems | None:
@@ -62,12 +65,14 @@ def listed_items(words: str) -> ListedItems | None:
         return None
     bare = match.group("bare") is not None
     noun = match.group("bare_noun") if bare else match.group("noun")
-    said = match.group("bare_items") if bare else match.group("items")
-    items = tuple(i.strip(" ,") for i in _ITEM_CUT.split(said.strip()) if i.strip(" ,"))
+    group = "bare_items" if bare else "items"
+    items = tuple(
+        i.strip(" ,") for i in _ITEM_CUT.split(match.group(group).strip()) if i.strip(" ,")
+    )
     count = match.group("bare") if bare else match.group("count")
     if len(items) < 2 or (count is not None and _NUMBERS[count] != len(items)):
         return None
-    return ListedItems(noun, items)
+    return ListedItems(noun, items, match.start(), match.start(group))
 
 
 def listed_tool(listed: ListedItems) -> str | None:
@@ -80,18 +85,16 @@ def listed_tool(listed: ListedItems) -> str | None:
     return None
 
 
-def without_head(words: str) -> str:
-    """The words with a list of notes' head cut to its colon ("note each of these: milk,
-    eggs" -> "note : milk, eggs"), so each item's note is checked as the whole of what
-    was said for it: the head counts the notes, it is no note's words."""
-    match = _LIST_HEAD.search(words)
-    listed = listed_items(words)
-    if match is None or listed is None or listed.noun not in _NOTE_NOUNS:
+def without_head(words: str, listed: ListedItems | None) -> str:
+    """The words with a list of notes' head (``listed``, read from these words) cut to
+    its colon ("note each of these: milk, eggs" -> "note : milk, eggs"), so each item's
+    note is checked as the whole of what was said for it: the head counts the notes, it
+    is no note's words."""
+    if listed is None or listed_tool(listed) != it.ADD_NOTE:
         return words
-    items = match.start("bare_items") if match.group("bare") else match.start("items")
-    head = words[match.start() : items]
-    verb = "note" if re.search(r"\bnote", head) else ""
-    return f"{words[: match.start()]}{verb} : {words[items:]}"
+    head = words[listed.head_at : listed.items_at]
+    verb = "note" if re.search(r"\bnote", head, re.IGNORECASE) else ""
+    return f"{words[: listed.head_at]}{verb} : {words[listed.items_at :]}"
 
 
 _LISTED_VALUES = re.compile(
@@ -119,19 +122,20 @@ def for_each_item(words: str, calls: list[PlannedCall]) -> list[PlannedCall]:
     note per item, a device command per room, a conversion per value. Calls the list
     does not fill are kept as they are."""
     listed = listed_items(words)
+    tool = listed_tool(listed) if listed is not None else None
     out = list(calls)
-    if listed is not None and listed.noun in _NOTE_NOUNS:
-        texts = {id(c): str(c.args.get("text", "")).lower() for c in out}
+    if listed is not None and tool == it.ADD_NOTE:
 
         def holds(call: PlannedCall, item: str) -> bool:
-            return re.search(rf"\b{re.escape(item)}\b", texts[id(call)]) is not None
+            text = str(call.args.get("text", "")).lower()
+            return re.search(rf"\b{re.escape(item)}\b", text) is not None
 
         notes = [c for c in out if c.tool == it.ADD_NOTE and any(holds(c, i) for i in listed.items)]
         if notes and all(any(holds(c, i) for c in notes) for i in listed.items):
             at = out.index(notes[0])
             out = [c for c in out if c not in notes]
             out[at:at] = [PlannedCall(it.ADD_NOTE, {"text": i}) for i in listed.items]
-    if listed is not None and listed.noun in _ROOM_NOUNS:
+    if listed is not None and tool == it.DEVICE:
         out = _per_room(listed.items, out)
     values = listed_values(words)
     converts = [c for c in out if c.tool == it.CONVERT]

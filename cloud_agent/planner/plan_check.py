@@ -35,6 +35,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from cloud_agent.planner.each import listed_items, listed_tool, without_head
 from understanding import policy
 from understanding.arguments.qualifiers import find_qualifiers, tokens_of
 
@@ -373,10 +374,9 @@ def check_plan(words: str, calls: list[tuple[str, dict[str, Any]]]) -> Verdict:
     """Every side-effect call grounded (:func:`check_call`), no condition, negation or
     recurrence left for the device to drop, and the counts as asked: one timer per listed
     duration for "a timer for each", no side effect repeated beyond its words."""
-    from cloud_agent.planner.each import listed_items, listed_tool, without_head
-
-    listed = listed_items(plan_words(words))
-    words = without_head(plan_words(words))
+    words = plan_words(words)
+    listed = listed_items(words)
+    words = without_head(words, listed)
     for whole in (_whole_query(words, calls), _unserved(words, calls)):
         if not whole.ok:
             return whole

@@ -110,7 +110,7 @@ def complaint_command(
     True
     """
     words = [t.strip(",.!?") for t in tokens]
-    said = {c.action + c.devices[0] for c in COMPLAINTS if any(_spans(words, p) for p in c.phrases)}
+    said = [c for c in COMPLAINTS if any(_spans(words, p) for p in c.phrases)]
     if len(said) > 1:
         return None  # "it's dark and cold": two fixes, not one command
     hits = [(c, span) for c in COMPLAINTS if (span := _found(words, c)) is not None]

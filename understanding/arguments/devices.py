@@ -358,10 +358,10 @@ def device_command(
         device = _device_of(tokens, rooms, strict=strict)
         if device is None and not device_kinds(tokens, rooms, strict=strict):
             device = _implied_device(joined, room=bool(rooms) or room is not None)
-        if device is None and not device_kinds(tokens, rooms, strict=strict):
-            # No device named or implied: a complaint may name the fix ("it's dark in here")
-            fix = complaint_command(tokens, placed=bool(rooms) or bool(room))
-            device = fix[0] if fix is not None else None
+            if device is None:
+                # No device named or implied: a complaint may name the fix ("it's dark in here")
+                fix = complaint_command(tokens, placed=bool(rooms) or bool(room))
+                device = fix[0] if fix is not None else None
         if device is None:
             return None
         implied = _implied_devices(joined)
