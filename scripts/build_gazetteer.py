@@ -48,6 +48,18 @@ EVERYDAY_ZIPF_SEVERAL = 4.5
 BIG_CITY = 1_000_000
 # The device's first cities keep the names it has always used.
 LEGACY_NAMES = {"new york city": "new york"}
+# The English name of a city GeoNames files under its own ("Köln"), by name and country:
+# a city argument is its lower-case English name (ARCHITECTURE.md's tool table). The own
+# name stays an alias (``understanding.gazetteer.index.ALIASES``).
+ENGLISH_NAMES = {
+    ("koln", "DE"): "cologne",
+    ("sevilla", "ES"): "seville",
+    ("brugge", "BE"): "bruges",
+    ("gent", "BE"): "ghent",
+    ("luzern", "CH"): "lucerne",
+    ("irakleion", "GR"): "heraklion",
+    ("nizhniy novgorod", "RU"): "nizhny novgorod",
+}
 # Everyday names of countries beside GeoNames' own (lower case).
 COUNTRY_ALIASES: dict[str, list[str]] = {
     "US": ["usa", "u.s.a.", "us", "u.s.", "america", "united states of america", "the us"],
@@ -115,7 +127,26 @@ def _everyday(key: str, population: int) -> bool:
         return False
     words = key.split()
     floor = EVERYDAY_ZIPF if len(words) == 1 else EVERYDAY_ZIPF_SEVERAL
+    if len(words) == 1 and _graded(key):
+        return True
     return all(w in _dictionary() and zipf_frequency(w, "en") >= floor for w in words)
+
+
+def _graded(word: str) -> bool:
+    """Whether ``word`` is the comparative or superlative of a common short adjective,
+    which dictionaries do not list ("wetter" of "wet", "sunnier" of "sunny"): "is it
+    wetter in Trier" names one city."""
+    from wordfreq import zipf_frequency
+
+    bases = []
+    for ending in ("er", "est"):
+        stem = word[: -len(ending)]
+        if word.endswith(ending) and len(stem) >= 2:
+            if len(stem) >= 3 and stem[-1] == stem[-2] and stem[-1] not in "aeiouy":
+                bases.append(stem[:-1])  # wetter, biggest
+            if stem.endswith("i") and len(stem) >= 4:
+                bases.append(stem[:-1] + "y")  # sunnier, windiest
+    return any(b in _dictionary() and zipf_frequency(b, "en") >= EVERYDAY_ZIPF for b in bases)
 
 
 def _near_miss_words(best: dict[str, dict[str, Any]]) -> list[str]:
@@ -168,6 +199,7 @@ def build() -> tuple[str, str]:
     for city in cache.get_cities().values():
         key = fold(city["name"])
         key = LEGACY_NAMES.get(key, key)
+        key = ENGLISH_NAMES.get((key, city["countrycode"]), key)
         if key and "\t" not in key:
             every.append((key, city))
     # By name, then the most populous first: the first of a name is the bare name's city.

@@ -37,7 +37,7 @@ from understanding.gazetteer import (
     resolve_city,
     resolve_place,
 )
-from understanding.gazetteer.fuzzy import _fuzzy
+from understanding.gazetteer.fuzzy import _fuzzy, find_cities
 from understanding.gazetteer.index import _index, _record
 from understanding.gazetteer.qualifiers import _may_name_a_qualifier, _qualifier, _qualifier_pattern
 from understanding.gazetteer.regions import _regions
@@ -358,3 +358,43 @@ def test_the_fuzzy_match_is_difflibs_over_the_whole_pool(
     best = difflib.get_close_matches(chunk, pool, n=1, cutoff=cutoff)
     if chunk not in _index().near_misses:
         assert _fuzzy(chunk, several, cutoff) == (best[0] if best else None)
+
+
+@pytest.mark.parametrize(
+    ("written", "key"),
+    [
+        ("Cologne", "cologne"),
+        ("Köln", "cologne"),
+        ("koeln", "cologne"),
+        ("Seville", "seville"),
+        ("Sevilla", "seville"),
+        ("Ghent", "ghent"),
+        ("Bruges", "bruges"),
+        ("Basle", "basel"),
+        ("Oporto", "porto"),
+    ],
+)
+def test_a_city_has_its_english_name_and_its_own(written: str, key: str) -> None:
+    """A city argument is the English name; the city's own name reads as it too."""
+    assert resolve_city(written) == key
+    assert place(key) is not None
+
+
+@pytest.mark.parametrize(
+    ("text", "cities"),
+    [
+        ("is lisbon or porto warmer", ["lisbon", "porto"]),
+        ("zurich or geneva tomorrow", ["zurich", "geneva"]),
+        ("rome, nice and paris", ["rome", "nice", "paris"]),
+        ("is it warmer in lisbon than porto", ["lisbon", "porto"]),
+        ("is seattle wetter than portland", ["seattle", "portland"]),
+        ("is it wetter in trier than in bonn", ["trier", "bonn"]),
+        ("the weather is nice and sunny", []),
+        ("reading or writing", []),
+        ("is rome warmer on friday than on monday", ["rome"]),
+    ],
+)
+def test_a_list_of_places_is_all_places(text: str, cities: list[str]) -> None:
+    """A city whose name is an everyday word counts when a list joins it to a city, and a
+    comparative ("wetter") or the words around a name ("than on") are no city."""
+    assert [city for _, city in find_cities(text)] == cities

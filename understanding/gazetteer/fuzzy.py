@@ -65,6 +65,8 @@ def resolve_city(name: str, cutoff: float = CUTOFF) -> str | None:
     if key in known:
         return key
     folded = fold(key)
+    if folded in ALIASES:
+        return ALIASES[folded]
     if folded in known:
         return folded
     if folded.replace("-", " ") in known:
@@ -91,7 +93,8 @@ def find_cities(text: str, cutoff: float = CUTOFF) -> list[tuple[int, str]]:
     is an everyday word counts only after a word such as "in" ("weather in nice").
     """
     words = [normalise(w) for w in text.replace(",", " , ").replace("?", " ? ").split()]
-    found: list[tuple[int, str]] = []
+    found: list[tuple[int, int, str]] = []
+    everyday: list[tuple[int, int, str]] = []
     i = 0
     while i < len(words):
         if words[i] in _STOP:
@@ -107,11 +110,40 @@ def find_cities(text: str, cutoff: float = CUTOFF) -> list[tuple[int, str]]:
                 continue
             city = _lookup_chunk(chunk, width, cutoff)
             if city is not None and (placed or chunk != city or not _is_everyday(city)):
-                found.append((i, city))
+                found.append((i, i + width, city))
                 i += width
                 break
+            if city is not None and width == 1:
+                everyday.append((i, i + 1, city))
         else:
             i += 1
+    return [(start, city) for start, _, city in sorted(_listed_with(found, everyday, words))]
+
+
+# Words that join places in a list or a comparison ("lisbon or porto", "nice vs rome").
+_JOINS = frozenset({"and", "or", ",", "vs", "versus", "&", "than"})
+
+
+def _listed_with(
+    found: list[tuple[int, int, str]], everyday: list[tuple[int, int, str]], words: list[str]
+) -> list[tuple[int, int, str]]:
+    """``found`` with the everyday names joined to one of its cities by a list word
+    ("lisbon or porto", "geneva and zurich"): a list of places is all places."""
+    found, left = list(found), list(everyday)
+    grew = True
+    while grew and left:
+        grew = False
+        for candidate in list(left):
+            start, end, _ = candidate
+            for other_start, other_end, _ in found:
+                after = other_end <= start
+                gap = words[other_end:start] if after else words[end:other_start]
+                # "lisbon than porto" names two places, "wetter than porto" one.
+                if len(gap) == 1 and gap[0] in _JOINS and (after or gap[0] != "than"):
+                    found.append(candidate)
+                    left.remove(candidate)
+                    grew = True
+                    break
     return found
 
 
@@ -137,6 +169,8 @@ def _lookup_chunk(chunk: str, width: int, cutoff: float) -> str | None:
     if chunk.endswith("'s") and chunk[:-2] in known:
         return chunk[:-2]
     folded = fold(chunk)
+    if folded != chunk and folded in ALIASES:
+        return ALIASES[folded]
     if folded != chunk and folded in known:
         return folded
     if len(chunk) < 4 or (width == 1 and chunk in _COMMON):
@@ -144,7 +178,7 @@ def _lookup_chunk(chunk: str, width: int, cutoff: float) -> str | None:
     # A fuzzy multi-word match must match a multi-word city, and vice versa, so that
     # "in rome" never becomes "rome" twice nor "rome today" a city; a list word is in
     # no misspelt name ("hong kong and" is no "Hong Kong Island").
-    if any(word in _STOP for word in chunk.split()):
+    if any(word in _STOP or word in _FUNCTION_WORDS for word in chunk.split()):
         return None
     return _fuzzy(chunk, width > 1, cutoff)
 
@@ -207,3 +241,8 @@ _COMMON = frozenset(
     ]
 )
 _STOP = frozenset({",", "?", "in", "the", "at", "for", "of", "and", "or", "to"})
+# Words of the sentence around a name, never a part of a misspelt one ("than on" is no
+# "Thuan An", "is it" no "Isit").
+_FUNCTION_WORDS = frozenset(
+    {"than", "on", "by", "from", "with", "is", "it", "be", "as", "vs", "versus", "then"}
+)
