@@ -28,7 +28,25 @@ _LISTED = re.compile(
     r"mins?|seconds?|secs?)\b"
 )
 _UNIT = {"h": 3600, "m": 60, "s": 1}
+# A unit said once for the durations after it: "8 minutes for the pasta and 12 for the
+# sauce" (12 minutes); a number with a unit of its own, or a percentage, is not one.
+_CARRIED = re.compile(
+    r"(\d+(?:\.\d+)?)\s*(hours?|minutes?|mins?|seconds?|secs?)\b(?:\s+for\s+[a-z' ]+?)?"
+    r"\s+and\s+(?:another\s+(?:one\s+)?)?(?:for\s+)?(\d+(?:\.\d+)?)\b"
+    r"(?!\s*(?:%|\.\d|(?:hours?|minutes?|mins?|seconds?|secs?|h|m|s|percent)\b))"
+    r"(?!\s+(?:for\s+)?\d)"
+)
 _PIECES = re.compile(r"\s*(?:[,;]|\band\b|\bthen\b|\balso\b|\bplus\b)\s*")
+
+
+def carried_durations(words: str) -> list[int]:
+    """The durations that take their unit from the one before: "8 minutes for the pasta
+    and 12 for the sauce" is 480 s, then 720 s (both listed)."""
+    found: list[int] = []
+    for match in _CARRIED.finditer(words):
+        unit = _UNIT[match.group(2)[0]]
+        found += [round(float(match.group(1)) * unit), round(float(match.group(3)) * unit)]
+    return found
 
 
 def durations_said(words: str) -> set[int]:
@@ -43,6 +61,7 @@ def durations_said(words: str) -> set[int]:
         unit = _UNIT[match.group(3)[0]]
         numbers = [match.group(1), *re.findall(r"\d+(?:\.\d+)?", match.group(2))]
         found |= {round(float(n) * unit) for n in numbers}
+    found |= set(carried_durations(said))
     whole = parse_duration(words)
     found |= {whole} if whole else set()
     pieces = _PIECES.split(said)
@@ -62,6 +81,7 @@ _ALARM_WORDS = re.compile(
 # The words that say each device action (a device command's action must be said).
 _ACTION_WORDS: dict[str, str] = {
     "on": r"\bon\b|\bstart\w*|\bbrew\w*|\bpower\s+up|\benable|\bturn\s+up|\brun\b|\bmake\b|"
+    r"\bget\s+(?:\w+\s+){1,3}going\b|"
     r"\bswitch\s+(?:\w+\s+)*on\b|\bfire\s+up|\bboot|\bactivate|"
     r"\bclean\w*|\bvacuum(?:\w+|\s+(?:the|my|our|this|that|up|upstairs|downstairs)\b)|"
     r"\bhoover\w*|\bsweep\w*",  # the vacuum's run: "clean the flat"

@@ -17,16 +17,26 @@ from understanding.arguments.durations import parse_duration
 def shared_unit(
     clause: it.Clause, clauses: list[it.Clause], extractor: it.Extractor | None
 ) -> dict[str, Any] | None:
-    """A bare number that takes its unit from the next timer fragment."""
+    """A bare number that takes its unit from the next timer fragment ("timers for 10 |
+    and 20 minutes"), else from the timer said just before it ("8 minutes for the pasta |
+    and 12 for the sauce")."""
     index = clauses.index(clause)
+    unit = None
     for later in clauses[index + 1 :]:
         if later.tool != it.TIMER:
             break
-        unit = re.search(r"\b(hours?|minutes?|seconds?)\b", later.text)
+        unit = _UNIT.search(later.text)
         if unit:
-            probe = f"set a timer for {clause.value:g} {unit.group(1)}"
-            return it.edge_arguments(it.TIMER, probe, extractor) or own_arguments(it.TIMER, probe)
-    return None
+            break
+    if unit is None and index and clauses[index - 1].tool == it.TIMER:
+        unit = _UNIT.search(clauses[index - 1].text)
+    if unit is None:
+        return None
+    probe = f"set a timer for {clause.value:g} {unit.group(1)}"
+    return it.edge_arguments(it.TIMER, probe, extractor) or own_arguments(it.TIMER, probe)
+
+
+_UNIT = re.compile(r"\b(hours?|minutes?|seconds?)\b")
 
 
 def with_qualifiers(call: PlannedCall, words: str) -> PlannedCall:

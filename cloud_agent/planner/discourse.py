@@ -9,12 +9,14 @@ call's arguments is ``cloud_agent.planner.arguments``'s job.
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Any
 
 from cloud_agent.planner import interpret as it
 from cloud_agent.planner.arguments import own_arguments
 from cloud_agent.planner.clauses import open_knowledge_cues
+from understanding.gazetteer import find_cities
 
 NEEDS_CITY = (it.WEATHER, it.CLOCK)
 SET_PRONOUN = re.compile(r"\b(?:set|turn|dim|put|change)\s+(?:it|them|that|those)\b")
@@ -54,6 +56,21 @@ def share_device_actions(clauses: list[it.Clause]) -> None:
             and not LEADING_VERB.match(nxt.text)  # "the ac off", not "lock up"
         ):
             clause.tool, clause.action = it.DEVICE, nxt.action
+    for clause, nxt in itertools.pairwise(clauses):
+        if (
+            clause.tool in (None, it.DEVICE)
+            and clause.action
+            and clause.room
+            and not clause.device
+            and nxt.tool in (None, it.DEVICE)
+            and nxt.device
+            and nxt.room
+            and not nxt.action
+            and not LEADING_VERB.match(nxt.text)
+        ):
+            # "switch on the bedroom | and office lights": rooms listed before their device
+            clause.tool, clause.device = it.DEVICE, nxt.device
+            nxt.tool, nxt.action = it.DEVICE, clause.action
 
 
 def share_place_tools(clauses: list[it.Clause]) -> None:
@@ -82,7 +99,7 @@ def carry_tools(clauses: list[it.Clause]) -> None:
     for clause in clauses:
         if (
             previous is not None
-            and previous.tool == it.DEVICE
+            and (previous.tool == it.DEVICE or (previous.tool == it.STATUS and previous.device))
             and (
                 (
                     clause.tool in (None, it.DEVICE)
@@ -99,7 +116,8 @@ def carry_tools(clauses: list[it.Clause]) -> None:
             )
             and it.find_action(clause.text, previous.device)
         ):
-            # "turn on the heater and | set it to 23", "turn on the tv and | the volume to 40"
+            # "turn on the heater and | set it to 23", "turn on the tv and | the volume to 40";
+            # "is the tv on? | turn it off" (the device asked about)
             clause.tool, clause.device = it.DEVICE, previous.device
         if (
             clause.tool is None
@@ -108,6 +126,14 @@ def carry_tools(clauses: list[it.Clause]) -> None:
             and own_arguments(it.TIMER, clause.text)
         ):
             clause.tool = it.TIMER  # "a timer for 10 minutes | and another 5 minutes"
+        if (
+            clause.tool is None
+            and previous is not None
+            and previous.tool == it.TIMER
+            and BARE_DURATION.match(clause.text)
+            and TIME_UNIT.search(previous.text)
+        ):
+            clause.tool = it.TIMER  # "8 minutes for the pasta | and 12 for the sauce"
         if clause.tool is None and previous is not None and previous.tool and clause.has_entity:
             clause.tool = previous.tool
             if clause.tool == it.DEVICE:
@@ -135,6 +161,20 @@ def merge_fragments(clauses: list[it.Clause], extractor: it.Extractor | None) ->
                 break
             if clause.tool is not None:
                 continue
+            # "the coffee machine, | is it on?": a device named, then asked about.
+            if clause.device and not clause.action and nxt is not None and nxt.tool is None:
+                asked = it.read_clause(f"{clause.text} , {nxt.text}", extractor)
+                if asked.tool == it.STATUS:
+                    clauses[i : i + 2] = [asked]
+                    changed = True
+                    break
+            # "the forecast for marseille on tuesday | and nice on thursday": the next place
+            # of a list, named by an everyday word, with its own day or none.
+            listed = listed_place(clause, prev)
+            if listed is not None:
+                clause.cities = [listed]
+                changed = True
+                break
             # "in london, | will tomorrow be warmer than today"; "between paris | and london,
             # | which one is warmer": places listed first, then what to ask of them.
             run = place_run(clauses, i)
@@ -197,6 +237,32 @@ ANOTHER_SEARCH = re.compile(
     r"^(?:for\s+)?(?:anything|something|stuff|everything|whatever|any\s+notes?|notes?)\s+"
     r"(?:about|on|regarding|mentioning|with|for)\s+\S"
 )
+
+
+# A number said for a duration whose unit an earlier timer gave: "| and 12 for the sauce".
+BARE_DURATION = re.compile(
+    r"^(?:and\s+|then\s+)?(?:another\s+(?:one\s+)?)?(?:for\s+)?\d+(?:\.\d+)?"
+    r"(?:\s+for\s+(?:the\s+|my\s+)?[a-z' ]+)?$"
+)
+TIME_UNIT = re.compile(r"\b(hours?|minutes?|seconds?)\b")
+
+
+_DAY_ONLY = re.compile(
+    r"(?:(?:on\s+)?(?:today|tomorrow|tonight|(?:mon|tues|wednes|thurs|fri|satur|sun)day))?"
+)
+
+
+def listed_place(clause: it.Clause, prev: it.Clause | None) -> str | None:
+    """The city a clause names by an everyday word ("nice", "reading") when it only
+    continues the list of places of the clause before, else None."""
+    if clause.cities or prev is None or not prev.cities or prev.tool not in NEEDS_CITY:
+        return None
+    listed = find_cities(f"in {clause.text}")
+    if len(listed) != 1 or listed[0][0] != 1:
+        return None
+    words = [w for w in re.findall(r"[\w']+", clause.text)]
+    rest = " ".join(words[len(listed[0][1].split()) :])
+    return listed[0][1] if _DAY_ONLY.fullmatch(rest) else None
 
 
 def place_run(clauses: list[it.Clause], start: int) -> list[it.Clause]:

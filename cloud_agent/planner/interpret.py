@@ -102,7 +102,7 @@ _WEATHER = re.compile(
     r"\b(?:weather|forecast|temperatures?|rain\w*|drizzl\w*|showers|overcast|precipitation|"
     r"sunn\w*|sun|snow\w*|hot|hotter|hottest|cold|"
     r"colder|coldest|warm\w*|cool|cooler|coolest|umbrella|humid\w*|wind\w*|fog\w*|cloud\w*|"
-    r"chill(?:y|ier|iest)|mild(?:er|est)?|wett?(?:er|est)|dr(?:y|ier|iest)|breez\w*|freezing|jacket|coat|storm\w*|degrees\s+outside|nic(?:e|er|est)\s+out|outside|"
+    r"chill(?:y|ier|iest)|mild(?:er|est)?|wett?(?:er|est)|dr(?:y(?!\s+clean)|ier|iest)|breez\w*|freezing|jacket|coat|storm\w*|degrees\s+outside|nic(?:e|er|est)\s+out|outside|"
     r"(?:what|how)\s+is\s+it\s+like\s+(?:in|out|there))\b"
 )
 _CLOCK = re.compile(
@@ -260,6 +260,8 @@ def find_action(text: str, device: str | None) -> str | None:
         return "off"
     if re.search(r"\b(?:on|start|power\s+up|enable)\b", text):
         return "on"
+    if device in ("fan", "ac", "heater") and re.search(r"\b(?:run|running|going)\b", text):
+        return "on"  # "run the fan for an hour": a fan's run is its being on
     return None
 
 
@@ -292,9 +294,20 @@ _GENERAL = frozenset(
 )
 
 
+# The device named first, then asked about ("the coffee machine, is it on?", "the back
+# door - did i lock it").
+_TOPIC_QUESTION = re.compile(
+    r"^(?P<topic>(?:the|my|our)\s[^,;:?]+?)\s*[,;:-]\s*"
+    r"(?:(?:is|are|was|were)\s+(?:it|they|that|those)|did\s+i\s+\w+\s+(?:it|them))\b"
+)
+
+
 def is_status_question(text: str) -> bool:
     """Whether a clause asks about the state of one of the home's devices ("is the plug
     on?") rather than changing it, or asking about devices in general."""
+    topic = _TOPIC_QUESTION.match(text)
+    if topic is not None and any(re.search(p, topic["topic"]) for p, _ in _DEVICE_WORDS):
+        return not _GENERAL.intersection(topic["topic"].split())
     opening = _STATUS_QUESTION.search(text)
     if opening is None:
         return False

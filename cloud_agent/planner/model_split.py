@@ -33,9 +33,17 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from cloud_agent.planner import interpret as it
+from cloud_agent.planner.arguments import own_arguments
 from cloud_agent.planner.clauses import split_clauses
-from cloud_agent.planner.discourse import NEEDS_CITY, SET_PRONOUN, carry_tools, merge_fragments
-from understanding.arguments.builtin_slots import SLOT_TYPES
+from cloud_agent.planner.discourse import (
+    BARE_DURATION,
+    NEEDS_CITY,
+    SET_PRONOUN,
+    carry_tools,
+    listed_place,
+    merge_fragments,
+)
+from understanding.arguments.builtin_slots import SLOT_TYPES as BUILTIN_SLOT_TYPES
 
 __all__ = [
     "Disagreement",
@@ -50,6 +58,16 @@ __all__ = [
 JOINERS = frozenset({"and", "then", ",", ";", "also", "plus", "&", "after", "that", "."})
 _CUT_WORDS = frozenset({"and", "then", ",", ";", "also", "plus", "&"})
 SMALLTALK = "smalltalk"
+
+
+#: The slot types of each tool the planner plans from the model's parse: the built-in
+#: tools', and the reads (a device's state, the running timers), which are requests
+#: of their own, never small talk ("is it raining in glasgow? | is the porch light on?").
+SLOT_TYPES: dict[str, dict[str, list[str]]] = {
+    **BUILTIN_SLOT_TYPES,
+    it.STATUS: {"device": ["device_type"], "room": ["house_place"]},
+    it.LIST_TIMERS: {},
+}
 
 
 @dataclass(frozen=True)
@@ -208,6 +226,10 @@ def model_clauses(parse: Parse, extractor: it.Extractor | None, home: Any) -> li
             raise Disagreement(whole.text, whole.tool)
         for request in pieces:
             clauses.append(_model_clause(request, extractor, home, builtin_from_slots))
+    for prev, clause in itertools.pairwise(clauses):
+        listed = listed_place(clause, prev)
+        if listed is not None:
+            clause.cities = [listed]
     return clauses
 
 
@@ -273,7 +295,19 @@ def _rule_pieces(
         return None
     # A request of the tool's own words, or a fragment that names what the tool acts on
     # or points back ("turn off the tv, | the lights", "turn on the ac | and set it to 22").
-    asks = sum(c.own_tool == request.tool or c.has_entity or c.refers_back for c in subs)
+    # "timer for 2.5 minutes | and another for 45 seconds": a part whose words alone fill
+    # the tool's arguments after a part that filled them too is a request of its own
+    # ("timer: | 12 minutes" is one: the tool's name, then its arguments).
+    asks, filled_before = 0, False
+    for c in subs:
+        filled = own_arguments(request.tool, c.text) is not None
+        asks += (
+            c.own_tool == request.tool
+            or c.has_entity
+            or c.refers_back
+            or (c.tool == request.tool and filled_before and (filled or _bare_duration(c)))
+        )
+        filled_before = filled
     from understanding.slu.data import split_words
     from understanding.slu.model import Slot
 
@@ -325,6 +359,11 @@ _ON_RESULT = re.compile(
     r"^(?:and\s+|then\s+)*(?:times|multiply|multiplied|divide|divided|subtract|minus|plus|add|"
     r"double|triple|halve|half|square|cube|take\s+away|convert\s+(?:that|it|the\s+(?:result|answer)))\b"
 )
+
+
+def _bare_duration(clause: it.Clause) -> bool:
+    """A timer's number whose unit the timer before gave ("| and 9 for the toast")."""
+    return clause.tool == it.TIMER and BARE_DURATION.match(clause.text) is not None
 
 
 def _works_on_result(clause: it.Clause) -> bool:

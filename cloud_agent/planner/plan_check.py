@@ -109,6 +109,7 @@ def listed_durations(words: str) -> list[int]:
     15 minutes"), else each duration said on its own, in order."""
     from cloud_agent.planner.clauses import split_clauses
     from understanding.arguments.durations import parse_duration
+    from understanding.grounding import carried_durations
 
     found: list[int] = []
     for match in _DURATION_LIST.finditer(words):
@@ -117,6 +118,9 @@ def listed_durations(words: str) -> list[int]:
         found += [round(float(n) * unit) for n in numbers]
     if found:
         return found
+    carried = carried_durations(words)
+    if carried:
+        return carried
     return [s for piece in split_clauses(words) if (s := parse_duration(piece))]
 
 

@@ -259,3 +259,25 @@ def test_weekdays_within_the_week_are_planned() -> None:
         ("get_weather", {"city": "oslo", "day": "friday"}),
         ("get_weather", {"city": "lima", "day": "sunday"}),
     ]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        (
+            "What's the forecast for Marseille on Tuesday and Nice on Thursday?",
+            [("marseille", "tuesday"), ("nice", "thursday")],
+        ),
+        (
+            "weather in rome tomorrow, and reading on friday",
+            [("rome", "tomorrow"), ("reading", "friday")],
+        ),
+        ("weather in paris today and nice of you to ask", [("paris", "today")]),
+    ],
+)
+def test_a_list_of_places_may_name_a_city_by_an_everyday_word(
+    query: str, expected: list[tuple[str, str]]
+) -> None:
+    """The next place of a list, each with its own day, is a city even when its name is an
+    everyday word ("Nice", "Reading"); words that only follow the list are not."""
+    assert [(c["city"], c["day"]) for _, c in calls(query)] == expected

@@ -22,6 +22,10 @@ def _calls(query: str) -> list[tuple[str, dict[str, object]]]:
         ("did I leave the front door unlocked", "door_lock", None),
         ("what is the thermostat set to", "thermostat", None),
         ("check whether the fan in the office is running", "fan", "office"),
+        # The device named first, then asked about.
+        ("the coffee machine, is it on?", "coffee_machine", None),
+        ("the lights in the kitchen, are they on", "light", "kitchen"),
+        ("the back door, did i lock it", "door_lock", None),
     ],
 )
 def test_a_question_about_a_device_is_a_read(query: str, device: str, room: str | None) -> None:
@@ -83,3 +87,11 @@ def test_device_status_reads_without_changing(tmp_path: object) -> None:
         assert store.get_device_state("plug", None) == {"state": "off", "power": "off"}
     finally:
         store.close()
+
+
+def test_a_device_asked_about_after_naming_it_is_one_read_with_the_rest() -> None:
+    assert _calls("the coffee machine, is it on? and what time is it in Tokyo") == [
+        ("device_status", {"device": "coffee_machine"}),
+        ("world_clock", {"city": "tokyo"}),
+    ]
+    assert not any(tool == "device_control" for tool, _ in _calls("the tv, turn it on? why"))

@@ -66,6 +66,8 @@ def fill(tool: str, words: str, *, home: Any = None, **spans: str) -> Any:
         ("would you set the coffee maker running", {"device_type": "coffee maker"},
          {"device": "coffee_machine", "action": "on"}),
         ("get the vacuum going", {}, {"device": "vacuum", "action": "on"}),
+        ("run the fan", {"device_type": "fan"}, {"device": "fan", "action": "on"}),
+        ("get the heater going", {"device_type": "heater"}, {"device": "heater", "action": "on"}),
         # Cleaning a home, a floor or a room is the vacuum's, whatever the machine is called.
         ("clean the flat", {"device_type": "flat"}, {"device": "vacuum", "action": "on"}),
         ("start house cleanup", {"house_place": "house"}, {"device": "vacuum", "action": "on"}),

@@ -392,6 +392,9 @@ def test_a_city_has_its_english_name_and_its_own(written: str, key: str) -> None
         ("the weather is nice and sunny", []),
         ("reading or writing", []),
         ("is rome warmer on friday than on monday", ["rome"]),
+        ("marseille on tuesday and nice on thursday", ["marseille", "nice"]),
+        ("paris tomorrow or nice", ["paris", "nice"]),
+        ("rome on friday and reading on sunday", ["rome", "reading"]),
     ],
 )
 def test_a_list_of_places_is_all_places(text: str, cities: list[str]) -> None:

@@ -39,6 +39,14 @@ def test_an_hour_and_a_half_and_ninety_seconds() -> None:
     assert {540, 1200} <= durations_said("timers for 9 and 20 minutes")
 
 
+def test_a_unit_said_once_carries_to_the_number_after_it() -> None:
+    assert {480, 720} <= durations_said("8 minutes for the pasta and 12 for the sauce")
+    # A number with its own unit, a percentage or a number before another takes none.
+    assert 120 not in durations_said("a timer for 10 minutes and 2 seconds")
+    assert 60 not in durations_said("a timer for 2 minutes and another 1 for 4 minutes")
+    assert 300 not in durations_said("a timer for 10 minutes and 5% of 80")
+
+
 def test_an_alarm_needs_an_alarms_words() -> None:
     assert grounded_values("set_timer", {"at": "02:00"}, "two dishes, a timer") is not None
     assert grounded_values("set_timer", {"at": "07:00"}, "wake me at 7") is None

@@ -136,6 +136,8 @@ _BREW = ("make", "brew", "prepare", "pour", "get")
 # A machine's own run (the coffee machine's brew, the vacuum's clean): "set the coffee maker
 # running", "get the vacuum going".
 _RUN = ("run", "running", "going", "get going", "go")
+# The machines whose run is their being on (a fan, the heating): "run the fan" is "on".
+_RUNS = ("fan", "ac", "heater")
 # Asking for a drink is asking the machine to brew it ("can I have an espresso", "I'd like
 # some coffee"), unless the words say no to it.
 _WANT = ("have", "want", "like", "need", "fancy", "could use", "give me")
@@ -264,6 +266,8 @@ def _action(joined: str, tokens: list[str], device: str, value: float | None) ->
         return "on"
     if device == "vacuum" and _has(joined, _CLEAN + _RUN) and not _has(joined, _NO + _OFF):
         return "on"  # "vacuum the living room", "start house cleaning"
+    if device in _RUNS and _has(joined, _RUN) and value is None and not _has(joined, _NO + _OFF):
+        return "on"  # "run the fan for an hour", "get the heater going"
     if device == "door_lock":
         if _has(joined, ("unlock", "unlocked", "unbolt", "open", "let me in", "unlatch")):
             return "unlock"

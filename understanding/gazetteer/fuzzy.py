@@ -138,6 +138,8 @@ def _listed_with(
             for other_start, other_end, _ in found:
                 after = other_end <= start
                 gap = words[other_end:start] if after else words[end:other_start]
+                if after:
+                    gap = _without_day(gap)
                 # "lisbon than porto" names two places, "wetter than porto" one.
                 if len(gap) == 1 and gap[0] in _JOINS and (after or gap[0] != "than"):
                     found.append(candidate)
@@ -145,6 +147,22 @@ def _listed_with(
                     grew = True
                     break
     return found
+
+
+_DAYS = frozenset(
+    {"today", "tomorrow", "tonight", "monday", "tuesday", "wednesday", "thursday", "friday"}
+    | {"saturday", "sunday"}
+)
+
+
+def _without_day(gap: list[str]) -> list[str]:
+    """The words between two items of a list of places, less the day the first item
+    names ("marseille on tuesday and nice"): each place may carry its day."""
+    if gap[:1] == ["on"] and gap[1:2] and gap[1] in _DAYS:
+        return gap[2:]
+    if gap[:1] and gap[0] in _DAYS:
+        return gap[1:]
+    return gap
 
 
 def _is_everyday(city: str) -> bool:
