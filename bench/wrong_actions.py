@@ -7,7 +7,8 @@ written or removed, a timer cancelled, a list cleared) would run although the li
 labelled cloud or ask, or names another tool, or other arguments; ``asked_back`` the
 lines the device asks back about. The files: the visible dev set, the hand-written
 held-out sets (``examples/understanding_heldout.jsonl``: state questions, qualifiers,
-items, indirect and underspecified requests; ``tests/edge/data/heldout*.jsonl``) and
+items, indirect and underspecified requests; ``examples/understanding_own_24c.jsonl``,
+the same kinds in new words; ``tests/edge/data/heldout*.jsonl``) and
 SLURP's two halves, as a device in London. The shipped router trains on both SLURP halves,
 so with it their rows are training figures (a fold's model, ``scripts/build_router.py
 --joint --slurp HALF``, measures the other half unseen).
@@ -36,6 +37,7 @@ from understanding.settings import Settings  # noqa: E402
 FILES = {
     "edge_dev": (ROOT / "examples" / "edge_dev.jsonl", None),
     "understanding_heldout": (ROOT / "examples" / "understanding_heldout.jsonl", "london"),
+    "understanding_own_24c": (ROOT / "examples" / "understanding_own_24c.jsonl", "london"),
     "heldout": (ROOT / "tests" / "edge" / "data" / "heldout.jsonl", None),
     "heldout2": (ROOT / "tests" / "edge" / "data" / "heldout2.jsonl", None),
     "slurp_train_eval": (ROOT / "understanding" / "data" / "slurp_train_eval.jsonl", "london"),

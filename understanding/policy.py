@@ -33,7 +33,12 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from understanding.arguments.newer_tools import known_list
-from understanding.arguments.qualifiers import Qualifier, find_qualifiers, tokens_of
+from understanding.arguments.qualifiers import (
+    Qualifier,
+    contrasted,
+    find_qualifiers,
+    tokens_of,
+)
 from understanding.grounding import grounded_values
 from understanding.structure import unserved_about_it
 from understanding.tools.catalogue import SIDE_EFFECT_TOOLS
@@ -146,6 +151,8 @@ def check_call(
     for qualifier in find_qualifiers(words):
         if set(range(qualifier.start, qualifier.end)) <= inside:
             continue  # the note's or the label's own words
+        if qualifier.kind == "negation" and negated_elsewhere(tool, args, words):
+            continue  # "don't lock the door, just close the blinds": the blinds' command
         if several and qualifier.kind == "scope" and qualifier.word in ("both", "each"):
             continue
         reason = unconsumed(tool, args, qualifier)
@@ -170,6 +177,21 @@ def free_text_tokens(tool: str, args: dict[str, Any], tokens: list[str]) -> set[
     """The indices of the words a call's free-text arguments keep (a note's text, its
     list's "and"s aside: the cloud's plans)."""
     return _free_text_tokens(tool, args, tokens, listed=True)
+
+
+def negated_elsewhere(tool: str, args: dict[str, Any], words: str) -> bool:
+    """Whether the words' negation rules a command of its own beside the call ("don't
+    lock the door, just close the blinds"; ``qualifiers.contrasted``): the other part
+    says the call whole (its device, action and value), the negated part none of it."""
+    if tool != "device_control":
+        return False
+    parts = contrasted(words)
+    if parts is None:
+        return False
+    negated, said = parts
+    if grounded_values(tool, args, said) is not None:
+        return False  # the call is not the other part's, whole
+    return grounded_values(tool, args, negated) is not None
 
 
 def unconsumed(tool: str, args: dict[str, Any], qualifier: Qualifier) -> str | None:

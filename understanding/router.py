@@ -48,7 +48,11 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from understanding.answers import smalltalk_kind
 from understanding.arguments import extract_arguments
-from understanding.arguments.qualifiers import device_qualifiers, leaves_out_no_room
+from understanding.arguments.qualifiers import (
+    contrasted,
+    device_qualifiers,
+    leaves_out_no_room,
+)
 from understanding.errors import ModelFilesError
 from understanding.gazetteer import country_clock, read_places, region_in
 from understanding.policy import ACTION_TOOLS, Verdict, ask_back, check_call
@@ -218,6 +222,11 @@ class Router:
         query = " ".join(text.split())
         if not query:
             return RouteDecision("cloud", None, None, 0.0, "empty query")
+        contrast = contrasted(query)
+        if contrast is not None:
+            decided = self._contrasted(query, *contrast, settings, one_request)
+            if decided is not None:
+                return decided
         # "weather in Cairo, Egypt" is "weather in Cairo" to the model and the structure
         # checks (the country is no second place); arguments read the words as written.
         plain = read_places(query).text
@@ -279,6 +288,27 @@ class Router:
         return RouteDecision(
             "edge", intent, arguments, confidence, f"one {intent} call", intent, scores
         )
+
+    def _contrasted(
+        self,
+        query: str,
+        negated: str,
+        said: str,
+        settings: Settings | None,
+        one_request: bool | None,
+    ) -> RouteDecision | None:
+        """The decision on what the words say to do when they set it against what not
+        to ("don't lock the door, just close the blinds"): the part said, read alone; a
+        side effect of it runs only when the policy, over all the words, finds the
+        negation another command's (``policy``). None: the words decide as usual."""
+        decision = self.decide(said, settings, one_request=one_request)
+        if decision.route == "cloud" or decision.calls:
+            return None
+        if decision.route == "edge" and decision.tool in ACTION_TOOLS:
+            verdict = check_call(decision.tool, decision.arguments, query, 1.0, 0.0)
+            if verdict.action != "allow":
+                return None
+        return replace(decision, reason=f"{decision.reason}; not what {negated!r} rules out")
 
     def _refused(
         self,
@@ -491,6 +521,10 @@ class Router:
             if not is_status_question(text):
                 return Verdict("cloud", "a question about a device is no command")
             name = "device_status"  # "is the plug on?" asks; it commands nothing
+        elif name == "device_status" and not is_status_question(text):
+            # "is it bad to leave the tv on standby", "does the tv use much power": about a
+            # device, but no state it keeps.
+            return Verdict("cloud", "a question about a device that asks for no state it keeps")
         slots, said = part.slots, text
         qualified: dict[str, Any] = {}
         if name == "device_control":

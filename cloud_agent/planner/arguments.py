@@ -169,7 +169,7 @@ def convert_call(
         return [PlannedCall(it.CONVERT, temperature_args(SCALES[scale.group(1)]))]
     # "note that the fence is 12 feet | and tell me that in meters": the quantity is earlier.
     before = text[: text.find(clause.text)] if clause.text in text else text
-    target = re.search(r"\b(?:in|to|into)\s+([a-z°]+)", clause.text)
+    target = re.search(r"\b(?:in|to|into)\s+([a-z°]+)", clause.text) or it.target_unit(clause.text)
     for match in reversed(list(QUANTITY.finditer(before))):
         if target is None:
             break

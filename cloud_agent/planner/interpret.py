@@ -284,6 +284,20 @@ _WRITING = re.compile(
     r"paraphrase|proofread|analy[sz]e|critique)\b(?!\s+down)"
 )
 _TARGET_UNIT = re.compile(r"\b(?:in|into|to)\s+(?:degrees\s+)?([a-z°]+)\s*$")
+# "how many minutes is that", "how many pounds would that be": the unit asked for a
+# quantity said before.
+_HOW_MANY_OF_IT = re.compile(
+    r"\bhow\s+many\s+([a-z°]+)\s+(?:(?:is|are|makes?)\s+(?:that|it|this)|"
+    r"(?:would|will)\s+(?:that|it|this)\s+be|(?:does|would)\s+(?:that|it|this)\s+make)\b"
+)
+
+
+def target_unit(text: str) -> re.Match[str] | None:
+    """The unit a conversion's words ask for (group 1): "... in miles", "how many
+    minutes is that"."""
+    return _TARGET_UNIT.search(text) or _HOW_MANY_OF_IT.search(text)
+
+
 QUANTITY = re.compile(r"\d(?:[\d.,]*)\s*(?:°\s*)?[a-z]+")
 
 
@@ -353,10 +367,10 @@ def tool_cue(text: str) -> str | None:
     if (
         _CONVERT.search(text)
         and _mentions_unit(text)
-        and (re.search(r"\d", text) or (_REFERS_BACK.search(text) and _TARGET_UNIT.search(text)))
+        and (re.search(r"\d", text) or (_REFERS_BACK.search(text) and target_unit(text)))
     ):
         return CONVERT
-    target = _TARGET_UNIT.search(text)
+    target = target_unit(text)
     weather_reading = _WEATHER.search(text) and not re.search(r"\d", text)
     if (
         target

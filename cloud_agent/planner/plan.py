@@ -58,7 +58,9 @@ from cloud_agent.planner.discourse import (
     merge_fragments,
     reading_places,
 )
+from understanding import policy
 from understanding.arguments.forecast_days import unserved_weather_day
+from understanding.arguments.qualifiers import contrasted
 
 _ASKS_WEATHER = re.compile(
     r"\b(?:weather|forecast|rain\w*|snow\w*|sunny|storm\w*|wind\w*|temperature|umbrella|"
@@ -78,6 +80,9 @@ def make_plan(
     plan reads more of the places and days the query names (the model may give a list's
     day to its last place only: "for each of paris, rome and vienna, tell me tomorrow's
     weather")."""
+    contrasted = _contrasted(query, extractor, router, home, split_with_model)
+    if contrasted is not None:
+        return contrasted
     plan = _plan(query, extractor, router, home=home, split_with_model=split_with_model)
     if not split_with_model or plan.refusal or not any(c.tool in NEEDS_CITY for c in plan.calls):
         return plan
@@ -85,6 +90,34 @@ def make_plan(
     read = model_split.coverage
     if rules.refusal is None and read(query, rules.calls) > read(query, plan.calls):
         return rules
+    return plan
+
+
+def _contrasted(
+    query: str,
+    extractor: it.Extractor | None,
+    router: Any,
+    home: Any,
+    split_with_model: bool,
+) -> Plan | None:
+    """The plan of what the words say to do when they set it against one thing not to
+    ("don't turn off the lights, just lock the door"): the part said, planned alone; its
+    side effects run only when the negation is the other part's (the device's policy,
+    ``policy.negated_elsewhere``). None: the words are planned as usual (and a negation
+    that rules a side effect declines them)."""
+    parts = contrasted(normalise(query))
+    if parts is None or len(split_clauses(parts[0])) != 1:
+        return None  # "... but don't lock the door and set a timer": more than one part
+    plan = make_plan(parts[1], extractor, router, home=home, split_with_model=split_with_model)
+    if plan.refusal is not None or not plan.calls:
+        return None
+    if not all(
+        policy.negated_elsewhere(c.tool, c.args, query)
+        for c in plan.calls
+        if c.tool in policy.ACTION_TOOLS
+    ):
+        return None
+    plan.query = query
     return plan
 
 
@@ -401,7 +434,7 @@ def _comparison_shape(text: str, home: Any) -> list[PlannedCall] | None:
     calls = shapes.comparison_calls(text, home)
     if calls and shapes.comparison_kind(text, calls):
         return calls
-    return shapes.per_period_calls(text)
+    return shapes.per_period_calls(text) or shapes.per_person_calls(text)
 
 
 def _without_chatter(clauses: list[it.Clause]) -> list[it.Clause]:
@@ -565,11 +598,31 @@ def _calls(
     if tool == it.TIMER and many and previous is not None:
         factor = {"seconds": 1, "minutes": 60, "hours": 3600}[many.group(1)]
         return [PlannedCall(tool, {"seconds": f"{PREV}*{factor}"})]
+    if tool == it.TIMER and previous is not None and previous.tool == it.CONVERT:
+        # "what is 8 minutes in seconds, | and set a timer for that long": the result, in
+        # the unit the conversion gave it
+        unit = _time_unit_seconds(previous.text) if _LONG_AS_RESULT.search(clause.text) else None
+        if unit:
+            return [PlannedCall(tool, {"seconds": f"{PREV}*{unit}"})]
     if args and tool == it.ADD_NOTE and NOTE_PREFIX.match(str(args.get("text", ""))):
         args = own_arguments(tool, str(args["text"])) or args  # "remind me to buy milk"
     if args and tool == it.ADD_NOTE:
         args = whole_note(args, clause.text)
     return [PlannedCall(tool, args)] if args else None
+
+
+_LONG_AS_RESULT = re.compile(r"\bfor\s+(?:that|this|as)\s+long\b|\bthat\s+long\b")
+_TIME_UNITS = {"second": 1, "sec": 1, "s": 1, "minute": 60, "min": 60, "hour": 3600, "h": 3600}
+
+
+def _time_unit_seconds(conversion: str) -> int | None:
+    """The seconds of one of the unit a conversion's words ask for ("8 minutes in
+    seconds": 1), None when it is no unit of time."""
+    target = it.target_unit(conversion)
+    if target is None:
+        return None
+    unit = target.group(1).lower()
+    return _TIME_UNITS.get(unit) or _TIME_UNITS.get(unit.rstrip("s"))
 
 
 # The words of a search of the notes that names nothing to look for ("check my notes").

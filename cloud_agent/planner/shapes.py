@@ -27,6 +27,7 @@ __all__ = [
     "comparison_calls",
     "comparison_kind",
     "per_period_calls",
+    "per_person_calls",
     "same_day",
 ]
 
@@ -134,6 +135,38 @@ def per_period_calls(text: str) -> list[PlannedCall] | None:
     value = stated.group("value")
     expression = f"{value} * {_PER_YEAR[source]} / {_PER_YEAR[target]}"
     return [PlannedCall(it.CALCULATOR, {"expression": expression})]
+
+
+def per_person_calls(text: str) -> list[PlannedCall] | None:
+    """A sum stated, shared among a number of people said, then asked for each one's part
+    ("the bill is 96 and there are 4 of us, what does each person pay"; "dinner was 120
+    for 3 people, how much per person"): one division. None unless the words say all
+    three: one sum, one count of people, a question of each one's share."""
+    sums = _SUM.findall(text)
+    people = _PEOPLE.findall(text)
+    if len(sums) != 1 or len(people) != 1 or not _EACH_SHARE.search(text):
+        return None
+    count = next(n for n in people[0] if n)
+    if float(count) < 2:
+        return None
+    return [PlannedCall(it.CALCULATOR, {"expression": f"{sums[0]} / {count}"})]
+
+
+# The sum: a number after "is/was/costs/came to" ("the bill is 96", "dinner was 120").
+_SUM = re.compile(
+    r"\b(?:is|was|costs?|cost\s+us|came\s+to|comes\s+to|totals?|totalled)\s+(?:about\s+)?"
+    r"[$€£]?\s*(\d+(?:\.\d+)?)\b(?!\s*(?:people|persons|of\s+us|ways))"
+)
+# The people: "there are 4 of us", "for 3 people", "between 5 of us", "split 4 ways".
+_PEOPLE = re.compile(
+    r"\b(\d+)\s+(?:of\s+us|people|persons|friends|guests|ways)\b"
+    r"|\b(?:we\s+are|we're)\s+(\d+)\b"
+)
+_EACH_SHARE = re.compile(
+    r"\b(?:each(?:\s+(?:person|one|1|of\s+us))?\s+(?:pay|owe|put\s+in|chip\s+in|gets?|share)|"
+    r"per\s+(?:person|head)|a\s+head|apiece|each\s+one's\s+share|how\s+much\s+each|"
+    r"everyone's\s+share|what\s+do\s+we\s+each|split\s+(?:it|that|this)\s+(?:in\s+|into\s+)?\d+\s+ways)\b"
+)
 
 
 _ONLY_COMPARES = re.compile(

@@ -107,6 +107,10 @@ def test_clock_comparisons_follow_the_readings(query: str, kind: str) -> None:
         ("my bonus is 6000, what's that per month", 500),
         ("the rent is 1450 a month, what is that for a year", 17400),
         ("i pay 26 a week for the gym, what is that per year", 1352),
+        # A sum shared among the people said, asked for each one's part.
+        ("dinner came to 150 and we're 6, how much per head", 25),
+        ("the cabin costs 840 for 4 friends, what does each one pay", 210),
+        ("the taxi was 36, split it 3 ways", 12),
     ],
 )
 def test_a_number_stated_then_used(query: str, value: float) -> None:
@@ -115,9 +119,47 @@ def test_a_number_stated_then_used(query: str, value: float) -> None:
     assert observed[0]["value"] == pytest.approx(value)
 
 
+@pytest.mark.parametrize(
+    ("query", "value"),
+    [
+        ("the plank is 8 feet long, how many meters is that", 2.4384),
+        ("the drive took 3 hours, how many minutes would that be", 180),
+    ],
+)
+def test_a_quantity_stated_then_asked_in_another_unit(query: str, value: float) -> None:
+    calls, observed, answer = _run(query)
+    assert [tool for tool, _ in calls] == ["unit_convert"], answer
+    assert observed[0]["value"] == pytest.approx(value, rel=1e-3)
+
+
+def test_a_share_needs_a_sum_a_count_and_a_question_of_it() -> None:
+    for query in ("the bill is 96 and there are 4 of us", "there are 4 of us, what does each pay"):
+        calls, _, _ = _run(query)
+        assert calls == [], query
+
+
 def test_a_comparison_in_casual_words_is_planned() -> None:
     calls, _, answer = _run("does vienna look sunnier than prague tomorrow or nah")
     assert calls == [
         ("get_weather", {"city": "vienna", "day": "tomorrow"}),
         ("get_weather", {"city": "prague", "day": "tomorrow"}),
     ], answer
+
+
+@pytest.mark.parametrize(
+    ("query", "seconds"),
+    [
+        ("what is 8 minutes in seconds, and set a timer for that long", 480),
+        ("convert 2 hours to minutes and set a timer that long", 7200),
+    ],
+)
+def test_a_timer_for_as_long_as_a_converted_time(query: str, seconds: int) -> None:
+    calls, _, answer = _run(query)
+    assert [tool for tool, _ in calls] == ["unit_convert", "set_timer"], answer
+    assert calls[1][1]["seconds"] == pytest.approx(seconds)
+
+
+def test_a_timer_as_long_as_no_time_is_named_as_left_out() -> None:
+    calls, _, answer = _run("convert 5 miles to km and set a timer for that long")
+    assert [tool for tool, _ in calls] == ["unit_convert"]
+    assert "set a timer for that long" in answer

@@ -71,6 +71,19 @@ def test_a_question_is_a_read() -> None:
     assert why.route == "cloud"
 
 
+def test_a_question_about_a_device_but_not_its_state_is_no_read() -> None:
+    for words, device in [
+        ("is it bad to leave the tv on standby", "tv"),
+        ("does the tv use much power on standby", "tv"),
+        ("is it normal for the vacuum to beep", "vacuum"),
+    ]:
+        for intent in ("device_status", "device_control"):
+            decision = decide(words, intent, {device: "device_type"})
+            assert decision.route == "cloud", (words, intent, decision)
+    there = decide("is there a light on in the kitchen", "device_status", {"light": "device_type"})
+    assert (there.route, there.tool) == ("edge", "device_status")
+
+
 def test_all_and_except_are_read_into_the_command() -> None:
     decision = decide(
         "switch off every light but the hallway's", "device_control", {"hallway's": "house_place"}

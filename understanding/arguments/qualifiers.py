@@ -31,6 +31,7 @@ from typing import Any
 __all__ = [
     "Qualifier",
     "ambiguous_hour",
+    "contrasted",
     "device_qualifiers",
     "find_qualifiers",
     "is_question",
@@ -275,6 +276,45 @@ _STATUS_WH = re.compile(
 )
 
 
+# "is it bad to leave the tv on", "does the tv use much power": about a device, not its
+# state ("is the tv on", "did i lock the door"); "is it on?" still asks for one.
+_ABOUT_A_DEVICE = re.compile(r"(?:is|was) (?:it|that|this)\b|does\b")
+_IS_IT_IN_A_STATE = re.compile(r"(?:is|was) it (?:on|off|still|running|locked|open|closed)\b")
+
+
+# What not to do set against what to do: "don't lock the door, (but) just close the
+# blinds"; "close the blinds, but don't lock the door".
+_NEGATED_FIRST = re.compile(
+    r"^(?:please\s+)?(?P<neg>(?:don'?t|do\s+not|never)\s.+?)[,;]?\s+(?:but\s+)?"
+    r"(?:just|only|instead|rather)\b[,;]?\s*(?P<said>.+)$"
+)
+_NEGATED_LAST = re.compile(
+    r"^(?P<said>.+?)[,;]?\s+but\s+(?:please\s+)?(?P<neg>(?:don'?t|do\s+not|never)\s.+)$"
+)
+
+
+def contrasted(words: str) -> tuple[str, str] | None:
+    """(the negated part, the part that says what to do) of words that set one against
+    the other, or None.
+
+    >>> contrasted("don't lock the door, just close the blinds")
+    ("don't lock the door", 'close the blinds')
+    >>> contrasted("close the blinds but don't lock the door")
+    ("don't lock the door", 'close the blinds')
+    """
+    said = " ".join(words.lower().replace("’", "'").split())
+    for pattern in (_NEGATED_FIRST, _NEGATED_LAST):
+        found = pattern.match(said)
+        if found is not None:
+            negated, rest = found.group("neg").strip(" ,;"), found.group("said").strip(" ,;")
+            if negated and rest and not _NEGATION_WORD.search(rest):
+                return negated, rest
+    return None
+
+
+_NEGATION_WORD = re.compile(r"\b(?:don'?t|do\s+not|never|not)\b")
+
+
 def is_status_question(words: str) -> bool:
     """A question about a device's kept state ("is the plug on?", "what's the vacuum
     doing", "how loud is the speaker"); "why does my vacuum keep stopping" and "how do i
@@ -286,6 +326,8 @@ def is_status_question(words: str) -> bool:
         tokens = tokens[1:]
     said = " ".join(tokens)
     if tokens[0] in ("why", "where") or re.match(r"how (?:do|does|did|can|much|many|to)\b", said):
+        return False
+    if _ABOUT_A_DEVICE.match(said) and not _IS_IT_IN_A_STATE.match(said):
         return False
     if tokens[0] in ("what", "what's", "whats", "how", "how's", "hows", "which"):
         return _STATUS_WH.match(said) is not None
