@@ -102,6 +102,14 @@ _ACTION_WORDS: dict[str, str] = {
     "brightness_down": r"\bdim\w*|\bdown\b|\bdarker|\bdecrease|\blower|\breduce|\btoo\s+bright",
 }
 _SET_WORDS = re.compile(_ACTION_WORDS["set"])
+# A coffee asked for: the coffee machine's brew ("i'd like some coffee", "prepare coffee").
+_DRINK_ASKED = re.compile(
+    r"\b(?:prepare|pour|fix)\s+(?:me\s+)?(?:a|an|some|my|the)?\s*(?:\w+\s+)?"
+    r"(?:coffee|espresso|latte|cappuccino|americano)\b"
+    r"|\b(?:like|want|need|have|get|fancy|grab)\s+(?:me\s+)?(?:a|an|some|my)?\s*(?:\w+\s+)?"
+    r"(?:coffee|espresso|latte|cappuccino|americano|cup\s+of\s+coffee)\b"
+    r"(?!\s+(?:beans?|filters?|pods?|capsules?|grounds|machine|maker|cups?|mugs?|shop|table))"
+)
 _REFERS_BACK = re.compile(r"\b(?:that|it|the\s+result|the\s+answer|this)\b")
 # The door lock is named by a door or a lock as a thing, not by the verb ("lock in my
 # answer" names no door).
@@ -180,17 +188,25 @@ def _device(args: dict[str, Any], words: str) -> str | None:
     said = words.lower()
     if is_question(words) and not _SET_WORDS.search(said):
         return f"{words.strip()!r} is a question, not a command"
+    value = args.get("value")
+    numbers = {float(span.value) for span in find_numbers(tokenize(said))}
+    level = isinstance(value, int | float) and not isinstance(value, bool)
     if not _complained(words, device, action):
         if device is not None and device not in named_devices(words):
             return f"the words name no {device}"
         pattern = _ACTION_WORDS.get(str(action))
-        if action is not None and (pattern is None or not re.search(pattern, said)):
+        said_so = pattern is not None and re.search(pattern, said) is not None
+        # "the volume to ninety": a level said in words is a setting; "can i have an
+        # espresso": a drink asked for is the coffee machine's brew
+        said_so = said_so or (action == "set" and level and float(value) in numbers)  # type: ignore[arg-type]
+        said_so = said_so or (
+            device == "coffee_machine" and action == "on" and _DRINK_ASKED.search(said) is not None
+        )
+        if action is not None and not said_so:
             return f"the words do not say {action}"
-    value = args.get("value")
-    if isinstance(value, int | float) and not isinstance(value, bool):
+    if level:
         tokens = tokenize(said)
-        numbers = {float(span.value) for span in find_numbers(tokens)}
-        if float(value) not in numbers and not _REFERS_BACK.search(said):
+        if float(value) not in numbers and not _REFERS_BACK.search(said):  # type: ignore[arg-type]
             from understanding.arguments.devices import level_value
 
             if level_value(" ".join(tokens)) != value:

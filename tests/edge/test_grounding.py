@@ -84,3 +84,14 @@ def test_the_policy_refuses_an_ungrounded_duration_on_the_device() -> None:
         check_call("set_timer", {"seconds": 27000}, "set a timer for 7.5 hours", 0.9, 0.5).action
         == "allow"
     )
+
+
+def test_a_coffee_asked_for_is_the_machines_brew_and_a_level_in_words_a_setting() -> None:
+    brew = {"device": "coffee_machine", "action": "on"}
+    for words in ("prepare coffee", "can i have an espresso please", "i'd like a latte"):
+        assert grounded_values("device_control", brew, words) is None, words
+    for words in ("we need coffee beans", "i want coffee pods", "the coffee table"):
+        assert grounded_values("device_control", brew, words) is not None, words
+    ninety = {"device": "speaker", "action": "set", "value": 90}
+    assert grounded_values("device_control", ninety, "the music volume to ninety") is None
+    assert grounded_values("device_control", ninety, "the music volume up a bit") is not None
