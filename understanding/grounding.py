@@ -162,9 +162,33 @@ def _timer(args: dict[str, Any], words: str) -> str | None:
         if round(float(seconds)) not in said:
             return f"a {seconds} s timer where the words say otherwise"
         return None
-    if args.get("at") and not _ALARM_WORDS.search(words.lower()):
+    at = args.get("at")
+    if at and not _ALARM_WORDS.search(words.lower()):
         return "an alarm the words do not ask for"
+    if at and not _hour_said(str(at), words):
+        return f"an alarm at {at} where the words say another time"
     return None
+
+
+def _hour_said(at: str, words: str) -> bool:
+    """Whether the words say the alarm's hour ("6pm" or "six" for 18:00, "quarter to
+    seven" for 06:45, "midnight" for 00:00); an alarm of the words' date with no clock
+    time (an ISO date alone) passes."""
+    from understanding.arguments.numbers import find_numbers, normalise_numbers, tokenize
+
+    clock = re.search(r"(\d{1,2}):(\d{2})", at)
+    if clock is None:
+        return True
+    hour = int(clock.group(1))
+    said = normalise_numbers(words.lower())
+    if hour in (0, 12) and re.search(r"\b(?:midnight|noon|midday)\b", said):
+        return True
+    numbers = {float(span.value) for span in find_numbers(tokenize(said))}
+    numbers |= {
+        float(n) for n in re.findall(r"\b(\d{1,2})(?::\d{2}|\s*(?:am|pm|a\s*m|p\s*m))", said)
+    }
+    twelve = hour % 12 or 12
+    return bool(numbers & {float(hour), float(twelve), float(twelve % 12 + 1)})
 
 
 def _complained(words: str, device: Any, action: Any) -> bool:

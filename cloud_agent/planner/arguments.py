@@ -236,8 +236,8 @@ def expression(clause: it.Clause, previous: it.Clause | None) -> str:
 
 NOTE_PREFIX = re.compile(
     r"^.*?\b(?:add\s+(?=.+\bto\s+(?:my\s+)?notes\b)|add(?:\s+a)?\s+note(?:\s+(?:to|that|saying|says|:))?|add\s+one\s+saying|"
-    r"make\s+a\s+note(?:\s+(?:to|that))?|note\s+(?:that|down|to)|note\s*:|jot(?:\s+down)?|"
-    r"write\s+down|remind\s+me\s+to|remember\s+(?:that|to)|save\s+a\s+note(?:\s+to)?|"
+    r"make\s+a\s+note(?:\s+(?:to|that))?|(?:note|write|jot)(?:\s+(?:this|it|these))?\s+down"
+    r"(?:\s*[:-])?|note\s+(?:that|to)|note\s*:|jot|remind\s+me\s+to|remember\s+(?:that|to)|save\s+a\s+note(?:\s+to)?|"
     r"new\s+note(?:\s+to)?|(?:a|another)\s+note\s*(?:saying|that\s+says|reading|to|that|:))\s*"
 )
 SEARCH_PREFIX = re.compile(
@@ -253,7 +253,7 @@ SEARCH_PREFIX = re.compile(
 
 def own_arguments(tool: str, text: str) -> dict[str, Any] | None:
     if tool == it.ADD_NOTE:
-        note = NOTE_PREFIX.sub("", text).strip(" :,.")
+        note = NOTE_PREFIX.sub("", text).strip(" :,.-")
         note = re.sub(r"\s+to\s+(?:my\s+)?notes$", "", note).strip(" '\"")
         note = re.sub(r"^(?:to|that|saying)\s+", "", note)
         return {"text": note} if note else None

@@ -307,12 +307,14 @@ def _op_on_quantity(match: re.Match[str]) -> str:
 # A note's words run from its cue to the end of its sentence or to the next request: the
 # commas and "and"s inside are the note's ("add a note: call the bank, ask about the rate").
 _NOTE_OPENS = re.compile(
-    r"\b(?:add\s+(?:a\s+|another\s+)?note|make\s+a\s+note|take\s+a\s+note|note\s+(?:that|down)"
-    r"|write\s+down|jot(?:\s+\w+)?\s+down|jot|remember\s+that|save\s+a\s+note|new\s+note"
+    r"\b(?:add\s+(?:a\s+|another\s+)?note|make\s+a\s+note|take\s+a\s+note|note\s+that"
+    r"|(?:note|write|jot)(?:\s+(?:this|it|these|that))?\s+down|jot|remember\s+that"
+    r"|save\s+a\s+note|new\s+note"
     r"|add\s+to\s+my\s+notes)\b|\bnote\s*:"
 )
 _NOTE_ENDS = re.compile(
-    r"\s*;|\s*(?:,\s*)?\b(?:and|then|also|plus)\s+(?:also\s+|then\s+)?(?=(?:what|what's|whats|"
+    r"\s*;|\s*(?:,\s*)?\b(?:and|then|also|plus)\s+(?:(?:also|then|u+m+|u+h+|e+r+m*|oh|hmm+|so|ok|okay|well|right)\s+)*"
+    r"(?=(?:what|what's|whats|if\s+i|did|have\s+i|has\s+the|will\s+(?:it|i|the)|was\s+(?:it|i|the)|"
     r"how|tell|set|turn|switch|check|convert|search|find|lock|unlock|open|close|start|is|are|"
     r"can|could|give|look|add|put|remind|wake|dim|mute|another|a\s+(?:second\s+)?note|"
     r"the\s+(?:weather|forecast|time|temperature|local\s+time))\b)"

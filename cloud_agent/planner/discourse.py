@@ -96,7 +96,8 @@ def carry_tools(clauses: list[it.Clause]) -> None:
     share_device_actions(clauses)
     share_place_tools(clauses)
     previous: it.Clause | None = None
-    for clause in clauses:
+    for index, clause in enumerate(clauses):
+        following = clauses[index + 1] if index + 1 < len(clauses) else None
         if (
             previous is not None
             and (previous.tool == it.DEVICE or (previous.tool == it.STATUS and previous.device))
@@ -134,7 +135,13 @@ def carry_tools(clauses: list[it.Clause]) -> None:
             and TIME_UNIT.search(previous.text)
         ):
             clause.tool = it.TIMER  # "8 minutes for the pasta | and 12 for the sauce"
-        if clause.tool is None and previous is not None and previous.tool and clause.has_entity:
+        if (
+            clause.tool is None
+            and previous is not None
+            and previous.tool
+            and clause.has_entity
+            and lends_tool(previous.tool, clause, following)
+        ):
             clause.tool = previous.tool
             if clause.tool == it.DEVICE:
                 clause.device = clause.device or previous.device
@@ -143,6 +150,30 @@ def carry_tools(clauses: list[it.Clause]) -> None:
                     # "turn on the heater | and the lights in the basement": one place for both
                     previous.room = clause.room
         previous = clause
+
+
+_ACTING = frozenset({it.DEVICE, it.TIMER, it.ADD_NOTE, it.REMOVE_NOTE})
+
+
+def lends_tool(tool: str, fragment: it.Clause, following: it.Clause | None = None) -> bool:
+    """Whether a fragment may take the tool of the clause before it: never a tool that
+    acts for a question ("add a note ..., | then how loud is the speaker"), nor for a
+    statement the clause after it works on ("remember that. | the recipe wants 400 grams
+    of flour, | how much is that in kilograms"), nor a device command for a fragment that
+    names a place and no device ("speaker volume to 30 | and will i need sunglasses in
+    dubai")."""
+    from understanding.arguments.qualifiers import is_question
+
+    if tool in _ACTING and is_question(fragment.text):
+        return False
+    if (
+        tool in _ACTING
+        and following is not None
+        and following.refers_back
+        and following.own_tool in (it.CALCULATOR, it.CONVERT)
+    ):
+        return False
+    return not (tool == it.DEVICE and fragment.cities and not fragment.device)
 
 
 def merge_fragments(clauses: list[it.Clause], extractor: it.Extractor | None) -> list[it.Clause]:

@@ -53,7 +53,8 @@ _NOTE_SEARCH = re.compile(
 )
 _NOTE_ADD = re.compile(
     r"\badd\b.+\bto\s+(?:my\s+)?notes\b|\b(?:(?:save|keep|store|put)\s+(?:that|this|it)\s+(?:as|in)\s+(?:a\s+)?notes?|"
-    r"add(?:\s+a)?\s+(?:note|one)|make\s+a\s+note|take\s+a\s+note|note\s+(?:that|down|to)|"
+    r"add(?:\s+a)?\s+(?:note|one)|make\s+a\s+note|take\s+a\s+note|note\s+(?:that|to)|"
+    r"(?:note|write)(?:\s+(?:this|it|these|that))?\s+down|"
     r"note\s+(?:each|all|every\s+one|both|these|the\s+following)|"
     r"(?:add|make|write|take)\s+(?:two|three|four|five|six|\d)\s+notes|"
     r"jot(?:\s+down)?|write\s+down|remind\s+me\s+to|remember\s+(?:that|to)|"
@@ -61,6 +62,12 @@ _NOTE_ADD = re.compile(
     r"|^(?:and\s+|with\s+)?(?:a|another)\s+note\s*(?:saying|that\s+says|reading|to|that|:)"
 )
 _TIMER = re.compile(r"\b(?:timers?|countdowns?|remind\s+me\s+in)\b")
+# A reminder with its time ("remind me to call mum at 6pm", "remind me at 7 to ..."): an
+# alarm with its words as the label, as the device reads it, never a note.
+_TIMED_REMINDER = re.compile(
+    r"\bremind\s+(?:me|us)\b.*?(?:\bat\s+(?:\d|noon|midnight)|\d\s*(?:am|pm)\b|"
+    r"\bin\s+(?:\d+|an?|half\s+an)\s+(?:min\w*|hours?|sec\w*)|\btonight\b|\btomorrow\b)"
+)
 # A question about the timers and alarms still to come: a read ("what timers do i have
 # running", "any alarms set for tomorrow", "list my timers").
 _LIST_TIMERS = re.compile(
@@ -350,12 +357,22 @@ def is_writing(text: str) -> bool:
     return bool(_WRITING.search(text))
 
 
+def timed_reminder(text: str) -> bool:
+    """Whether the words ask to be reminded at or after a time ("remind me to call mum at
+    6pm"): a timer with the words as its label, which the device's router reads."""
+    return _TIMED_REMINDER.search(text) is not None
+
+
 def tool_cue(text: str) -> str | None:
     """The tool a clause's wording points at, strongest cues first; None when none does."""
     if is_writing(text):
         return None
     if _NOTE_SEARCH.search(text):
         return SEARCH_NOTES
+    if timed_reminder(text):
+        # "remind me to call mum at 6pm": an alarm, the device's router reads it; "remind
+        # me in 15 minutes": a timer
+        return TIMER if _TIMER.search(text) else None
     if _NOTE_ADD.search(text):
         return ADD_NOTE
     if _LIST_TIMERS.search(text):

@@ -161,10 +161,32 @@ def cut_points(words: Sequence[str], spans: Sequence[tuple[int, int]]) -> list[i
     where no joiner stands between them ("the kitchen bedroom lights")."""
     cuts: list[int] = []
     for (_, end), (start, _) in itertools.pairwise(spans):
-        between = [i for i in range(end, start) if words[i].lower() in _CUT_WORDS]
+        between = [
+            i
+            for i in range(end, start)
+            if words[i].lower() in _CUT_WORDS and not _inside_duration(words, i)
+        ]
         if between:
             cuts.append(between[0])
     return sorted(set(cuts))
+
+
+_TIME_UNITS = frozenset(
+    {"hour", "hours", "minute", "minutes", "min", "mins", "second", "seconds", "sec", "secs"}
+)
+
+
+def _inside_duration(words: Sequence[str], i: int) -> bool:
+    """Whether the joiner at ``i`` joins the parts of one duration ("an hour | and a
+    half", "2 hours and 30 minutes"): no cut there."""
+    if i == 0 or i + 1 >= len(words) or words[i - 1].lower() not in _TIME_UNITS:
+        return False
+    after = [w.lower() for w in words[i + 1 : i + 3]]
+    if after[0] in ("0.5", "half", "a") and (
+        after[0] != "a" or after[1:] in (["half"], ["quarter"])
+    ):
+        return True
+    return after[0].replace(".", "", 1).isdigit() and len(after) > 1 and after[1] in _TIME_UNITS
 
 
 def _pieces(name: str, part: Any, indices: list[int], words: list[str]) -> list[ModelRequest]:

@@ -340,9 +340,29 @@ def _build_calls(
             calls = []  # "a timer for each": the timers come from the durations listed
         if calls is None and (by_model or clause.own_tool is not None):
             return clause
-        plan.calls.extend(with_qualifiers(call, clause.text) for call in calls or [])
+        calls = [with_qualifiers(call, clause.text) for call in calls or []]
+        if previous is not None and _said_again(clause, previous, calls, plan.calls):
+            calls = []  # "it's too quiet, | i can barely hear the music": one volume up
+        plan.calls.extend(calls)
         previous = clause
     return None
+
+
+def _said_again(
+    clause: it.Clause,
+    previous: it.Clause,
+    calls: list[PlannedCall],
+    planned: list[PlannedCall],
+) -> bool:
+    """Whether a clause only says again, as a complaint, the device command the clause
+    before it planned ("it's too quiet, | i can barely hear the music"): the same call
+    once, not twice."""
+    from understanding.arguments.complaints import complaint_command
+    from understanding.arguments.qualifiers import tokens_of
+
+    if len(calls) != 1 or not planned or calls[0] != planned[-1] or calls[0].tool != it.DEVICE:
+        return False
+    return any(complaint_command(tokens_of(c.text)) is not None for c in (clause, previous))
 
 
 def _finish(plan: Plan, text: str, qualified: qualifiers.Qualified) -> Plan:

@@ -67,9 +67,17 @@ ALLOW = Verdict(True)
 # A request opening after a joiner inside a note's text: the note swallowed another request
 # ("note that dinner cost 85 dollars and tell me what a 20% tip would be").
 _ANOTHER_REQUEST = re.compile(
-    r"(?:\band|\bthen|[;,])\s+(?:also\s+)?(?:tell\s+me|what(?:'s|\s+is|\s+are)?|how|set|turn|"
+    r"(?:\band|\bthen|[;,.])\s+(?:(?:also|u+m+|u+h+|e+r+m*|oh|hmm+|so|ok|okay|well|right)\s+)*"
+    # a device command said short ("and lights off"), a timer asked for ("then i need a
+    # reminder in two hours"), a second thing to keep ("and save this for later:"), a
+    # verb of arithmetic ("cube 9")
+    r"(?:(?:the\s+)?(?:lights?|lamps?|tv|fan|heater|ac|blinds|speaker|plug|vacuum)\s+"
+    r"(?:on|off|up|down)\b|i\s+(?:need|want)\s+(?:a|an)\s+(?:reminder|remind|timer|alarm)|"
+    r"(?:save|keep|remember)\s+this|cube|square|halve|double|triple|"
+    r"tell\s+me|what(?:'s|\s+is|\s+are)?|how|if\s+i|did|have\s+i|set|turn|wake|remind|"
     r"switch|check|convert|search|find|lock|unlock|open|close|start|can\s+you|could\s+you|"
     r"is|are|do|does|give\s+me|look\s+up|calculate|work\s+out|add\s+(?:a\s+|another\s+)?note|"
+    r"another\s+note|a\s+second\s+note|"
     r"the\s+(?:weather|forecast|time|temperature|local\s+time)\s+(?:in|for|at|there)\b)\b"
 )
 
@@ -84,8 +92,8 @@ _FILL_IN = re.compile(
 
 # The words of the request itself inside a note's text ("add to my notes that ...").
 _NOTE_COMMAND = re.compile(
-    r"^(?:add|put|save|jot|write|make\s+a\s+note|take\s+a\s+note|note\s+down)\b"
-    r"|\b(?:to|in|into)\s+my\s+notes\b"
+    r"^(?:add|put|save|jot|write|make\s+a\s+note|take\s+a\s+note|note(?:\s+(?:this|it))?\s+down)\b"
+    r"|^(?:another|a\s+second|one\s+more)\s+note\b|\b(?:to|in|into)\s+my\s+notes\b"
 )
 
 
@@ -192,6 +200,8 @@ def unserved_parts(words: str, calls: list[tuple[str, dict[str, Any]]]) -> list[
             continue
         if {it.tool_cue(piece), it.find_device(piece)} & planned:
             continue  # "set a timer for each of these: | 5 | and 25 minutes"
+        if it.timed_reminder(piece) and it.TIMER in planned:
+            continue  # "remind me to call mum at 6pm": the alarm the router read
         if any(_read_in(piece, a) for a in reads):
             continue  # "turn 20 c into fahrenheit": the conversion's own words
         if re.search(rf"\b{re.escape(tokens[0])}\b", texts):
@@ -242,7 +252,8 @@ def _device_there(arguments: dict[str, Any], words: str, query: str) -> Verdict:
     if device not in named and named and _PRONOUN.search(words):
         return Verdict(False, f"'it' points at the {sorted(named)[0]}, not a {device}", part)
     if device not in named_devices(query):
-        return Verdict(False, f"the words name no {device} beside the {sorted(named)[0]}", part)
+        beside = f" beside the {sorted(named)[0]}" if named else ""
+        return Verdict(False, f"the words name no {device}{beside}", part)
     shared = _room_after(arguments, query)
     if shared is not None:
         return Verdict(False, f"'in the {shared}' may be the {device}'s too", part)
@@ -374,6 +385,61 @@ def wants_timer_each(words: str) -> bool:
     return _FOR_EACH_TIMER.search(words) is not None
 
 
+# A count of notes said ("two notes:", "3 notes"), or items asked for each ("each").
+_NOTE_COUNT = re.compile(
+    r"\b(?:\d+|two|three|four|five|several|some)\s+notes\b|\beach\b|\bnotes\s*:"
+)
+
+
+_ANOTHER_NOTE = re.compile(r"\b(?:another|second|one\s+more)\s+note\b")
+
+
+def _notes_asked(words: str, planned: int, listed: bool) -> Verdict:
+    """No more notes than the words ask for: each note needs words of its own that ask
+    for one ("add a note ...", "another note ...", "remind me to ..."), unless the words
+    list the notes or count them ("remember that. | the recipe wants 400 grams of flour,
+    how much is that in kilograms" asks for one note, not two)."""
+    from cloud_agent.planner import interpret as it
+    from cloud_agent.planner.clauses import split_clauses
+
+    if planned < 2 or listed or _NOTE_COUNT.search(words):
+        return ALLOW
+    asked = sum(
+        1
+        for piece in split_clauses(words)
+        if it.asks_for_note(piece) or _ANOTHER_NOTE.search(piece)
+    )
+    if planned <= asked:
+        return ALLOW
+    return Verdict(False, f"{planned} notes planned where the words ask for {asked}", "notes")
+
+
+def _schema(tool: str, arguments: dict[str, Any]) -> Verdict:
+    """A call's arguments against its tool's JSON Schema (the catalogue's): a plan never
+    runs a call its tool would refuse ("add_note" with an "at" and no text). A value an
+    earlier call gives (``{prev}``) stands in as a number."""
+    from jsonschema import Draft202012Validator
+
+    from understanding.tools.catalogue import input_schemas
+
+    schema = input_schemas().get(tool)
+    if schema is None:
+        return ALLOW
+    numeric = {
+        key
+        for key, prop in schema.get("properties", {}).items()
+        if prop.get("type") in ("integer", "number")
+    }
+    shown = {
+        key: 1 if key in numeric and isinstance(value, str) and PREV in value else value
+        for key, value in arguments.items()
+    }
+    error = next(iter(Draft202012Validator(schema).iter_errors(shown)), None)
+    if error is None:
+        return ALLOW
+    return Verdict(False, f"a {tool} call its tool does not take ({error.message})", tool)
+
+
 def check_plan(words: str, calls: list[tuple[str, dict[str, Any]]]) -> Verdict:
     """Every side-effect call grounded (:func:`check_call`), no condition, negation or
     recurrence left for the device to drop, and the counts as asked: one timer per listed
@@ -384,6 +450,10 @@ def check_plan(words: str, calls: list[tuple[str, dict[str, Any]]]) -> Verdict:
     for whole in (_whole_query(words, calls), _unserved(words, calls)):
         if not whole.ok:
             return whole
+    for tool, arguments in calls:
+        shaped = _schema(tool, arguments)
+        if not shaped.ok:
+            return shaped
     tools = Counter(tool for tool, _ in calls)
     for tool, arguments in calls:
         kept = tuple(
@@ -396,6 +466,9 @@ def check_plan(words: str, calls: list[tuple[str, dict[str, Any]]]) -> Verdict:
         verdict = check_call(tool, arguments, words, several=tools[tool] > 1, kept=kept)
         if not verdict.ok:
             return verdict
+    asked = _notes_asked(words, tools["add_note"], listed is not None)
+    if not asked.ok:
+        return asked
     each_tool = listed_tool(listed) if listed is not None else None
     if listed is not None and each_tool is not None and 0 < tools[each_tool] != len(listed.items):
         return Verdict(
