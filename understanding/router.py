@@ -290,24 +290,21 @@ class Router:
         )
 
     def _contrasted(
-        self,
-        query: str,
-        negated: str,
-        said: str,
-        settings: Settings | None,
-        one_request: bool | None,
+        self, query: str, negated: str, said: str, settings: Settings | None, alone: bool | None
     ) -> RouteDecision | None:
         """The decision on what the words say to do when they set it against what not
         to ("don't lock the door, just close the blinds"): the part said, read alone; a
         side effect of it runs only when the policy, over all the words, finds the
         negation another command's (``policy``). None: the words decide as usual."""
-        decision = self.decide(said, settings, one_request=one_request)
+        decision = self.decide(said, settings, one_request=alone)
         if decision.route == "cloud" or decision.calls:
             return None
-        if decision.route == "edge" and decision.tool in ACTION_TOOLS:
-            verdict = check_call(decision.tool, decision.arguments, query, 1.0, 0.0)
-            if verdict.action != "allow":
-                return None
+        tool = str(decision.tool) if decision.route == "edge" else ""
+        if (
+            tool in ACTION_TOOLS
+            and check_call(tool, decision.arguments, query, 1, 0).action != "allow"
+        ):
+            return None
         return replace(decision, reason=f"{decision.reason}; not what {negated!r} rules out")
 
     def _refused(

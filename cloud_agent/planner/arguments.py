@@ -265,3 +265,30 @@ def own_arguments(tool: str, text: str) -> dict[str, Any] | None:
         seconds = parse_duration(text)
         return {"seconds": seconds} if seconds else None
     return None
+
+
+_LONG_AS_RESULT = re.compile(r"\bfor\s+(?:that|this|as)\s+long\b|\bthat\s+long\b")
+_TIME_UNITS = {"second": 1, "sec": 1, "s": 1, "minute": 60, "min": 60, "hour": 3600, "h": 3600}
+
+
+def as_long_as(clause: it.Clause, previous: it.Clause | None) -> int | None:
+    """The seconds of one of the unit a conversion before gave its result in, for a
+    timer "for that long" ("what is 8 minutes in seconds, | and set a timer for that
+    long": 1); None when the clause asks no such timer or the unit is no unit of time."""
+    if previous is None or previous.tool != it.CONVERT or not _LONG_AS_RESULT.search(clause.text):
+        return None
+    target = it.target_unit(previous.text)
+    if target is None:
+        return None
+    unit = target.group(1).lower()
+    return _TIME_UNITS.get(unit) or _TIME_UNITS.get(unit.rstrip("s"))
+
+
+def status_call(clause: it.Clause, previous: it.Clause | None) -> list[PlannedCall] | None:
+    """The read a device question asks for ("is the plug on?"; "and is the fan on there")."""
+    device = clause.device or (previous.device if previous is not None else None)
+    if device is None:
+        return None
+    there = previous is not None and re.search(r"\bthere\b", clause.text) is not None
+    room = clause.room or (previous.room if there and previous is not None else None)
+    return [PlannedCall(it.STATUS, {"device": device, **({"room": room} if room else {})})]

@@ -20,6 +20,7 @@ import re
 from typing import Any
 
 from cloud_agent.planner import (
+    contrast,
     each,
     model_split,
     partial,
@@ -34,12 +35,14 @@ from cloud_agent.planner.arguments import (
     NOTE_PREFIX,
     SCALES,
     TEMPERATURE_SCALE,
+    as_long_as,
     as_written,
     convert_call,
     device_call,
     expression,
     own_arguments,
     shared_unit,
+    status_call,
     temperature_args,
     whole_note,
     with_qualifiers,
@@ -58,9 +61,7 @@ from cloud_agent.planner.discourse import (
     merge_fragments,
     reading_places,
 )
-from understanding import policy
 from understanding.arguments.forecast_days import unserved_weather_day
-from understanding.arguments.qualifiers import contrasted
 
 _ASKS_WEATHER = re.compile(
     r"\b(?:weather|forecast|rain\w*|snow\w*|sunny|storm\w*|wind\w*|temperature|umbrella|"
@@ -80,9 +81,14 @@ def make_plan(
     plan reads more of the places and days the query names (the model may give a list's
     day to its last place only: "for each of paris, rome and vienna, tell me tomorrow's
     weather")."""
-    contrasted = _contrasted(query, extractor, router, home, split_with_model)
-    if contrasted is not None:
-        return contrasted
+    said = contrast.contrasted_plan(
+        query,
+        lambda words: make_plan(
+            words, extractor, router, home=home, split_with_model=split_with_model
+        ),
+    )
+    if said is not None:
+        return said
     plan = _plan(query, extractor, router, home=home, split_with_model=split_with_model)
     if not split_with_model or plan.refusal or not any(c.tool in NEEDS_CITY for c in plan.calls):
         return plan
@@ -90,34 +96,6 @@ def make_plan(
     read = model_split.coverage
     if rules.refusal is None and read(query, rules.calls) > read(query, plan.calls):
         return rules
-    return plan
-
-
-def _contrasted(
-    query: str,
-    extractor: it.Extractor | None,
-    router: Any,
-    home: Any,
-    split_with_model: bool,
-) -> Plan | None:
-    """The plan of what the words say to do when they set it against one thing not to
-    ("don't turn off the lights, just lock the door"): the part said, planned alone; its
-    side effects run only when the negation is the other part's (the device's policy,
-    ``policy.negated_elsewhere``). None: the words are planned as usual (and a negation
-    that rules a side effect declines them)."""
-    parts = contrasted(normalise(query))
-    if parts is None or len(split_clauses(parts[0])) != 1:
-        return None  # "... but don't lock the door and set a timer": more than one part
-    plan = make_plan(parts[1], extractor, router, home=home, split_with_model=split_with_model)
-    if plan.refusal is not None or not plan.calls:
-        return None
-    if not all(
-        policy.negated_elsewhere(c.tool, c.args, query)
-        for c in plan.calls
-        if c.tool in policy.ACTION_TOOLS
-    ):
-        return None
-    plan.query = query
     return plan
 
 
@@ -341,28 +319,11 @@ def _build_calls(
         if calls is None and (by_model or clause.own_tool is not None):
             return clause
         calls = [with_qualifiers(call, clause.text) for call in calls or []]
-        if previous is not None and _said_again(clause, previous, calls, plan.calls):
+        if previous is not None and tidy.said_again(clause, previous, calls, plan.calls):
             calls = []  # "it's too quiet, | i can barely hear the music": one volume up
         plan.calls.extend(calls)
         previous = clause
     return None
-
-
-def _said_again(
-    clause: it.Clause,
-    previous: it.Clause,
-    calls: list[PlannedCall],
-    planned: list[PlannedCall],
-) -> bool:
-    """Whether a clause only says again, as a complaint, the device command the clause
-    before it planned ("it's too quiet, | i can barely hear the music"): the same call
-    once, not twice."""
-    from understanding.arguments.complaints import complaint_command
-    from understanding.arguments.qualifiers import tokens_of
-
-    if len(calls) != 1 or not planned or calls[0] != planned[-1] or calls[0].tool != it.DEVICE:
-        return False
-    return any(complaint_command(tokens_of(c.text)) is not None for c in (clause, previous))
 
 
 def _finish(plan: Plan, text: str, qualified: qualifiers.Qualified) -> Plan:
@@ -587,7 +548,7 @@ def _calls(
             ]
         return calls
     if tool == it.STATUS:
-        return _status_call(clause, previous)
+        return status_call(clause, previous)
     if tool == it.LIST_TIMERS:
         return [PlannedCall(tool, {})]  # "what timers do i have running": a read
     searched = previous is not None and previous.tool == it.SEARCH_NOTES
@@ -618,12 +579,9 @@ def _calls(
     if tool == it.TIMER and many and previous is not None:
         factor = {"seconds": 1, "minutes": 60, "hours": 3600}[many.group(1)]
         return [PlannedCall(tool, {"seconds": f"{PREV}*{factor}"})]
-    if tool == it.TIMER and previous is not None and previous.tool == it.CONVERT:
-        # "what is 8 minutes in seconds, | and set a timer for that long": the result, in
-        # the unit the conversion gave it
-        unit = _time_unit_seconds(previous.text) if _LONG_AS_RESULT.search(clause.text) else None
-        if unit:
-            return [PlannedCall(tool, {"seconds": f"{PREV}*{unit}"})]
+    unit = as_long_as(clause, previous) if tool == it.TIMER else None
+    if unit:  # "what is 8 minutes in seconds, | and set a timer for that long"
+        return [PlannedCall(tool, {"seconds": f"{PREV}*{unit}"})]
     if args and tool == it.ADD_NOTE and NOTE_PREFIX.match(str(args.get("text", ""))):
         args = own_arguments(tool, str(args["text"])) or args  # "remind me to buy milk"
     if args and tool == it.ADD_NOTE:
@@ -631,35 +589,11 @@ def _calls(
     return [PlannedCall(tool, args)] if args else None
 
 
-_LONG_AS_RESULT = re.compile(r"\bfor\s+(?:that|this|as)\s+long\b|\bthat\s+long\b")
-_TIME_UNITS = {"second": 1, "sec": 1, "s": 1, "minute": 60, "min": 60, "hour": 3600, "h": 3600}
-
-
-def _time_unit_seconds(conversion: str) -> int | None:
-    """The seconds of one of the unit a conversion's words ask for ("8 minutes in
-    seconds": 1), None when it is no unit of time."""
-    target = it.target_unit(conversion)
-    if target is None:
-        return None
-    unit = target.group(1).lower()
-    return _TIME_UNITS.get(unit) or _TIME_UNITS.get(unit.rstrip("s"))
-
-
 # The words of a search of the notes that names nothing to look for ("check my notes").
 _BARE_SEARCH = frozenset(
     {"check", "look", "search", "in", "through", "at", "my", "the", "notes", "note", "please"}
     | {"can", "you", "could", "and", "then", "also"}
 )
-
-
-def _status_call(clause: it.Clause, previous: it.Clause | None) -> list[PlannedCall] | None:
-    """The read a device question asks for ("is the plug on?"; "and is the fan on there")."""
-    device = clause.device or (previous.device if previous is not None else None)
-    if device is None:
-        return None
-    there = previous is not None and re.search(r"\bthere\b", clause.text) is not None
-    room = clause.room or (previous.room if there and previous is not None else None)
-    return [PlannedCall(it.STATUS, {"device": device, **({"room": room} if room else {})})]
 
 
 __all__ = ["make_plan"]

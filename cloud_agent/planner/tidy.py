@@ -9,7 +9,7 @@ from cloud_agent.planner.arguments import as_written
 from cloud_agent.planner.calls import PlannedCall
 from cloud_agent.planner.discourse import NEEDS_CITY
 
-__all__ = ["timer_for_each", "without_repeats", "written"]
+__all__ = ["said_again", "timer_for_each", "without_repeats", "written"]
 
 
 def written(call: PlannedCall, query: str) -> PlannedCall:
@@ -57,3 +57,20 @@ def timer_for_each(text: str, calls: list[PlannedCall]) -> list[PlannedCall]:
     if not any(c.tool == it.TIMER for c in out):
         out += [PlannedCall(it.TIMER, {"seconds": s}) for s in durations]
     return out
+
+
+def said_again(
+    clause: it.Clause,
+    previous: it.Clause,
+    calls: list[PlannedCall],
+    planned: list[PlannedCall],
+) -> bool:
+    """Whether a clause only says again, as a complaint, the device command the clause
+    before it planned ("it's too quiet, | i can barely hear the music"): the same call
+    once, not twice."""
+    from understanding.arguments.complaints import complaint_command
+    from understanding.arguments.qualifiers import tokens_of
+
+    if len(calls) != 1 or not planned or calls[0] != planned[-1] or calls[0].tool != it.DEVICE:
+        return False
+    return any(complaint_command(tokens_of(c.text)) is not None for c in (clause, previous))
