@@ -213,8 +213,9 @@ def _device(args: dict[str, Any], words: str) -> str | None:
     if is_question(words) and not _SET_WORDS.search(said):
         return f"{words.strip()!r} is a question, not a command"
     value = args.get("value")
-    numbers = {float(span.value) for span in find_numbers(tokenize(said))}
-    level = isinstance(value, int | float) and not isinstance(value, bool)
+    level = float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+    tokens = tokenize(said) if level is not None else []
+    numbers = {float(span.value) for span in find_numbers(tokens)}
     if not _complained(words, device, action):
         if device is not None and device not in named_devices(words):
             return f"the words name no {device}"
@@ -222,19 +223,17 @@ def _device(args: dict[str, Any], words: str) -> str | None:
         said_so = pattern is not None and re.search(pattern, said) is not None
         # "the volume to ninety": a level said in words is a setting; "can i have an
         # espresso": a drink asked for is the coffee machine's brew
-        said_so = said_so or (action == "set" and level and float(value) in numbers)  # type: ignore[arg-type]
+        said_so = said_so or (action == "set" and level in numbers)
         said_so = said_so or (
             device == "coffee_machine" and action == "on" and _DRINK_ASKED.search(said) is not None
         )
         if action is not None and not said_so:
             return f"the words do not say {action}"
-    if level:
-        tokens = tokenize(said)
-        if float(value) not in numbers and not _REFERS_BACK.search(said):  # type: ignore[arg-type]
-            from understanding.arguments.devices import level_value
+    if level is not None and level not in numbers and not _REFERS_BACK.search(said):
+        from understanding.arguments.devices import level_value
 
-            if level_value(" ".join(tokens)) != value:
-                return f"the value {value:g} is not in the words"
+        if level_value(" ".join(tokens)) != value:
+            return f"the value {value:g} is not in the words"
     return None
 
 

@@ -25,18 +25,19 @@ def shared_unit(
     for later in clauses[index + 1 :]:
         if later.tool != it.TIMER:
             break
-        unit = _UNIT.search(later.text)
+        unit = TIME_UNIT.search(later.text)
         if unit:
             break
     if unit is None and index and clauses[index - 1].tool == it.TIMER:
-        unit = _UNIT.search(clauses[index - 1].text)
+        unit = TIME_UNIT.search(clauses[index - 1].text)
     if unit is None:
         return None
     probe = f"set a timer for {clause.value:g} {unit.group(1)}"
     return it.edge_arguments(it.TIMER, probe, extractor) or own_arguments(it.TIMER, probe)
 
 
-_UNIT = re.compile(r"\b(hours?|minutes?|seconds?)\b")
+# A unit of time said, in words ("minutes"): what a bare number of a timer takes.
+TIME_UNIT = re.compile(r"\b(hours?|minutes?|seconds?)\b")
 
 
 def with_qualifiers(call: PlannedCall, words: str) -> PlannedCall:

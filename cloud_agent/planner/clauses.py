@@ -304,6 +304,11 @@ def _op_on_quantity(match: re.Match[str]) -> str:
     return f"{unit} ; that {op} " if is_unit_word(unit) else match.group(0)
 
 
+# Words said between a joiner and the request it opens ("and umm what's ...", "and ok so
+# if ..."): the request opens all the same.
+FILLER = r"(?:also|u+m+|u+h+|e+r+m*|oh|hmm+|so|ok|okay|well|right)"
+
+
 # A note's words run from its cue to the end of its sentence or to the next request: the
 # commas and "and"s inside are the note's ("add a note: call the bank, ask about the rate").
 _NOTE_OPENS = re.compile(
@@ -313,7 +318,7 @@ _NOTE_OPENS = re.compile(
     r"|add\s+to\s+my\s+notes)\b|\bnote\s*:"
 )
 _NOTE_ENDS = re.compile(
-    r"\s*;|\s*(?:,\s*)?\b(?:and|then|also|plus)\s+(?:(?:also|then|u+m+|u+h+|e+r+m*|oh|hmm+|so|ok|okay|well|right)\s+)*"
+    r"\s*;|\s*(?:,\s*)?\b(?:and|then|also|plus)\s+(?:(?:then|" + FILLER + r")\s+)*"
     r"(?=(?:what|what's|whats|if\s+i|did|have\s+i|has\s+the|will\s+(?:it|i|the)|was\s+(?:it|i|the)|"
     r"how|tell|set|turn|switch|check|convert|search|find|lock|unlock|open|close|start|is|are|"
     r"can|could|give|look|add|put|remind|wake|dim|mute|another|a\s+(?:second\s+)?note|"

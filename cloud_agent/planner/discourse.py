@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from cloud_agent.planner import interpret as it
-from cloud_agent.planner.arguments import own_arguments
+from cloud_agent.planner.arguments import TIME_UNIT, own_arguments
 from cloud_agent.planner.clauses import open_knowledge_cues
 from understanding.gazetteer import find_cities
 
@@ -275,7 +275,6 @@ BARE_DURATION = re.compile(
     r"^(?:and\s+|then\s+)?(?:another\s+(?:one\s+)?)?(?:for\s+)?\d+(?:\.\d+)?"
     r"(?:\s+for\s+(?:the\s+|my\s+)?[a-z' ]+)?$"
 )
-TIME_UNIT = re.compile(r"\b(hours?|minutes?|seconds?)\b")
 
 
 _DAY_ONLY = re.compile(

@@ -35,6 +35,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from cloud_agent.planner.clauses import FILLER
 from cloud_agent.planner.each import listed_items, listed_tool, without_head
 from understanding import policy
 from understanding.arguments.qualifiers import find_qualifiers, tokens_of
@@ -67,7 +68,7 @@ ALLOW = Verdict(True)
 # A request opening after a joiner inside a note's text: the note swallowed another request
 # ("note that dinner cost 85 dollars and tell me what a 20% tip would be").
 _ANOTHER_REQUEST = re.compile(
-    r"(?:\band|\bthen|[;,.])\s+(?:(?:also|u+m+|u+h+|e+r+m*|oh|hmm+|so|ok|okay|well|right)\s+)*"
+    r"(?:\band|\bthen|[;,.])\s+(?:" + FILLER + r"\s+)*"
     # a device command said short ("and lights off"), a timer asked for ("then i need a
     # reminder in two hours"), a second thing to keep ("and save this for later:"), a
     # verb of arithmetic ("cube 9")

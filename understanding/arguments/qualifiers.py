@@ -307,12 +307,9 @@ def contrasted(words: str) -> tuple[str, str] | None:
         found = pattern.match(said)
         if found is not None:
             negated, rest = found.group("neg").strip(" ,;"), found.group("said").strip(" ,;")
-            if negated and rest and not _NEGATION_WORD.search(rest):
+            if negated and rest and not any(q.kind == "negation" for q in find_qualifiers(rest)):
                 return negated, rest
     return None
-
-
-_NEGATION_WORD = re.compile(r"\b(?:don'?t|do\s+not|never|not)\b")
 
 
 def is_status_question(words: str) -> bool:
