@@ -96,8 +96,9 @@ _ACTION_WORDS: dict[str, str] = {
     "volume_up": r"\blouder|\braise|\bincrease|\bvolume|\bturn\s+(?:\w+\s+){0,3}up\b",
     "volume_down": r"\bquieter|\bsofter|\blower|\bdecrease|\bvolume|"
     r"\bturn\s+(?:\w+\s+){0,3}down\b|\btoo\s+loud",
-    "mute": r"\bmute|\bsilen",
-    "unmute": r"\bunmute|\bun\s+mute",
+    "mute": r"(?<!off )(?<!un)\bmute(?!\s+off)|\bsilen",
+    "unmute": r"\bunmute|\bun\s+mute|\boff\s+mute|\bmute\s+off|\bstop\s+muting"
+    r"|\bturn\s+off\s+(?:the\s+)?mute",
     "brightness_up": r"\bbright\w*|\bup\b|\bincrease|\bdark\w*|\braise|\bboost",
     "brightness_down": r"\bdim\w*|\bdown\b|\bdarker|\bdecrease|\blower|\breduce|\btoo\s+bright",
 }
@@ -205,6 +206,7 @@ def _complained(words: str, device: Any, action: Any) -> bool:
 
 
 def _device(args: dict[str, Any], words: str) -> str | None:
+    from understanding.arguments.devices import OTHER_APPLIANCES
     from understanding.arguments.numbers import find_numbers, tokenize
     from understanding.arguments.qualifiers import is_question
 
@@ -212,6 +214,8 @@ def _device(args: dict[str, Any], words: str) -> str | None:
     said = words.lower()
     if is_question(words) and not _SET_WORDS.search(said):
         return f"{words.strip()!r} is a question, not a command"
+    if (other := OTHER_APPLIANCES.search(said)) is not None:
+        return f"the words name the {other.group(0)}, which no device tool runs"
     value = args.get("value")
     level = float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
     tokens = tokenize(said) if level is not None else []

@@ -286,7 +286,13 @@ def _colon(match: re.Match[str]) -> str:
     word = match.group(1)
     if word.isdigit() and re.match(r"\s*\d", match.string[match.end() :]):
         return match.group(0)  # a clock time ("6 : 30" once numbers are read): no cut
-    return match.group(0) if word in _COLON_KEEPS else f"{word} ;"
+    framed = (
+        word in ("this", "that")
+        and re.search(  # "save this: locker 118"
+            r"\b(?:save|keep|remember|store|note|jot|write)\s+$", match.string[: match.start()]
+        )
+    )
+    return match.group(0) if word in _COLON_KEEPS or framed else f"{word} ;"
 
 
 _OP_ON_QUANTITY = re.compile(
@@ -315,7 +321,7 @@ _NOTE_OPENS = re.compile(
     r"\b(?:add\s+(?:a\s+|another\s+)?note|make\s+a\s+note|take\s+a\s+note|note\s+that"
     r"|(?:note|write|jot)(?:\s+(?:this|it|these|that))?\s+down|jot|remember\s+that"
     r"|save\s+a\s+note|new\s+note"
-    r"|add\s+to\s+my\s+notes)\b|\bnote\s*:"
+    r"|add\s+to\s+my\s+notes)\b|\bnote\s*:|\b(?:save|keep|remember|store)\s+(?:this|that)\s*:"
 )
 _NOTE_ENDS = re.compile(
     r"\s*;|\s*(?:,\s*)?\b(?:and|then|also|plus)\s+(?:(?:then|" + FILLER + r")\s+)*"
@@ -344,9 +350,33 @@ def _protect_note(text: str) -> str:
     return text[: opened.end()] + kept + text[end:]
 
 
+def _exception_list() -> re.Pattern[str]:
+    """The rooms an exception leaves out, listed ("apart from the kitchen and porch ones",
+    "except the hall, the study and the den"): one command's exception, no cut."""
+    from understanding.arguments.devices import ROOM_NAMES
+
+    rooms = "|".join(re.escape(r) for r in sorted(ROOM_NAMES, key=len, reverse=True))
+    room = rf"(?:the\s+|my\s+)?(?:{rooms})(?:'s)?(?:\s+ones?)?"
+    return re.compile(
+        r"(\b(?:except(?:\s+for)?|apart\s+from|other\s+than|excluding|not\s+including|"
+        rf"besides|save\s+for|but(?:\s+not)?)\s+{room}(?:\s+\x00\s+{room})*)"
+        rf"(?:\s*,\s*(?:and\s+)?|\s+and\s+)(?={room}\b)"
+    )
+
+
+_EXCEPTION_LIST = _exception_list()
+
+
+def _protect_exceptions(text: str) -> str:
+    while (joined := _EXCEPTION_LIST.sub(lambda m: f"{m.group(1)} \x00 ", text)) != text:
+        text = joined
+    return text
+
+
 def split_clauses(text: str) -> list[str]:
     """Cut normalised text at conjunctions and commas; empty pieces are dropped."""
     protected = _DURATION_AND.sub(lambda m: f"{m.group(1) or m.group(2)} \x00 ", text)
+    protected = _protect_exceptions(protected)
     protected = _PAIR_OF_NUMBERS.sub(lambda m: f"{m.group(1)} \x00 ", protected)
     protected = _OP_ON_QUANTITY.sub(_op_on_quantity, protected)
     protected = _ARITHMETIC_JOIN.sub(" \x01 ", protected)
@@ -387,6 +417,7 @@ _CHATTER = re.compile(
     r"|(?:before|after)\s+(?:bed|bedtime|work|school|dinner|lunch|breakfast|i\s+(?:leave|go|sleep))"
     r"|(?:morning|night|evening|bedtime|leaving)\s+routine|for\s+(?:tonight|later|the\s+morning)"
     r"|if\s+(?:not|so|none|there\s+(?:are|is)\s+(?:none|nothing|not))|otherwise|or\s+else"
+    r"|(?:both|all|each|every\s+one)\s+of\s+(?:them|those|these|'em)|the\s+lot"
     r"|why\s+not|no\s+worries|that(?:'s|\s+is)\s+(?:all|it)(?:\s+for\s+now)?|you(?:'re|\s+are)\s+the\s+best"
     r"|(?:(?:i\s+need|i\s+have|i\s+want|i(?:'d|\s+would)\s+like)(?:\s+to\s+(?:know|ask))?\s+)?"
     r"(?:a\s+few|a\s+couple\s+of|couple|some|several|\d+)\s+(?:more\s+)?(?:things|questions|requests)"

@@ -16,17 +16,21 @@ side effect "each", the plan has as many calls of it as items, or nothing runs.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from cloud_agent.planner import interpret as it
-from cloud_agent.planner.calls import PlannedCall
+from cloud_agent.planner.calls import Plan, PlannedCall
 
 __all__ = [
     "ListedItems",
+    "distributed",
+    "distributed_plan",
     "for_each_item",
     "listed_items",
     "listed_tool",
     "listed_values",
+    "still_left",
     "without_head",
 ]
 
@@ -102,9 +106,24 @@ _LISTED_VALUES = re.compile(
 )
 
 
+# A list of quantities, each with the same unit said ("5 lb, 12 lb and 30 lb").
+_QUANTITY = r"(\d+(?:\.\d+)?)\s*([a-z°]+)"
+_LISTED_QUANTITIES = re.compile(
+    rf"(?<![\w.]){_QUANTITY}((?:\s*(?:,\s*and|,|and|&)\s*\d+(?:\.\d+)?\s*[a-z°]+)+)"
+)
+_TIME_UNIT_SECONDS = {"second": 1, "sec": 1, "minute": 60, "min": 60, "hour": 3600, "hr": 3600}
+
+
 def listed_values(words: str) -> list[float]:
-    """The numbers a list gives one unit ("30, 40 and 50 celsius": 30, 40, 50), or []."""
-    match = _LISTED_VALUES.search(words.lower())
+    """The numbers a list gives one unit ("30, 40 and 50 celsius": 30, 40, 50; "5 lb, 12
+    lb and 30 lb": 5, 12, 30), or []."""
+    said = words.lower()
+    quantities = _LISTED_QUANTITIES.search(said)
+    if quantities is not None:
+        rest = re.findall(_QUANTITY, quantities.group(3))
+        if rest and all(unit == quantities.group(2) for _, unit in rest):
+            return [float(quantities.group(1)), *(float(value) for value, _ in rest)]
+    match = _LISTED_VALUES.search(said)
     if match is None:
         return []
     values = [float(match.group(1)), *map(float, re.findall(r"\d+(?:\.\d+)?", match.group(2)))]
@@ -144,7 +163,26 @@ def for_each_item(words: str, calls: list[PlannedCall]) -> list[PlannedCall]:
         out[at : at + 1] = [
             PlannedCall(it.CONVERT, {**converts[0].args, "value": _number(v)}) for v in values
         ]
+    timers = [c for c in out if c.tool == it.TIMER and "seconds" in c.args]
+    unit = _listed_time_unit(words)
+    if len(values) > 1 and len(timers) == 1 and unit:
+        seconds = [round(v * unit) for v in values]
+        if timers[0].args["seconds"] in seconds:  # "3, 4 and 5 minutes, a timer each"
+            at = out.index(timers[0])
+            out[at : at + 1] = [PlannedCall(it.TIMER, {"seconds": s}) for s in seconds]
     return out
+
+
+def _listed_time_unit(words: str) -> int | None:
+    """The seconds of the time unit a list of numbers is given in ("3, 4 and 5 minutes"),
+    or None."""
+    said = words.lower()
+    match = _LISTED_VALUES.search(said) or _LISTED_QUANTITIES.search(said)
+    if match is None:
+        return None
+    after = re.match(r"\s*([a-z]+)", said[match.end() :]) if match.re is _LISTED_VALUES else None
+    unit = after.group(1) if after is not None else match.group(2)
+    return next((n for name, n in _TIME_UNIT_SECONDS.items() if unit.startswith(name)), None)
 
 
 def _per_room(items: tuple[str, ...], calls: list[PlannedCall]) -> list[PlannedCall]:
@@ -165,3 +203,55 @@ def _per_room(items: tuple[str, ...], calls: list[PlannedCall]) -> list[PlannedC
     kept = [c for c in calls if c not in same]
     per_room = [PlannedCall(it.DEVICE, {**template.args, "room": r}) for r in rooms if r]
     return [*kept[:at], *per_room, *kept[at:]]
+
+
+def still_left(parts: list[str], calls: list[PlannedCall]) -> list[str]:
+    """The parts left out that the calls made one per item do not answer after all: "convert
+    5 lb" cut from "convert 5 lb, 12 lb and 30 lb to kg" is the first conversion's."""
+    values = {
+        float(c.args["value"])
+        for c in calls
+        if c.tool == it.CONVERT and isinstance(c.args.get("value"), int | float)
+    }
+
+    def answered(part: str) -> bool:
+        numbers = {float(n) for n in re.findall(r"\d+(?:\.\d+)?", part)}
+        return bool(numbers) and numbers <= values
+
+    return [p for p in parts if not answered(p)]
+
+
+# "convert each of these to kg: 5 lb, 12 lb and 30 lb": the request said once, the
+# quantities it is for after a colon, pointed at by "these".
+_POINTED_LIST = re.compile(
+    r"^(?P<frame>.*?)\b(?:(?:each|every\s+one|all|both)\s+of\s+)?(?:these|those|the\s+following)"
+    r"(?:\s+(?:numbers|amounts|values|ones|times|durations))?\b(?P<rest>[^:]*):\s*(?P<items>.+)$"
+)
+
+
+def distributed(words: str) -> str | None:
+    """The words with the quantities a colon lists in the place of the "these" that points
+    at them ("convert each of these to kg: 5 lb and 12 lb" -> "convert 5 lb and 12 lb to
+    kg"), or None: no such list, or one of other things than quantities (a note's items
+    stay as said)."""
+    match = _POINTED_LIST.match(" ".join(words.split()))
+    if match is None:
+        return None
+    items = match.group("items").strip(" .?!")
+    parts = [p for p in _ITEM_CUT.split(items) if p.strip()]
+    if len(parts) < 2 or not all(re.search(r"\d", p) for p in parts):
+        return None
+    return f"{match.group('frame')}{items}{match.group('rest')}".strip()
+
+
+def distributed_plan(query: str, plan_said: Callable[[str], Plan]) -> Plan | None:
+    """The plan of the words with their pointed-at list put in place (:func:`distributed`),
+    or None when they have none or it plans nothing."""
+    said = distributed(query)
+    if said is None:
+        return None
+    plan = plan_said(said)
+    if plan.refusal is not None or not plan.calls:
+        return None
+    plan.query = query
+    return plan

@@ -81,12 +81,11 @@ def make_plan(
     plan reads more of the places and days the query names (the model may give a list's
     day to its last place only: "for each of paris, rome and vienna, tell me tomorrow's
     weather")."""
-    said = contrast.contrasted_plan(
-        query,
-        lambda words: make_plan(
-            words, extractor, router, home=home, split_with_model=split_with_model
-        ),
-    )
+
+    def replan(words: str) -> Plan:
+        return make_plan(words, extractor, router, home=home, split_with_model=split_with_model)
+
+    said = contrast.contrasted_plan(query, replan) or each.distributed_plan(query, replan)
     if said is not None:
         return said
     plan = _plan(query, extractor, router, home=home, split_with_model=split_with_model)
@@ -248,7 +247,7 @@ def _compared_or_declined(
     that only read answered when ``parts`` (the clauses, those that cannot be planned,
     whether the model split them) leaves some (``partial``), else declined with
     ``message`` for the language model."""
-    shaped = _comparison_shape(text, home)
+    shaped = shapes.comparison_shape(text, home)
     if shaped is not None:
         plan.calls, plan.compare = shaped, shapes.comparison_kind(text, shaped)
         return plan
@@ -338,6 +337,7 @@ def _finish(plan: Plan, text: str, qualified: qualifiers.Qualified) -> Plan:
             for c in plan.calls
         ]
     plan.calls = tidy.without_repeats(each.for_each_item(text, plan.calls))
+    plan.unanswered = each.still_left(plan.unanswered, plan.calls)
     verdict = plan_check.check_plan(text, [(c.tool, c.args) for c in plan.calls])
     if not verdict.ok:
         # Nothing of a plan that fails its check runs: declined naming the part.
@@ -399,23 +399,6 @@ def _unfilled_message(clause: it.Clause) -> str:
         f"I can't tell what to do for {clause.text!r} with {clause.tool}: I won't guess, "
         "and half the plan would leave it out."
     )
-
-
-# Open-knowledge cues a comparison of readings may hold ("whose clock is further along").
-_COMPARISON_CUES = re.compile(r"^(?:whose|how\s+far)$")
-
-
-def _comparison_shape(text: str, home: Any) -> list[PlannedCall] | None:
-    """The readings of a comparison the clause rules declined (``shapes``), unless the
-    words ask for open knowledge too ("is oslo colder than rome in january")."""
-    if any(not _COMPARISON_CUES.match(cue) for cue in open_knowledge_cues(text)):
-        return None
-    if it.is_writing(text):
-        return None
-    calls = shapes.comparison_calls(text, home)
-    if calls and shapes.comparison_kind(text, calls):
-        return calls
-    return shapes.per_period_calls(text) or shapes.per_person_calls(text)
 
 
 def _without_chatter(clauses: list[it.Clause]) -> list[it.Clause]:

@@ -19,13 +19,15 @@ from typing import Any
 
 from cloud_agent.planner import interpret as it
 from cloud_agent.planner.calls import PlannedCall
-from cloud_agent.planner.clauses import split_clauses
+from cloud_agent.planner.clauses import open_knowledge_cues, split_clauses
 from understanding.gazetteer import find_cities
 
 __all__ = [
     "compares_results",
     "comparison_calls",
     "comparison_kind",
+    "comparison_shape",
+    "conversion_comparison_calls",
     "per_period_calls",
     "per_person_calls",
     "same_day",
@@ -100,6 +102,46 @@ def comparison_calls(text: str, home: Any = None) -> list[PlannedCall] | None:
     if len(cities) == 1 and len(days) >= 2:
         return [PlannedCall(tool, {"city": cities[0], "day": d}) for d in days]
     return None
+
+
+_GREATER = re.compile(
+    r"\b(?:which|what'?s|whats|or|more|less|bigger|smaller|longer|shorter|heavier|lighter|"
+    r"faster|quicker|slower|hotter|colder|warmer|further|farther)\b"
+)
+
+
+def conversion_comparison_calls(text: str) -> list[PlannedCall] | None:
+    """The conversions a comparison of quantities needs ("in centimetres, which is longer:
+    40 inches or 3.5 feet?", "which is heavier, 12 lb or 180 oz"), or None: each quantity
+    into the unit the words ask for, or into the last quantity's unit when they ask for
+    none; a quantity already in that unit needs no call."""
+    from understanding.arguments.numbers import find_numbers, tokenize
+    from understanding.arguments.units import find_units
+    from understanding.tools.units import DIMENSION
+
+    if not _GREATER.search(text) or " or " not in f" {text} ":
+        return None
+    tokens = tokenize(text)
+    units = find_units(tokens)
+    numbers = find_numbers(tokens)
+    quantities = [(n.value, u[2]) for n in numbers for u in units if u[0] == n.end]
+    if len(quantities) < 2 or len({DIMENSION[u] for _, u in quantities}) != 1:
+        return None
+    attached = {n.end for n in numbers}
+    asked = {u[2] for u in units if u[0] not in attached}
+    if len(asked) > 1 or any(DIMENSION[u] != DIMENSION[quantities[0][1]] for u in asked):
+        return None
+    to_unit = asked.pop() if asked else quantities[-1][1]
+    calls = [
+        PlannedCall(it.CONVERT, {"value": _whole(v), "from_unit": u, "to_unit": to_unit})
+        for v, u in quantities
+        if u != to_unit
+    ]
+    return calls or None
+
+
+def _whole(value: float) -> int | float:
+    return int(value) if float(value).is_integer() else value
 
 
 def same_day(text: str, calls: list[PlannedCall]) -> list[PlannedCall]:
@@ -212,3 +254,20 @@ def comparison_kind(text: str, calls: list[PlannedCall]) -> str | None:
             if re.search(pattern, text):
                 return kind
     return None
+
+
+# Open-knowledge cues a comparison of readings may hold ("whose clock is further along").
+_COMPARISON_CUES = re.compile(r"^(?:whose|how\s+far)$")
+
+
+def comparison_shape(text: str, home: Any) -> list[PlannedCall] | None:
+    """The readings of a comparison the clause rules declined (``shapes``), unless the
+    words ask for open knowledge too ("is oslo colder than rome in january")."""
+    if any(not _COMPARISON_CUES.match(cue) for cue in open_knowledge_cues(text)):
+        return None
+    if it.is_writing(text):
+        return None
+    calls = comparison_calls(text, home)
+    if calls and comparison_kind(text, calls):
+        return calls
+    return per_period_calls(text) or per_person_calls(text) or conversion_comparison_calls(text)

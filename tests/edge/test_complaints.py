@@ -21,7 +21,7 @@ from .test_edge_everyday_requests import actions, ask
     [
         (
             "it's getting so dark in the study",
-            {"device": "light", "action": "on", "room": "office"},
+            {"device": "light", "action": "on", "room": "study"},
         ),
         ("ugh i cant see a thing", {"device": "light", "action": "on"}),
         ("i can barely hear the telly", {"device": "tv", "action": "volume_up"}),

@@ -64,19 +64,33 @@ _names(DEVICE_NAMES, "blinds", "blinds", "blind", "shades", "shade", "curtains",
        "curtain", "shutters", "shutter", "drapes", "roller blinds", "window blinds",
        "blinders", "binds")  # fmt: skip
 
+# Appliances a home has that no device tool runs: a command that names one beside a
+# device it does run ("switch the oven off and the kitchen light") would drop it.
+OTHER_APPLIANCES = re.compile(
+    r"\b(?:oven|ovens|hob|stove|cooker|kettle|toaster|microwave|dishwasher|washing machine|"
+    r"washer|dryer|tumble dryer|fridge|freezer|iron|boiler|immersion|sprinklers?|garage door|"
+    r"gate|doorbell|cameras?|alarm system|burglar alarm|printer|computer|laptop|dehumidifier|"
+    r"humidifier|air purifier|purifier|towel rail|hot tub|pool pump|car|fireplace|jacuzzi)\b"
+    r"(?!\s+(?:plugs?|sockets?|outlets?|switch|lights?|lamps?|bulbs?))",
+    re.IGNORECASE,
+)
+
+# A name maps to a room only when it is that room by another name ("lounge", "study");
+# a place of its own ("landing", "den", "balcony", "patio") is kept as said: acting on
+# the hallway when the landing was asked for is a wrong action.
 _names(ROOM_NAMES, "living room", "living room", "livingroom", "lounge", "family room",
-       "sitting room", "front room", "living-room", "livin room", "lving room", "den",
+       "sitting room", "front room", "living-room", "livin room", "lving room",
        "tv room", "living")  # fmt: skip
 _names(ROOM_NAMES, "bedroom", "bedroom", "bed room", "master bedroom", "main bedroom",
        "bedrom", "beedroom", "my room", "sleeping room", "master bed room")  # fmt: skip
 _names(ROOM_NAMES, "kitchen", "kitchen", "kitchenette", "kitchn", "kithcen", "kichen",
        "cooking area")  # fmt: skip
-_names(ROOM_NAMES, "office", "office", "home office", "study", "studio", "work room",
+_names(ROOM_NAMES, "office", "office", "home office", "work room",
        "workroom", "offce", "ofice")  # fmt: skip
 _names(ROOM_NAMES, "bathroom", "bathroom", "bath room", "bath", "washroom", "restroom",
        "loo", "toilet", "wc", "shower room", "bathrom", "ensuite", "en suite")  # fmt: skip
 _names(ROOM_NAMES, "hallway", "hallway", "hall", "corridor", "entryway", "entrance",
-       "foyer", "hall way", "landing", "halway")  # fmt: skip
+       "foyer", "hall way", "halway")  # fmt: skip
 _names(ROOM_NAMES, "dining room", "dining room", "dining area", "diningroom")
 _names(ROOM_NAMES, "garage", "garage")
 _names(ROOM_NAMES, "basement", "basement", "cellar")
@@ -87,11 +101,30 @@ _names(ROOM_NAMES, "guest room", "guest room", "guest bedroom", "spare room", "s
 _names(ROOM_NAMES, "laundry room", "laundry room", "laundry", "utility room")
 _names(ROOM_NAMES, "attic", "attic", "loft")
 _names(ROOM_NAMES, "garden", "garden", "backyard", "back yard", "yard")
-_names(ROOM_NAMES, "porch", "porch", "patio", "deck", "terrace", "balcony")
+_names(ROOM_NAMES, "porch", "porch", "front porch")
+for _place in (
+    "landing",
+    "den",
+    "study",
+    "studio",
+    "balcony",
+    "patio",
+    "deck",
+    "terrace",
+    "conservatory",
+    "sunroom",
+    "snug",
+    "pantry",
+    "cloakroom",
+    "shed",
+    "driveway",
+):
+    _names(ROOM_NAMES, _place, _place)  # fmt: skip
 
 # A question about a device's state, at the start of the query or of a clause.
 _STATE_QUESTION = re.compile(
-    r"(?:^|[,;:]\s*|\b(?:and|so|but|right|ok|okay|hey)\s+)(?:(?:is|are|did|was|were|has|why)"
+    r"(?:^|[,;:]\s*|\s[-\u2013\u2014]\s*|\b(?:and|so|but|right|ok|okay|hey)\s+)"
+    r"(?:(?:is|are|did|was|were|has|why)"
     r"\s+(?:the|my|all|any|it|they|someone|i|you)|have (?:you|i|they|we|someone))\b",
     re.IGNORECASE,
 )
@@ -131,7 +164,8 @@ _QUIETER = ("volume down", "turn down", "turn it down", "quieter", "lower", "dec
             "reduce", "softer", "down", "less loud", "sound down")  # fmt: skip
 _MUTE = ("mute", "muted", "silence", "silenced", "silent", "no speaking", "stop talking",
          "shut up")  # fmt: skip
-_UNMUTE = ("unmute", "un mute")
+_UNMUTE = ("unmute", "un mute", "off mute", "mute off", "turn off mute", "turn off the mute",
+           "stop muting")  # fmt: skip
 _BREW = ("make", "brew", "prepare", "pour", "get")
 # A machine's own run (the coffee machine's brew, the vacuum's clean): "set the coffee maker
 # running", "get the vacuum going".
@@ -401,10 +435,14 @@ def device_command(
         action = fix[1] if fix is not None else None
     if action is None:
         return None
+    stepped = action in STEP_ACTIONS and _has(joined, ("by",))
+    if value is not None and action == "on" and re.search(r"\bon (?:to |at )?[\d.]+\b", joined):
+        action = "set"  # "stick the thermostat on 20": the number is what it is set to
+    elif value is not None and action not in ("set", "mute", "unmute") and not stepped:
+        return None  # a number said and no use for it: acting would drop it
     args: dict[str, Any] = {"device": device, "action": action}
     if room:
         args["room"] = room
-    stepped = action in STEP_ACTIONS and _has(joined, ("by",))
     if value is not None and (action == "set" or stepped):
         args["value"] = int(value) if float(value).is_integer() else value
     if check_arguments(args) is not None:

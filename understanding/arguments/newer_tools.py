@@ -222,7 +222,7 @@ _NAMED = re.compile(r"\btimer\b.*?\b(?:called|named|labell?ed|for the)\s+(?P<tex
 def reminder_label(words: str) -> str | None:
     """What a reminder is for, in the person's words, whole ("remind me in 2 hours to call
     mom" -> "call mom"; "a timer called laundry" -> "laundry"), its time left out; or None."""
-    from understanding.arguments.qualifiers import find_qualifiers
+    from understanding.arguments.qualifiers import duration_after, find_qualifiers
 
     said = " ".join(words.lower().replace("’", "'").split()).rstrip(" ?!.")
     found = _REMIND_TO.search(said) or _NAMED.search(said)
@@ -234,6 +234,9 @@ def reminder_label(words: str) -> str | None:
     for q in find_qualifiers(text):
         if q.kind == "time" and q.end == len(tokens):
             cut = min(cut, q.start)
+    # A bare duration said last is the timer's time, not its name ("for the noodles, 8
+    # minutes").
+    cut = next((k for k in range(cut) if duration_after(tokens, k) == cut - k), cut)
     while cut and tokens[cut - 1] in ("please", "thanks", "olly", "now"):
         cut -= 1
     label = " ".join(tokens[:cut])

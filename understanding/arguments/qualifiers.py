@@ -33,10 +33,12 @@ __all__ = [
     "ambiguous_hour",
     "contrasted",
     "device_qualifiers",
+    "duration_after",
     "find_qualifiers",
     "is_question",
     "is_status_question",
     "leaves_out_no_room",
+    "question_words",
     "read_at",
     "read_for",
     "tokens_of",
@@ -73,8 +75,8 @@ _RECURRING = frozenset({"daily", "nightly", "weekly", "hourly", "everyday", "wee
 _CONDITIONS = frozenset({"if", "unless", "whenever", "once", "when"})
 _NEGATIONS = frozenset({"don't", "dont", "do not", "not", "never", "no", "nothing", "won't"})
 _SCOPE = frozenset({"all", "every", "everything", "everywhere", "both", "whole", "entire", "each"})
-_EXCEPT = ("except", "excepting", "other than", "apart from", "aside from", "besides",
-           "but not", "save for", "all but", "not the", "but")  # fmt: skip
+_EXCEPT = ("except", "excepting", "excluding", "not including", "other than", "apart from",
+           "aside from", "besides", "but not", "save for", "all but", "not the", "but")  # fmt: skip
 _POLITE = frozenset({"can", "could", "would", "will"})
 
 
@@ -97,27 +99,34 @@ def _is_number(token: str) -> bool:
     return token[:1].isdigit() or token in NUMBER_WORDS
 
 
-def _duration_after(tokens: list[str], i: int) -> int:
+_DURATION_JOINERS = frozenset({"and", "of", "quarters", "thirds", "halves"})
+
+
+def duration_after(tokens: list[str], i: int) -> int:
     """How many tokens from ``i`` say a duration ("an hour and a half", "30 minutes",
-    "the next 2 hours"), 0 for none."""
+    "three quarters of an hour", "the next 2 hours"), 0 for none: the longest run of
+    number, unit and joining words that the duration reader
+    (``understanding.arguments.durations``) reads whole."""
+    from understanding.arguments.durations import parse_duration
+
     j = i
     if j < len(tokens) and tokens[j] in ("the", "next", "another"):
         j += 1 + (tokens[j + 1 : j + 2] == ["next"])
     k = j
     while (
         k < len(tokens)
-        and k - j < 7
-        and (_is_number(tokens[k]) or tokens[k] in _UNITS or tokens[k] in ("and", "of"))
+        and k - j < 8
+        and (_is_number(tokens[k]) or tokens[k] in _UNITS or tokens[k] in _DURATION_JOINERS)
     ):
         k += 1
-    said = tokens[j:k]
-    while said and said[-1] in ("and", "of", "a", "an", "half", "quarter"):
-        if said[-1] in ("half", "quarter") and len(said) > 1 and said[-2] in ("a", "and"):
-            break
-        said.pop()
-    if not any(t in _UNITS for t in said) and said[-2:] != ["and", "half"]:
-        return 0
-    return j - i + len(said)
+    for end in range(k, j, -1):
+        said = tokens[j:end]
+        last = said[-1]
+        fraction = last in ("half", "quarter", "0.5", "0.25") and said[-2:-1] in (["a"], ["and"])
+        whole = last in _UNITS or fraction
+        if whole and any(t in _UNITS for t in said) and parse_duration(" ".join(said)):
+            return end - i
+    return 0
 
 
 def _clock_after(tokens: list[str], i: int) -> int:
@@ -128,7 +137,7 @@ def _clock_after(tokens: list[str], i: int) -> int:
     first = tokens[i]
     if not (_is_number(first) or first in _CLOCK_START):
         return 0
-    if _duration_after(tokens, i):
+    if duration_after(tokens, i):
         return 0
     k = i + 1
     while k < len(tokens) and (
@@ -185,7 +194,7 @@ def _qualifiers(words: str) -> tuple[Qualifier, ...]:
         elif token in _SCOPE:
             kind = "scope"
         elif (token in ("at", "by") and (n := _clock_after(tokens, i + 1))) or (
-            token in ("for", "in") and (n := _duration_after(tokens, i + 1))
+            token in ("for", "in") and (n := duration_after(tokens, i + 1))
         ):
             kind, span = "time", 1 + n
         elif (
@@ -246,11 +255,22 @@ def _names_a_place_after(tokens: list[str], i: int) -> bool:
     return any(said == name or said.startswith(name + " ") for name in ROOM_NAMES)
 
 
-def is_question(words: str) -> bool:
-    """True when the words ask about something rather than command it ("is the plug
-    on?", "what's the vacuum doing", "did i leave the heater on"): a read, never an action."""
-    tokens = tokens_of(words)
-    while tokens and tokens[0] in ("hey", "ok", "okay", "so", "um", "uh", "quick", "q", "oh"):
+_FILLER_START = frozenset(
+    {"hey", "ok", "okay", "so", "um", "uh", "quick", "q", "oh", "question", "right", "and"}
+)
+# A topic said before the question ("telly in the living room - is it still on?", "quick
+# question, is the tv in the den on"): a part with none of these verbs is no command.
+_COMMANDING_SAID = (
+    "turn switch set put start stop lock unlock open close shut dim brighten mute unmute make "
+    "play pause add remind note save cancel stick flip kill run raise lower get give please"
+)
+_COMMANDING = frozenset(_COMMANDING_SAID.split())
+_TOPIC_END = re.compile(r"\s*(?:[,;:]|\s[-\u2013\u2014]|\?)\s*")
+
+
+def _asked(tokens: list[str]) -> bool:
+    """Whether the words, filler dropped, open as a question does."""
+    while tokens and tokens[0] in _FILLER_START:
         tokens = tokens[1:]
     if not tokens:
         return False
@@ -260,6 +280,8 @@ def is_question(words: str) -> bool:
         "you",
     ):
         return first != "do" or second in ("i", "we")
+    if first in ("should", "shall") and second in ("i", "we"):
+        return True  # "should i switch the ac off": advice asked for, no command
     if first in ("what", "what's", "whats", "how", "how's", "hows", "which", "where", "why"):
         return True
     return bool(
@@ -268,6 +290,34 @@ def is_question(words: str) -> bool:
             " ".join(tokens),
         )
     ) or " ".join(tokens[:2]) in ("status of", "i wonder")
+
+
+def question_words(words: str) -> list[str] | None:
+    """The tokens of the question the words ask, filler and a leading topic dropped
+    ("telly in the living room - is it still on?" -> is it still on), or None when they
+    ask none."""
+    tokens = tokens_of(words)
+    if _asked(tokens):
+        return _without_filler(tokens)
+    parts = _TOPIC_END.split(words, maxsplit=1)
+    if len(parts) == 2 and parts[1].strip():
+        topic, rest = tokens_of(parts[0]), tokens_of(parts[1])
+        if not _COMMANDING.intersection(topic) and _asked(rest):
+            return _without_filler(rest)
+    return None
+
+
+def _without_filler(tokens: list[str]) -> list[str]:
+    while tokens and tokens[0] in _FILLER_START:
+        tokens = tokens[1:]
+    return tokens
+
+
+def is_question(words: str) -> bool:
+    """True when the words ask about something rather than command it ("is the plug
+    on?", "what's the vacuum doing", "did i leave the heater on", "should i turn the
+    heating on", "the hall light - is it on?"): a read, never an action."""
+    return question_words(words) is not None
 
 
 _STATUS_WH = re.compile(
@@ -316,13 +366,13 @@ def is_status_question(words: str) -> bool:
     """A question about a device's kept state ("is the plug on?", "what's the vacuum
     doing", "how loud is the speaker"); "why does my vacuum keep stopping" and "how do i
     reset the plug" are questions, but no read of the state."""
-    if not is_question(words):
+    tokens = question_words(words)
+    if not tokens:
         return False
-    tokens = tokens_of(words)
-    while tokens and tokens[0] in ("hey", "ok", "okay", "so", "um", "uh", "quick", "q", "oh"):
-        tokens = tokens[1:]
     said = " ".join(tokens)
-    if tokens[0] in ("why", "where") or re.match(r"how (?:do|does|did|can|much|many|to)\b", said):
+    if tokens[0] in ("why", "where", "should", "shall") or re.match(
+        r"how (?:do|does|did|can|much|many|to)\b", said
+    ):
         return False
     if _ABOUT_A_DEVICE.match(said) and not _IS_IT_IN_A_STATE.match(said):
         return False
@@ -462,12 +512,14 @@ def device_qualifiers(words: str) -> dict[str, Any]:
 _ALL_WORDS = re.compile(r"\b(all|every|everything|each)\b", re.IGNORECASE)
 _LEFT_OUT = re.compile(
     r"\b(?:except(?:\s+for)?|but(?:\s+not)?|other\s+than|apart\s+from|besides|save\s+for|"
-    r"excluding|all\s+but)\s+(?P<rest>.+)$",
+    r"excluding|not\s+including|all\s+but)\s+(?P<rest>.+)$",
     re.IGNORECASE,
 )
 # Words that leave something out even with no "all" before them ("the lights off except
 # in the kitchen" covers every other room).
-_STRICT_EXCEPT = re.compile(r"except|other\s+than|apart\s+from|excluding|but\s+not", re.IGNORECASE)
+_STRICT_EXCEPT = re.compile(
+    r"except|other\s+than|apart\s+from|excluding|not\s+including|but\s+not", re.IGNORECASE
+)
 _LEFT_OUT_PARTS = re.compile(r"\s*(?:,|\band\b|\bor\b|&)\s*", re.IGNORECASE)
 _AROUND_A_ROOM = re.compile(
     r"'s\b|\b(?:in|the|my|our|one|ones|please|light|lights|lamp|lamps|room)\b|[.!?]",

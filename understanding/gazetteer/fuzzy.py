@@ -109,7 +109,8 @@ def find_cities(text: str, cutoff: float = CUTOFF) -> list[tuple[int, str]]:
             if len(words[i : i + width]) < width or not chunk or chunk in _STOP:
                 continue
             city = _lookup_chunk(chunk, width, cutoff)
-            if city is not None and (placed or chunk != city or not _is_everyday(city)):
+            bare = chunk.removesuffix("'s")  # "what time's it": the word, not a city
+            if city is not None and (placed or bare != city or not _is_everyday(city)):
                 found.append((i, i + width, city))
                 i += width
                 break
