@@ -38,6 +38,7 @@ FILES = {
     "edge_dev": (ROOT / "examples" / "edge_dev.jsonl", None),
     "understanding_heldout": (ROOT / "examples" / "understanding_heldout.jsonl", "london"),
     "understanding_own_24c": (ROOT / "examples" / "understanding_own_24c.jsonl", "london"),
+    "understanding_own_24d": (ROOT / "examples" / "understanding_own_24d.jsonl", "london"),
     "heldout": (ROOT / "tests" / "edge" / "data" / "heldout.jsonl", None),
     "heldout2": (ROOT / "tests" / "edge" / "data" / "heldout2.jsonl", None),
     "slurp_train_eval": (ROOT / "understanding" / "data" / "slurp_train_eval.jsonl", "london"),
