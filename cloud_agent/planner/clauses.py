@@ -354,12 +354,12 @@ def _exception_list() -> re.Pattern[str]:
     """The rooms an exception leaves out, listed ("apart from the kitchen and porch ones",
     "except the hall, the study and the den"): one command's exception, no cut."""
     from understanding.arguments.devices import ROOM_NAMES
+    from understanding.arguments.qualifiers import EXCEPTION_WORDS
 
     rooms = "|".join(re.escape(r) for r in sorted(ROOM_NAMES, key=len, reverse=True))
     room = rf"(?:the\s+|my\s+)?(?:{rooms})(?:'s)?(?:\s+ones?)?"
     return re.compile(
-        r"(\b(?:except(?:\s+for)?|apart\s+from|other\s+than|excluding|not\s+including|"
-        rf"besides|save\s+for|but(?:\s+not)?)\s+{room}(?:\s+\x00\s+{room})*)"
+        rf"(\b(?:{EXCEPTION_WORDS})\s+{room}(?:\s+\x00\s+{room})*)"
         rf"(?:\s*,\s*(?:and\s+)?|\s+and\s+)(?={room}\b)"
     )
 

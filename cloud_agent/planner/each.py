@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from cloud_agent.planner import interpret as it
 from cloud_agent.planner.calls import Plan, PlannedCall
+from understanding.arguments.durations import UNIT_SECONDS
 
 __all__ = [
     "ListedItems",
@@ -111,25 +112,32 @@ _QUANTITY = r"(\d+(?:\.\d+)?)\s*([a-z°]+)"
 _LISTED_QUANTITIES = re.compile(
     rf"(?<![\w.]){_QUANTITY}((?:\s*(?:,\s*and|,|and|&)\s*\d+(?:\.\d+)?\s*[a-z°]+)+)"
 )
-_TIME_UNIT_SECONDS = {"second": 1, "sec": 1, "minute": 60, "min": 60, "hour": 3600, "hr": 3600}
 
 
 def listed_values(words: str) -> list[float]:
     """The numbers a list gives one unit ("30, 40 and 50 celsius": 30, 40, 50; "5 lb, 12
     lb and 30 lb": 5, 12, 30), or []."""
+    return _listed(words)[0]
+
+
+def _listed(words: str) -> tuple[list[float], str]:
+    """The listed numbers and the unit word said with them ("3, 4 and 5 minutes": [3, 4,
+    5], "minutes"), or ([], "")."""
     said = words.lower()
     quantities = _LISTED_QUANTITIES.search(said)
     if quantities is not None:
         rest = re.findall(_QUANTITY, quantities.group(3))
         if rest and all(unit == quantities.group(2) for _, unit in rest):
-            return [float(quantities.group(1)), *(float(value) for value, _ in rest)]
+            values = [float(quantities.group(1)), *(float(value) for value, _ in rest)]
+            return values, quantities.group(2)
     match = _LISTED_VALUES.search(said)
     if match is None:
-        return []
+        return [], ""
     values = [float(match.group(1)), *map(float, re.findall(r"\d+(?:\.\d+)?", match.group(2)))]
     if len(values) == 2 and "," in match.group(2):
-        return []  # "the power of 10, and 1024 grams": a comma before "and" cuts two clauses
-    return values
+        return [], ""  # "the power of 10, and 1024 grams": a comma before "and" cuts two clauses
+    unit = re.match(r"\s*([a-z]+)", said[match.end() :])
+    return values, unit.group(1) if unit is not None else ""
 
 
 def _number(value: float) -> int | float:
@@ -156,7 +164,7 @@ def for_each_item(words: str, calls: list[PlannedCall]) -> list[PlannedCall]:
             out[at:at] = [PlannedCall(it.ADD_NOTE, {"text": i}) for i in listed.items]
     if listed is not None and tool == it.DEVICE:
         out = _per_room(listed.items, out)
-    values = listed_values(words)
+    values, unit_said = _listed(words)
     converts = [c for c in out if c.tool == it.CONVERT]
     if len(values) > 1 and len(converts) == 1 and converts[0].args.get("value") in values:
         at = out.index(converts[0])
@@ -164,25 +172,13 @@ def for_each_item(words: str, calls: list[PlannedCall]) -> list[PlannedCall]:
             PlannedCall(it.CONVERT, {**converts[0].args, "value": _number(v)}) for v in values
         ]
     timers = [c for c in out if c.tool == it.TIMER and "seconds" in c.args]
-    unit = _listed_time_unit(words)
+    unit = UNIT_SECONDS.get(unit_said) if len(unit_said) > 1 else None  # "5 m" may be metres
     if len(values) > 1 and len(timers) == 1 and unit:
         seconds = [round(v * unit) for v in values]
         if timers[0].args["seconds"] in seconds:  # "3, 4 and 5 minutes, a timer each"
             at = out.index(timers[0])
             out[at : at + 1] = [PlannedCall(it.TIMER, {"seconds": s}) for s in seconds]
     return out
-
-
-def _listed_time_unit(words: str) -> int | None:
-    """The seconds of the time unit a list of numbers is given in ("3, 4 and 5 minutes"),
-    or None."""
-    said = words.lower()
-    match = _LISTED_VALUES.search(said) or _LISTED_QUANTITIES.search(said)
-    if match is None:
-        return None
-    after = re.match(r"\s*([a-z]+)", said[match.end() :]) if match.re is _LISTED_VALUES else None
-    unit = after.group(1) if after is not None else match.group(2)
-    return next((n for name, n in _TIME_UNIT_SECONDS.items() if unit.startswith(name)), None)
 
 
 def _per_room(items: tuple[str, ...], calls: list[PlannedCall]) -> list[PlannedCall]:

@@ -117,12 +117,12 @@ def listed_durations(words: str) -> list[int]:
     """Each duration a query lists with one unit ("9 and 20 minutes": 540, 1200; "5, 10 and
     15 minutes"), else each duration said on its own, in order."""
     from cloud_agent.planner.clauses import split_clauses
-    from understanding.arguments.durations import parse_duration
+    from understanding.arguments.durations import UNIT_SECONDS, parse_duration
     from understanding.grounding import carried_durations
 
     found: list[int] = []
     for match in _DURATION_LIST.finditer(words):
-        unit = _UNIT_SECONDS[match.group(3).rstrip("s")]
+        unit = UNIT_SECONDS[match.group(3)]
         numbers = [match.group(1), *re.findall(r"\d+(?:\.\d+)?", match.group(2))]
         found += [round(float(n) * unit) for n in numbers]
     if found:
@@ -136,7 +136,6 @@ def listed_durations(words: str) -> list[int]:
 _DURATION_LIST = re.compile(
     r"(\d+(?:\.\d+)?)((?:\s*(?:,\s*and|,|and|or|&)\s*\d+(?:\.\d+)?)+)\s*(hours?|minutes?|seconds?)\b"
 )
-_UNIT_SECONDS = {"hour": 3600, "minute": 60, "second": 1}
 
 
 def request_words(tool: str, arguments: dict[str, Any], words: str) -> str:

@@ -63,14 +63,6 @@ _RECURRING = re.compile(
 )
 
 
-def _without_times(label: str, times: Sequence[str]) -> str:
-    """The label without the timer's own time, when the tagger ran the two together
-    ("noodles 8 minutes" -> noodles): the label names the timer, the time sets it."""
-    for said in times:
-        label = re.sub(rf"(?:\b(?:for|in|of)\s+)?\b{re.escape(said)}\b", " ", label, flags=re.I)
-    return " ".join(label.split()).strip(" ,-")
-
-
 def _set_timer(request: _Request, home: Any, now: datetime) -> Filled:
     times = request.spans("time")
     dates = request.spans("date")
@@ -78,7 +70,6 @@ def _set_timer(request: _Request, home: Any, now: datetime) -> Filled:
     label, refusal = _one(request, "timer_name", "label")
     if refusal is not None:
         return refusal
-    label = _without_times(label, times) if label else label
     extra: dict[str, Any] = {"label": " ".join(label.split())} if label else {}
     recurring = _RECURRING.search(" ".join([request.words, *times, *dates, *timeofday]))
     if recurring is not None:

@@ -270,8 +270,7 @@ _TOPIC_END = re.compile(r"\s*(?:[,;:]|\s[-\u2013\u2014]|\?)\s*")
 
 def _asked(tokens: list[str]) -> bool:
     """Whether the words, filler dropped, open as a question does."""
-    while tokens and tokens[0] in _FILLER_START:
-        tokens = tokens[1:]
+    tokens = _without_filler(tokens)
     if not tokens:
         return False
     first, second = tokens[0], tokens[1] if len(tokens) > 1 else ""
@@ -510,11 +509,13 @@ def device_qualifiers(words: str) -> dict[str, Any]:
 
 # The guard on an exception: what follows the exception word, read as rooms or not.
 _ALL_WORDS = re.compile(r"\b(all|every|everything|each)\b", re.IGNORECASE)
-_LEFT_OUT = re.compile(
-    r"\b(?:except(?:\s+for)?|but(?:\s+not)?|other\s+than|apart\s+from|besides|save\s+for|"
-    r"excluding|not\s+including|all\s+but)\s+(?P<rest>.+)$",
-    re.IGNORECASE,
+# The words that open an exception; the planner's clause cutter keeps a listed exception
+# whole with the same words.
+EXCEPTION_WORDS = (
+    r"except(?:\s+for)?|but(?:\s+not)?|other\s+than|apart\s+from|besides|save\s+for|"
+    r"excluding|not\s+including|all\s+but"
 )
+_LEFT_OUT = re.compile(rf"\b(?:{EXCEPTION_WORDS})\s+(?P<rest>.+)$", re.IGNORECASE)
 # Words that leave something out even with no "all" before them ("the lights off except
 # in the kitchen" covers every other room).
 _STRICT_EXCEPT = re.compile(
