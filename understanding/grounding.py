@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from understanding.arguments.devices import CLEANING_WORDS, DOCKED_WORDS
+
 __all__ = ["durations_said", "grounded_values", "named_devices"]
 
 PREV = "{prev}"  # a number an earlier call of a plan gives ("that many minutes")
@@ -83,10 +85,9 @@ _ACTION_WORDS: dict[str, str] = {
     "on": r"\bon\b|\bstart\w*|\bbrew\w*|\bpower\s+up|\benable|\bturn\s+up|\brun\b|\bmake\b|"
     r"\bget\s+(?:\w+\s+){1,3}going\b|"
     r"\bswitch\s+(?:\w+\s+)*on\b|\bfire\s+up|\bboot|\bactivate|"
-    r"\bclean\w*|\bvacuum(?:\w+|\s+(?:the|my|our|this|that|up|upstairs|downstairs)\b)|"
-    r"\bhoover\w*|\bsweep\w*",  # the vacuum's run: "clean the flat"
+    rf"{CLEANING_WORDS}|\bhoover\b",  # the vacuum's run: "clean the flat"
     "off": r"\boff\b|\bturn\s+of\b|\bstop\w*|\bkill|\bout\b|\bpower\s+down|\bdisable|"
-    r"\bshut\b|\bdock\w*|\bturn\s+down|\bdeactivate|\bcut\b",
+    rf"\bshut\b|{DOCKED_WORDS}|\bturn\s+down|\bdeactivate|\bcut\b",
     "lock": r"\block\w*|\bsecure|\bclose\w*|\bshut\b",
     "unlock": r"\bunlock\w*",
     "open": r"\bopen\w*|\braise\w*|\bup\b|\bpull\s+up",

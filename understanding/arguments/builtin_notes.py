@@ -47,8 +47,33 @@ def _note(request: _Request, _home: Any, _now: datetime) -> Filled:
         if request.reader_may("text") and (found := _note_from_words(request)):
             return Filled(found)
         return _missing("note_text", "text")
+    if request.tool == "add_note" and not request.spans("list_name"):
+        text = _whole_note(request.words, text)
     args: dict[str, Any] = {"text": " ".join(text.split())}
     return _with_list(request, args)
+
+
+def _whole_note(words: str, tagged: str) -> str:
+    """The note as said, where the tagger marked only part of it ("the wifi router is in
+    the cupboard" of "... in the cupboard under the stairs", "Tom prefers tea" of "...,
+    not coffee"): the words after the note's verb (``free_text.note_text``), when they hold
+    the tagged words and start no second request ("note that the milk is off and turn off
+    the lights" keeps its cut, which the policy sends to the cloud)."""
+    from understanding.arguments.free_text import note_text
+    from understanding.arguments.qualifiers import is_question, tokens_of
+    from understanding.policy import COMMAND_VERBS, GLUE, OPENERS, second_request
+
+    said = note_text(words)
+    said = re.sub(r"\s+([,.;:!?])", r"\1", said) if said is not None else None
+    if said is None or len(said) <= len(tagged) or _said(tagged) not in _said(said):
+        return tagged
+    if second_request(tokens_of(said)) is not None:
+        return tagged
+    for clause in re.split(r"[,;:]", _said(said).replace(_said(tagged), ",", 1)):
+        tokens = [t for t in tokens_of(clause) if t not in OPENERS and t not in GLUE]
+        if tokens and (tokens[0] in COMMAND_VERBS or is_question(clause)):
+            return tagged  # "..., turn off the lights": a clause of its own, maybe a request
+    return said
 
 
 _CREATE = re.compile(r"\b(?:create|make|start|open|set up|begin|new)\b")

@@ -179,6 +179,19 @@ _NO = ("don't", "dont", "do not", "no", "not", "no more", "enough", "stop")
 _CLEANING = ("clean", "cleaning", "cleanup", "clean up", "vacuum", "vacuuming", "hoover",
              "hoovering", "sweep", "sweeping")  # fmt: skip
 _CLEAN = (*_CLEANING, "start")
+# Where a robot vacuum goes when it stops: its dock ("send the hoover home", "dock it").
+DOCKED_WORDS = (
+    r"\b(?:dock\w*|(?:its|your|the|home|charging)\s+base|re?charg\w*|charger|back\s+home|"
+    r"(?:go|goes|send\s+(?:\w+\s+){1,3}|return\w*(?:\s+to)?)\s*home)\b"
+)
+# The vacuum's run said as a verb ("clean the flat", "vacuum the hall", "hoovering"), not
+# the machine's name ("dock the robot vacuum").
+CLEANING_WORDS = (
+    r"\bclean\w*|\bvacuum(?:\w+|\s+(?:the|my|our|this|that|up|upstairs|downstairs)\b)|"
+    r"\bhoover\w+|\bhoover\s+(?:the|my|our|up)\b|\bsweep\w*"
+)
+_DOCKED = re.compile(DOCKED_WORDS)
+_CLEANING_SAID = re.compile(CLEANING_WORDS)
 # What a robot vacuum cleans: cleaning these (or a room) is the vacuum's job, whatever the
 # words call the machine ("clean the flat", "start house cleanup", "clean my carpet").
 _CLEANED = ("house", "home", "flat", "apartment", "place", "floor", "floors", "carpet",
@@ -298,6 +311,10 @@ def _action(joined: str, tokens: list[str], device: str, value: float | None) ->
         return "on"
     if device == "coffee_machine" and _has(joined, _WANT) and not _has(joined, _NO + _OFF):
         return "on"
+    if device == "vacuum" and _DOCKED.search(joined):
+        # "send the vacuum back to its dock": the vacuum's off is its dock; "vacuum the
+        # hall then go home" says both its run and its dock
+        return None if _CLEANING_SAID.search(joined) else "off"
     if device == "vacuum" and _has(joined, _CLEAN + _RUN) and not _has(joined, _NO + _OFF):
         return "on"  # "vacuum the living room", "start house cleaning"
     if device in _RUNS and _has(joined, _RUN) and value is None and not _has(joined, _NO + _OFF):
@@ -473,18 +490,19 @@ def device_kinds(
     # "set the heat/temperature to 21" is the thermostat; "the heater" on/off is the heater.
     if kinds == {"heater", "thermostat"}:
         kinds = {"thermostat"}
-    for kind, words in (
-        ("door_lock", ("lock", "locks")),
-        ("thermostat", ("temperature", "temp")),
-        ("speaker", ("volume", "sound")),
-        ("coffee_machine", ("coffee", "espresso")),
+    for kind, words, owners in (
+        ("door_lock", ("lock", "locks"), None),
+        ("thermostat", ("temperature", "temp"), None),
+        ("speaker", ("volume", "sound"), {"tv"}),  # "the volume of the tv"; not "... the lights"
+        ("coffee_machine", ("coffee", "espresso"), None),
     ):
         if strict and kind == "door_lock":
             continue
         if (
             kind in kinds
             and len(kinds) > 1
-            and any(d[2] == kind and tokens[d[0]] in words for d in devices)
+            and (owners is None or kinds - {kind} <= owners)
+            and any(d[2] == kind and set(tokens[d[0] : d[1]]) & set(words) for d in devices)
         ):
             kinds.discard(kind)
     return kinds

@@ -193,9 +193,11 @@ def _qualifiers(words: str) -> tuple[Qualifier, ...]:
             kind, span = "recurring", 2 if token in ("every", "each") else 1
         elif token in _SCOPE:
             kind = "scope"
-        elif (token in ("at", "by") and (n := _clock_after(tokens, i + 1))) or (
-            token in ("for", "in") and (n := duration_after(tokens, i + 1))
-        ):
+        elif (
+            token in ("at", "by")
+            and not (token == "by" and before in ("up", "down"))  # "down by 20": an amount
+            and (n := _clock_after(tokens, i + 1))
+        ) or (token in ("for", "in") and (n := duration_after(tokens, i + 1))):
             kind, span = "time", 1 + n
         elif (
             token in ("until", "till", "til", "before", "after")
