@@ -55,7 +55,8 @@ if TYPE_CHECKING:
     from edge_agent.device_events import EventHub
     from edge_agent.ringer import TimerRinger
     from sync.store import MemoryStore
-    from understanding.router import RouteDecision, Router
+    from understanding.decision import RouteDecision
+    from understanding.router import Router
     from understanding.settings import Settings
 
 __all__ = [  # the names other modules import from here, wherever they now live

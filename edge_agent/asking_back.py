@@ -11,7 +11,7 @@ from edge_agent.reasoner import MODEL_NAME, decision_thought
 from edge_agent.sessions import Stamper, save_finished, save_waiting
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel.steps import from_struct, new_act_id, to_struct
-from understanding.router import RouteDecision
+from understanding.decision import RouteDecision
 from understanding.tools import TOOL_NAMES
 
 if TYPE_CHECKING:

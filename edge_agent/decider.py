@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from react_kernel import ToolRegistry
-    from understanding.router import RouteDecision, Router
+    from understanding.decision import RouteDecision
+    from understanding.router import Router
     from understanding.settings import Settings
 
 

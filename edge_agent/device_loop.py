@@ -21,7 +21,8 @@ if TYPE_CHECKING:
     from edge_agent.followups import Context
     from react_kernel import ToolRegistry
     from sync.store import MemoryStore
-    from understanding.router import RouteDecision, Router
+    from understanding.decision import RouteDecision
+    from understanding.router import Router
 
 
 class DeviceLoop:

@@ -26,8 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from edge_agent.errors import EvalFileError
+from understanding.decision import RouteDecision
 from understanding.policy import ACTION_TOOLS
-from understanding.router import RouteDecision, Router
+from understanding.router import Router
 from understanding.settings import Settings
 from understanding.tools.calculator import CalculatorError, evaluate
 

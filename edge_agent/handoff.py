@@ -15,7 +15,7 @@ from edge_agent.sessions import Stamper, save_finished, save_refused, save_waiti
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel.steps import from_struct
 from understanding.answers import offline_answer
-from understanding.router import RouteDecision
+from understanding.decision import RouteDecision
 
 if TYPE_CHECKING:
     from edge_agent.approvals import Approvals

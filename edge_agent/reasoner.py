@@ -15,7 +15,8 @@ from edgeloop.v1 import agent_pb2 as pb
 from react_kernel import ReasoningContext
 from react_kernel.steps import from_struct, to_struct
 from understanding.answers import failure_answer, smalltalk_answer, tool_answer
-from understanding.router import RouteDecision, Router, ToolCall
+from understanding.decision import RouteDecision, ToolCall
+from understanding.router import Router
 
 MODEL_NAME = "edge-router"
 TOP_INTENTS = 3  # intents (with their scores) a routing THOUGHT records

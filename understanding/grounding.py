@@ -210,11 +210,14 @@ def _device(args: dict[str, Any], words: str) -> str | None:
     from understanding.arguments.devices import OTHER_APPLIANCES
     from understanding.arguments.numbers import find_numbers, tokenize
     from understanding.arguments.qualifiers import is_question
+    from understanding.arguments.speech_acts import not_a_command
 
     device, action = args.get("device"), args.get("action")
     said = words.lower()
     if is_question(words) and not _SET_WORDS.search(said):
         return f"{words.strip()!r} is a question, not a command"
+    if (told := not_a_command(words)) is not None:
+        return told
     if (other := OTHER_APPLIANCES.search(said)) is not None:
         return f"the words name the {other.group(0)}, which no device tool runs"
     value = args.get("value")

@@ -42,9 +42,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from understanding.answers import smalltalk_kind
 from understanding.arguments import extract_arguments
@@ -53,6 +53,8 @@ from understanding.arguments.qualifiers import (
     device_qualifiers,
     leaves_out_no_room,
 )
+from understanding.corrections import Correction, read_correction
+from understanding.decision import RouteDecision, ToolCall
 from understanding.errors import ModelFilesError
 from understanding.gazetteer import country_clock, read_places, region_in
 from understanding.policy import ACTION_TOOLS, Verdict, ask_back, check_call
@@ -71,50 +73,11 @@ DEFAULT_THRESHOLD = 0.5
 PLACE_TOOLS = frozenset({"get_weather", "world_clock"})
 CLOCK = "world_clock"
 
-Route = Literal["edge", "cloud", "ask"]
-
 
 class IntentPredictor(Protocol):
     """What the router needs from an intent model (``understanding.intents.IntentModel``)."""
 
     def predict(self, text: str) -> Any: ...
-
-
-@dataclass(frozen=True)
-class ToolCall:
-    """One tool call of a decision (a compound request has several)."""
-
-    tool: str
-    arguments: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class RouteDecision:
-    """Where a query goes and, for the edge, with which tool and arguments.
-
-    ``calls`` lists every call when the query holds several requests (a joint intent +
-    slot model found them); ``tool`` and ``arguments`` are then the first one's. Route
-    ``ask``: the tool is clear but ``missing`` (an argument's name) is not in the words;
-    ``question`` is what to ask the person, ``arguments`` what was understood so far.
-    """
-
-    route: Route
-    tool: str | None
-    arguments: dict[str, Any] | None
-    confidence: float
-    reason: str
-    intent: str = ""
-    scores: dict[str, float] = field(default_factory=dict, compare=False)
-    calls: tuple[ToolCall, ...] = ()
-    # route "ask": the missing argument's name and what to ask the person.
-    missing: str = ""
-    question: str = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict (for ``--json`` output and step metadata)."""
-        data = asdict(self)
-        data.pop("scores")
-        return data
 
 
 class Router:
@@ -222,6 +185,25 @@ class Router:
         query = " ".join(text.split())
         if not query:
             return RouteDecision("cloud", None, None, 0.0, "empty query")
+        fixed = read_correction(query)
+        if fixed is not None:
+            return self._corrected(fixed, settings, one_request)
+        return self._decide(query, settings, one_request)
+
+    def _corrected(
+        self, fixed: Correction, settings: Settings | None, one_request: bool | None
+    ) -> RouteDecision:
+        """The decision on the request as the person corrected it ("the kitchen light, no
+        wait, the bedroom one"); a correction no rule places is the cloud's."""
+        if fixed.text is None:
+            reason = f"a self-correction ({fixed.said!r}) the device cannot place"
+            return RouteDecision("cloud", None, None, 0.0, reason)
+        decided = self._decide(fixed.text, settings, one_request)
+        return replace(decided, reason=f"{decided.reason}; as corrected: {fixed.text!r}")
+
+    def _decide(
+        self, query: str, settings: Settings | None, one_request: bool | None
+    ) -> RouteDecision:
         contrast = contrasted(query)
         if contrast is not None:
             decided = self._contrasted(query, *contrast, settings, one_request)

@@ -62,6 +62,7 @@ from cloud_agent.planner.discourse import (
     reading_places,
 )
 from understanding.arguments.forecast_days import unserved_weather_day
+from understanding.corrections import read_correction
 
 _ASKS_WEATHER = re.compile(
     r"\b(?:weather|forecast|rain\w*|snow\w*|sunny|storm\w*|wind\w*|temperature|umbrella|"
@@ -85,6 +86,13 @@ def make_plan(
     def replan(words: str) -> Plan:
         return make_plan(words, extractor, router, home=home, split_with_model=split_with_model)
 
+    fixed = read_correction(query)
+    if fixed is not None and fixed.text is None:
+        said_again = "Could you say the request again as you mean it?"
+        refusal = f"You corrected yourself ({fixed.said!r}) in a way I cannot place. {said_again}"
+        return Plan(query, refusal=refusal, refusal_kind="needs_llm")
+    if fixed is not None and fixed.text is not None:
+        return replan(fixed.text)  # "the weather in sydney, no wait, melbourne"
     said = contrast.contrasted_plan(query, replan) or each.distributed_plan(query, replan)
     if said is not None:
         return said

@@ -261,7 +261,7 @@ def test_a_free_text_argument_is_the_answer_itself(memory: MemoryStore) -> None:
     """An "ask" decision of the contract (route "ask", missing, question; the router of
     issue 24a makes them for more requests) for a free-text argument: the answer, whole,
     is the argument."""
-    from understanding.router import RouteDecision
+    from understanding.decision import RouteDecision
 
     router = Router.load()
     reads = router.decide

@@ -19,7 +19,8 @@ from edge_agent.evaluation import (
     token_f1,
 )
 from tests.edge.conftest import StubIntentModel
-from understanding.router import RouteDecision, Router, ToolCall
+from understanding.decision import RouteDecision, ToolCall
+from understanding.router import Router
 
 
 def write(tmp_path: Path, lines: list[str]) -> Path:

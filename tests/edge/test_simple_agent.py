@@ -16,7 +16,8 @@ from edgeloop.v1 import agent_pb2 as pb
 from react_kernel.steps import to_struct
 from sync.store import MemoryStore
 from understanding.arguments.qualifiers import find_qualifiers, leaves_out_no_room
-from understanding.router import RouteDecision, Router, ToolCall
+from understanding.decision import RouteDecision, ToolCall
+from understanding.router import Router
 from understanding.settings import Settings, save_setting
 
 

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from understanding.router import RouteDecision, Router
+from understanding.decision import RouteDecision
+from understanding.router import Router
 from understanding.slu.model import Slot
 
 

@@ -215,7 +215,10 @@ def _split_enumeration(run: list[str]) -> list[str] | None:
     return items if all(items) and len(items) > 1 else None
 
 
-_REMIND_TO = re.compile(r"\bremind(?:er)?(?: me)?\b(?:.*?)\bto\s+(?P<text>.+)$")
+_REMIND_TO = re.compile(
+    r"\bremind(?:er)?(?: me)?\b(?:.*?)\b(?:to|saying|that says|which says)\s+"
+    r"(?:to\s+)?(?P<text>.+)$"
+)
 _NAMED = re.compile(r"\btimer\b.*?\b(?:called|named|labell?ed|for the)\s+(?P<text>.+)$")
 
 

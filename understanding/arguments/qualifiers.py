@@ -62,8 +62,9 @@ _CLOCK_START = frozenset(
 ) - {"a", "an", "couple", "few"}
 _WHEN_SAID = (
     "today tonight tomorrow tomorrow's tonight's morning afternoon evening night weekend "
-    "monday tuesday wednesday thursday friday saturday sunday later soon"
+    "monday tuesday wednesday thursday friday saturday sunday later soon shortly"
 )
+_SOON = frozenset({"tick", "jiffy", "bit", "while", "moment", "mo", "sec", "min", "sec."})
 _WHEN_WORDS = frozenset(_WHEN_SAID.split())
 _PERIODS_WORDS = (
     "day days morning mornings night nights evening evenings afternoon afternoons week "
@@ -199,6 +200,8 @@ def _qualifiers(words: str) -> tuple[Qualifier, ...]:
             and (n := _clock_after(tokens, i + 1))
         ) or (token in ("for", "in") and (n := duration_after(tokens, i + 1))):
             kind, span = "time", 1 + n
+        elif pair == "in a" and tokens[i + 2 : i + 3] and tokens[i + 2] in _SOON:
+            kind, span = "time", 3  # "in a tick", "in a bit": a delay of no length said
         elif (
             token in ("until", "till", "til", "before", "after")
             or (token in _WHEN_WORDS and not _attributive(token, before))
@@ -412,7 +415,31 @@ def ambiguous_hour(words: str) -> bool:
                 return True
             if hour in NUMBER_WORDS and hour not in ("half", "quarter", "a", "an"):
                 return True
+        if q.kind == "time" and parts[0] == "at" and _spoken_clock_hour(parts[1:]):
+            return True
     return False
+
+
+_DAY_PARTS = frozenset("am pm a.m. p.m. morning afternoon evening night tonight noon".split())  # noqa: SIM905
+
+
+def _spoken_clock_hour(said: list[str]) -> bool:
+    """ "half six", "half past seven", "quarter to seven", "six thirty": a clock time said
+    in words with no am/pm or part of the day, its hour 1-12 (morning or evening?)."""
+    if not said or _DAY_PARTS.intersection(said) or any(":" in t for t in said):
+        return False
+    if said[0] in ("half", "quarter"):
+        hour = said[-1]
+    elif len(said) == 2 and said[1] in ("thirty", "fifteen", "forty", "o'clock", "oclock"):
+        hour = said[0]
+    else:
+        return False
+    value = int(hour) if hour.isdigit() else _HOURS.get(hour)
+    return value is not None and 1 <= value <= 12
+
+
+_HOUR_WORDS = "one two three four five six seven eight nine ten eleven twelve"
+_HOURS = {w: n for n, w in enumerate(_HOUR_WORDS.split(), 1)}
 
 
 def read_for(words: str) -> int | None:
