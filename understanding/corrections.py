@@ -165,8 +165,8 @@ def _apply(tokens: list[str], low: list[str], start: int, end: int) -> list[str]
             k += len(lead)
             break
     stop = k
-    while stop < len(low) and low[stop] not in _JOINERS and low[stop : stop + 2] != [",", "and"]:
-        stop += 1
+    while stop < len(low) and low[stop] not in _JOINERS and low[stop] not in (",", "or"):
+        stop += 1  # the fix ends where the next clause or list item starts
     fix, said_fix = tokens[k:stop], low[k:stop]
     while said_fix and said_fix[-1] in _TRAILING:
         fix, said_fix = fix[:-1], said_fix[:-1]
@@ -287,6 +287,8 @@ def _room_or_device(before: Rule, said_before: Rule, fix: Rule, said_fix: Rule) 
     both, replaced by the ones the correction names."""
     from understanding.arguments.devices import DEVICE_NAMES, ROOM_NAMES, _find_phrases
 
+    if {"it", "them", "those"} & set(said_fix):
+        return None  # "no, lock it": a verb on the request's object (``_verb``)
     words = [w for w in said_fix if w not in _DETERMINERS and w not in _PRONOUNS]
     if not words:
         return None
@@ -324,6 +326,8 @@ def _verb(before: Rule, said_before: Rule, fix: Rule, said_fix: Rule) -> Rule | 
     from understanding.policy import COMMAND_VERBS
 
     verbs = COMMAND_VERBS | {"brighten", "dim", "raise", "lower", "pause", "resume"}
+    while len(said_fix) > 1 and said_fix[0] in ("just", "please", "then", "instead", "only"):
+        fix, said_fix = fix[1:], said_fix[1:]  # "i mean, just turn the study light on"
     if said_fix[0] not in verbs:
         return None
     clause = max((i + 1 for i, w in enumerate(said_before) if w in _JOINERS or w == ","), default=0)
@@ -346,6 +350,6 @@ def _verb(before: Rule, said_before: Rule, fix: Rule, said_fix: Rule) -> Rule | 
 
 
 def _joined(tokens: list[str]) -> str:
-    text = " ".join(tokens)
+    text = re.sub(r"\.{2,}|…", "", " ".join(tokens))  # a pause's dots are no words
     text = re.sub(r"\s+([,.;:!?])", r"\1", text)
     return re.sub(r"(,\s*)+,", ",", text).strip(" ,")

@@ -255,4 +255,27 @@ def grounded_values(tool: str, args: dict[str, Any], words: str) -> str | None:
         return _timer(args, words)
     if tool == "device_control":
         return _device(args, words)
+    if tool == "remove_note":
+        return _removal(args, words.lower())
     return None
+
+
+def _removal(args: dict[str, Any], said: str) -> str | None:
+    """A removal is said, and the verb nearest before the item is no adding one ("remove
+    eggs from the list and add cream instead": cream is added, not removed)."""
+    if not _REMOVED.search(said):
+        return "the words say no removal"
+    at = said.find(str(args.get("text", "")).lower()) if args.get("text") else -1
+    verbs = list(re.finditer(rf"{_REMOVED.pattern}|{_ADDED.pattern}", said[: max(at, 0)]))
+    if at > 0 and verbs and _ADDED.fullmatch(verbs[-1].group(0)):
+        return f"{args['text']!r} is added, not removed"
+    return None
+
+
+# What taking an item off a list is said with ("take eggs off", "cross out", "we got the
+# milk", "scratch bread").
+_REMOVED = re.compile(
+    r"\b(?:remove\w*|take|took|taking|delete\w*|cross\w*|strike|scratch|drop|rid|off|erase|"
+    r"clear|bought|got|done|tick\w*|un-?list|forget)\b"
+)
+_ADDED = re.compile(r"\b(?:add|put|stick|write|jot|pop|include|append)\b")

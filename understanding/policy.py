@@ -280,7 +280,22 @@ def _ungrounded(
             wanted, _ = _squashed(tokens_of(value), listed)
             if wanted not in said:
                 return f"the {key} {value!r} is not the person's words"
+    named = args.get("list") if tool in ("add_note", "remove_note") else None
+    if isinstance(named, str) and named and not _list_said(named, tokens):
+        return f"the list {named!r} is not named"  # the item's words hold no list's name
     return None
+
+
+def _list_said(named: str, tokens: list[str]) -> bool:
+    """Whether the words name the list ("the to do list", "my shoping list", "groceries")
+    or point back at one named before ("add renew passport to it", "... instead")."""
+    if re.search(r"\b(?:to|on|onto|off|from)\s+(?:it|that|there)\b|\binstead\b", " ".join(tokens)):
+        return True
+    wanted = tokens_of(named)
+    spans = (" ".join(tokens[k : k + len(wanted)]) for k in range(len(tokens)))
+    return any(span == " ".join(wanted) or known_list(span) == named for span in spans) or any(
+        known_list(token) == named for token in tokens
+    )
 
 
 def _note_left_out(

@@ -102,6 +102,8 @@ def whole_note(args: dict[str, Any], text: str) -> dict[str, Any]:
     whole = own_arguments(it.ADD_NOTE, text)
     said = str(whole.get("text", "")) if whole else ""
     read = str(args["text"]).lower().split()
+    if re.match(r"(?:add|put|stick|pop)\b", said.lower()):
+        return args  # "add eggs | and flour to the list": the verb is no word of the item
     if len(said.split()) > len(read) and set(read) <= set(said.lower().split()):
         return {**args, "text": said}
     return args

@@ -40,11 +40,15 @@ __all__ = [
 _NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "2": 2, "3": 3, "4": 4,
             "5": 5, "6": 6}  # fmt: skip
 _COUNT = "|".join(_NUMBERS)
+# "as its own note", "as separate notes": one item, one call
+_SEPARATE = r"(?:separate|different|individual|distinct|new)"
+_EACH_OWN = rf"(?:\s+as\s+(?:(?:its|their)\s+own|{_SEPARATE}|an?\s+{_SEPARATE}))"
 _LIST_HEAD = re.compile(
     r"\b(?:(?:each|every\s+one|all|both)\s+of\s+(?:these|those|the\s+following)"
     r"|these|the\s+following)(?:\s+down)?"
-    rf"(?:\s+(?P<count>{_COUNT}))?(?:\s+(?P<noun>[a-z]+))?\s*:\s*(?P<items>[^.;!?]+)"
-    rf"|\b(?P<bare>{_COUNT})\s+(?P<bare_noun>notes|rooms|things|items)\s*:\s*(?P<bare_items>[^.;!?]+)"
+    rf"(?:\s+(?P<count>{_COUNT}))?{_EACH_OWN}?(?:\s+(?P<noun>[a-z]+))?\s*:\s*(?P<items>[^.;!?]+)"
+    rf"|\b(?P<bare>{_COUNT})(?:\s+{_SEPARATE})?\s+(?P<bare_noun>notes|rooms|things|items)\s*:"
+    r"\s*(?P<bare_items>[^.;!?]+)"
 )
 _ITEM_CUT = re.compile(r"\s*(?:,\s*(?:and|&)\s+|,|\band\b|&)\s*")
 _ROOM_NOUNS = frozenset({"room", "rooms", "places", "areas"})
@@ -235,8 +239,11 @@ def distributed(words: str) -> str | None:
         return None
     items = match.group("items").strip(" .?!")
     parts = [p for p in _ITEM_CUT.split(items) if p.strip()]
-    if len(parts) < 2 or not all(re.search(r"\d", p) for p in parts):
-        return None
+    to_a_list = re.search(r"\blists?\b", match.group("frame") + match.group("rest"))
+    if len(parts) < 2 or not (to_a_list or all(re.search(r"\d", p) for p in parts)):
+        return None  # a note's items stay as said; a list's go where "these" stood
+    if to_a_list and not re.search(r"\band\b|&", items):
+        items = f"{', '.join(parts[:-1])} and {parts[-1]}"  # "a, b and c": the list as said
     return f"{match.group('frame')}{items}{match.group('rest')}".strip()
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from understanding.arguments import extract_arguments
+from understanding.arguments.devices import says_on
 from understanding.gazetteer import find_cities
 from understanding.requests import alarm_time, list_request
 
@@ -265,8 +266,8 @@ def find_action(text: str, device: str | None) -> str | None:
         return "lock" if device == "door_lock" else "close"
     if re.search(r"\b(?:off|kill|stop|power\s+down|disable)\b|\b(?:lights?|lamps?)\s+out\b", text):
         return "off"
-    if re.search(r"\b(?:on|start|power\s+up|enable)\b", text):
-        return "on"
+    if re.search(r"\b(?:start|power\s+up|enable)\b", text) or says_on(text.split()):
+        return "on"  # not the "on" of a place: "play some jazz on the speaker"
     if device in ("fan", "ac", "heater") and re.search(r"\b(?:run|running|going)\b", text):
         return "on"  # "run the fan for an hour": a fan's run is its being on
     return None

@@ -466,7 +466,8 @@ def check_plan(words: str, calls: list[tuple[str, dict[str, Any]]]) -> Verdict:
         verdict = check_call(tool, arguments, words, several=tools[tool] > 1, kept=kept)
         if not verdict.ok:
             return verdict
-    asked = _notes_asked(words, tools["add_note"], listed is not None)
+    free_notes = sum(1 for tool, a in calls if tool == "add_note" and not a.get("list"))
+    asked = _notes_asked(words, free_notes, listed is not None)  # list items are no notes
     if not asked.ok:
         return asked
     each_tool = listed_tool(listed) if listed is not None else None

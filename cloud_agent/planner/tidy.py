@@ -3,6 +3,8 @@ lists, a reading asked for twice made once, and free text as the person wrote it
 
 from __future__ import annotations
 
+import re
+
 from cloud_agent.planner import interpret as it
 from cloud_agent.planner import plan_check
 from cloud_agent.planner.arguments import as_written
@@ -74,3 +76,47 @@ def said_again(
     if len(calls) != 1 or not planned or calls[0] != planned[-1] or calls[0].tool != it.DEVICE:
         return False
     return any(complaint_command(tokens_of(c.text)) is not None for c in (clause, previous))
+
+
+# A list pointed back at: "clear my to do list then add renew passport to it", "what's on
+# my packing list, and add sunscreen to it", "take eggs off the list and put cream on it".
+_LIST_POINTED_AT = re.compile(
+    r"\b(?:to|on|onto|off|from|in)\s+(?:it|that|there|that\s+list|the\s+same\s+(?:one|list))\b"
+    r"|\binstead\b"
+)
+
+
+def list_pointed_at(text: str, calls: list[PlannedCall]) -> list[PlannedCall]:
+    """A note call with no list of its own takes the list of the call before it when the
+    words point back at one ("add sunscreen to it"): the item goes on that list, not into
+    a note of its own."""
+    calls = _listed_together(text, calls)
+    if not _LIST_POINTED_AT.search(text):
+        return calls
+    out: list[PlannedCall] = []
+    for call in calls:
+        named = next((c.args["list"] for c in reversed(out) if c.args.get("list")), None)
+        if call.tool in (it.ADD_NOTE, it.REMOVE_NOTE) and not call.args.get("list") and named:
+            call = PlannedCall(call.tool, {**call.args, "list": named})
+        out.append(call)
+    return out
+
+
+def _listed_together(text: str, calls: list[PlannedCall]) -> list[PlannedCall]:
+    """Items listed before one list's name share it ("add eggs and flour to the shopping
+    list": the model cut the list at its "and"), when nothing but the list's joiners stands
+    between the items."""
+    out = list(calls)
+    for k in range(len(out) - 2, -1, -1):
+        call, after = out[k], out[k + 1]
+        if call.tool != it.ADD_NOTE or after.tool != it.ADD_NOTE or call.args.get("list"):
+            continue
+        named, first, then = after.args.get("list"), call.args.get("text"), after.args.get("text")
+        if not named or not isinstance(first, str) or not isinstance(then, str):
+            continue
+        joined = (
+            rf"\b{re.escape(first.lower())}\s*(?:,\s*and|,|and|&)\s*{re.escape(then.lower())}\b"
+        )
+        if re.search(joined, text.lower()):
+            out[k] = PlannedCall(call.tool, {**call.args, "list": named})
+    return out

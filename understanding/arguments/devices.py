@@ -338,7 +338,7 @@ def _action(joined: str, tokens: list[str], device: str, value: float | None) ->
     ):
         return "set"
     off = _has(joined, _OFF) or "off" in tokens or "of" in tokens[-1:]
-    on = _has(joined, _ON) or "on" in tokens
+    on = _has(joined, _ON) or says_on(tokens)
     if value is not None and not off and not on:
         return "set"  # "brightness 40 in the bedroom", "bedroom lights 40"
     if off and not _has(joined, ("turn on", "switch on", "power on")):
@@ -346,6 +346,24 @@ def _action(joined: str, tokens: list[str], device: str, value: float | None) ->
     if on:
         return "on"
     return None
+
+
+_PLACED_ON = frozenset({"the", "my", "our", "a", "this", "that", "your"})
+# The words after which "on the ..." is still the switch: a switching verb, or "on" as the
+# verb itself ("please on the ac in the bedroom").
+_SWITCHING = frozenset(
+    "turn switch put flick flip power click pop stick please kindly pls you just".split()  # noqa: SIM905
+)
+
+
+def says_on(tokens: list[str]) -> bool:
+    """Whether an "on" of the words is the switch ("put the tv on", "turn on the lamp"),
+    not a place ("play some jazz on the speaker" switches nothing)."""
+    for k, token in enumerate(tokens):
+        placed = tokens[k + 1 : k + 2] and tokens[k + 1] in _PLACED_ON
+        if token == "on" and (not placed or k == 0 or tokens[k - 1] in _SWITCHING):
+            return True
+    return False
 
 
 def device_arguments(text: str) -> dict[str, Any] | None:
@@ -467,6 +485,24 @@ def device_command(
     return args
 
 
+def _owned(
+    tokens: list[str], devices: list[tuple[int, int, str]], kind: str, owners: set[str]
+) -> bool:
+    """Whether the device named by ``kind``'s word belongs to an owner named beside it, in
+    one phrase ("the volume on the tv", "the tv volume"; not "the volume to 50 and turn off
+    the tv")."""
+    mine = [d for d in devices if d[2] == kind]
+    theirs = [d for d in devices if d[2] in owners]
+    if not mine or not theirs or {d[2] for d in devices} - {kind} - owners:
+        return False
+    for s, e, _ in mine:
+        for os_, oe, _ in theirs:
+            between = tokens[min(e, oe) : max(s, os_)]
+            if len(between) <= 3 and not {"and", ",", "then"} & set(between):
+                return True
+    return False
+
+
 def _device_of(
     tokens: list[str], rooms: list[tuple[int, int, str]], *, strict: bool = False
 ) -> str | None:
@@ -501,7 +537,7 @@ def device_kinds(
         if (
             kind in kinds
             and len(kinds) > 1
-            and (owners is None or kinds - {kind} <= owners)
+            and (owners is None or _owned(tokens, devices, kind, owners))
             and any(d[2] == kind and set(tokens[d[0] : d[1]]) & set(words) for d in devices)
         ):
             kinds.discard(kind)

@@ -95,6 +95,7 @@ def find_cities(text: str, cutoff: float = CUTOFF) -> list[tuple[int, str]]:
     words = [normalise(w) for w in text.replace(",", " , ").replace("?", " ? ").split()]
     found: list[tuple[int, int, str]] = []
     everyday: list[tuple[int, int, str]] = []
+    loose: list[tuple[int, int, str]] = []
     i = 0
     while i < len(words):
         if words[i] in _STOP:
@@ -104,12 +105,16 @@ def find_cities(text: str, cutoff: float = CUTOFF) -> list[tuple[int, str]]:
         if i > 0 and words[i - 1] == "on":  # "weather on Jupiter": no city is "on" a name
             i += 1
             continue
+        pending: tuple[int, int, str] | None = None
         for width in (3, 2, 1):
             chunk = " ".join(w for w in words[i : i + width] if w)
             if len(words[i : i + width]) < width or not chunk or chunk in _STOP:
                 continue
             city = _lookup_chunk(chunk, width, cutoff)
             bare = chunk.removesuffix("'s")  # "what time's it": the word, not a city
+            if city is not None and not placed and _loose(chunk, city):
+                pending = pending or (i, i + width, city)  # a closer, shorter one may follow
+                continue
             if city is not None and (placed or bare != city or not _is_everyday(city)):
                 found.append((i, i + width, city))
                 i += width
@@ -117,8 +122,38 @@ def find_cities(text: str, cutoff: float = CUTOFF) -> list[tuple[int, str]]:
             if city is not None and width == 1:
                 everyday.append((i, i + 1, city))
         else:
-            i += 1
+            if pending is not None:
+                loose.append(pending)  # kept only beside another place
+            i = pending[1] if pending is not None else i + 1
+    found += _beside_a_place(loose, found, words)
     return [(start, city) for start, _, city in sorted(_listed_with(found, everyday, words))]
+
+
+def _beside_a_place(
+    loose: list[tuple[int, int, str]], found: list[tuple[int, int, str]], words: list[str]
+) -> list[tuple[int, int, str]]:
+    """The loose near misses said in a list or a comparison with a place ("is tokio warmer
+    than seoul", "londn and pairs"); elsewhere an everyday word ("a good tapas place")
+    is no city."""
+    kept = []
+    for start, end, city in loose:
+        for other, other_end, _ in found:
+            between = words[min(end, other_end) : max(start, other)]
+            if _JOINS.intersection(between):
+                kept.append((start, end, city))
+                break
+    return kept
+
+
+def _loose(chunk: str, city: str) -> bool:
+    """Whether ``chunk`` is only a loose near miss of ``city`` ("tapas" of Tampa, 0.8),
+    where a close one ("pariss", "londn": 0.9) reads as the city anywhere."""
+    if chunk in ALIASES or fold(chunk) in ALIASES or fold(chunk.removesuffix("'s")) == city:
+        return False
+    return difflib.SequenceMatcher(None, fold(chunk), city).ratio() < _LOOSE
+
+
+_LOOSE = 0.85
 
 
 # Words that join places in a list or a comparison ("lisbon or porto", "nice vs rome").
