@@ -39,6 +39,7 @@ FILES = {
     "understanding_heldout": (ROOT / "examples" / "understanding_heldout.jsonl", "london"),
     "understanding_own_24c": (ROOT / "examples" / "understanding_own_24c.jsonl", "london"),
     "understanding_own_24d": (ROOT / "examples" / "understanding_own_24d.jsonl", "london"),
+    "understanding_own_24e": (ROOT / "examples" / "understanding_own_24e.jsonl", "london"),
     "heldout": (ROOT / "tests" / "edge" / "data" / "heldout.jsonl", None),
     "heldout2": (ROOT / "tests" / "edge" / "data" / "heldout2.jsonl", None),
     "slurp_train_eval": (ROOT / "understanding" / "data" / "slurp_train_eval.jsonl", "london"),
