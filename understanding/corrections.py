@@ -25,6 +25,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from understanding.arguments.durations import UNIT_SECONDS
+from understanding.arguments.numbers import SMALL, TENS
+from understanding.arguments.units import NAMES
+from understanding.forecast import DAYS
+
 __all__ = ["Correction", "read_correction"]
 
 
@@ -62,21 +67,7 @@ _NOT_A_CORRECTION = {
 }
 _JOINERS = frozenset({"and", "then", "also", "plus", ";"})
 _PREPOSITIONS = frozenset({"to", "into", "in", "for", "at", "on", "from", "by", "until", "till"})
-_DAYS = frozenset(
-    [
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-        "today",
-        "tomorrow",
-        "tonight",
-        "weekend",
-    ]
-)
+_DAYS = frozenset({*DAYS, "tonight", "weekend"})
 _PARTICLES = frozenset({"on", "off", "up", "down", "out"})
 _PRONOUNS = frozenset({"it", "them", "that", "those", "one", "ones"})
 _DETERMINERS = frozenset({"the", "my", "our", "a", "an", "this", "that"})
@@ -179,19 +170,14 @@ def _apply(tokens: list[str], low: list[str], start: int, end: int) -> list[str]
     return None
 
 
-Rule = list[str]  # tokens as said
+Tokens = list[str]  # the words as said, or lowercased
 
 
 def _is_number(token: str) -> bool:
-    from understanding.arguments.numbers import SMALL, TENS
-
     return bool(re.match(r"^\d[\d.:,]*$", token)) or token in SMALL or token in TENS
 
 
 def _is_unit(token: str) -> bool:
-    from understanding.arguments.durations import UNIT_SECONDS
-    from understanding.arguments.units import NAMES
-
     return token in UNIT_SECONDS or token in NAMES or token in _UNIT_WORDS
 
 
@@ -202,7 +188,7 @@ def _number_run(said: list[str], at: int) -> int:
     return end if end > at and said[end - 1] != "and" else at
 
 
-def _number(before: Rule, said_before: Rule, fix: Rule, said_fix: Rule) -> Rule | None:
+def _number(before: Tokens, said_before: Tokens, fix: Tokens, said_fix: Tokens) -> Tokens | None:
     """ "for 10, actually make it 15 minutes": the last number said, its unit if both say
     one; the rest of the correction ("20 to check the oven") goes where the request ends."""
     if not _is_number(said_fix[0]):
@@ -230,7 +216,9 @@ def _number(before: Rule, said_before: Rule, fix: Rule, said_fix: Rule) -> Rule 
     return [*before[:at], *number, *before[end:], *rest]
 
 
-def _preposition(before: Rule, said_before: Rule, fix: Rule, said_fix: Rule) -> Rule | None:
+def _preposition(
+    before: Tokens, said_before: Tokens, fix: Tokens, said_fix: Tokens
+) -> Tokens | None:
     """ "convert 5 miles to km, no, to metres": the last phrase the preposition opened."""
     if said_fix[0] not in _PREPOSITIONS or said_fix[0] not in said_before:
         return None
@@ -238,7 +226,7 @@ def _preposition(before: Rule, said_before: Rule, fix: Rule, said_fix: Rule) -> 
     return [*before[:at], *fix]
 
 
-def _day(before: Rule, said_before: Rule, fix: Rule, said_fix: Rule) -> Rule | None:
+def _day(before: Tokens, said_before: Tokens, fix: Tokens, said_fix: Tokens) -> Tokens | None:
     days = [w for w in said_fix if w in _DAYS]
     if not days or len(said_fix) > 2:
         return None
@@ -248,7 +236,7 @@ def _day(before: Rule, said_before: Rule, fix: Rule, said_fix: Rule) -> Rule | N
     return [*before[: spots[-1]], days[0], *before[spots[-1] + 1 :]]
 
 
-def _listed(before: Rule, said_before: Rule, fix: Rule, said_fix: Rule) -> Rule | None:
+def _listed(before: Tokens, said_before: Tokens, fix: Tokens, said_fix: Tokens) -> Tokens | None:
     """ "add eggs to the to do list, i mean the shopping list": the list named."""
     if said_fix[-1] not in ("list", "lists") or "list" not in said_before:
         return None
@@ -261,7 +249,7 @@ def _listed(before: Rule, said_before: Rule, fix: Rule, said_fix: Rule) -> Rule 
     return [*before[: prep + 1], *fix, *before[last + 1 :]]
 
 
-def _place(before: Rule, said_before: Rule, fix: Rule, said_fix: Rule) -> Rule | None:
+def _place(before: Tokens, said_before: Tokens, fix: Tokens, said_fix: Tokens) -> Tokens | None:
     """ "weather in sydney, scratch that, melbourne": the last city named."""
     from understanding.gazetteer.fuzzy import find_cities, resolve_city
 
@@ -274,15 +262,14 @@ def _place(before: Rule, said_before: Rule, fix: Rule, said_fix: Rule) -> Rule |
     at, city = cities[-1]
     for width in (3, 2, 1):
         if resolve_city(" ".join(said_before[at : at + width])) == city:
-            return [*before[:at], *content_of(fix), *before[at + width :]]
+            kept = [w for w in fix if w.lower() not in _DETERMINERS]  # the city as said
+            return [*before[:at], *kept, *before[at + width :]]
     return None
 
 
-def content_of(fix: Rule) -> Rule:
-    return [w for w in fix if w.lower() not in _DETERMINERS]
-
-
-def _room_or_device(before: Rule, said_before: Rule, fix: Rule, said_fix: Rule) -> Rule | None:
+def _room_or_device(
+    before: Tokens, said_before: Tokens, fix: Tokens, said_fix: Tokens
+) -> Tokens | None:
     """ "the bedroom one", "the office fan", "the speaker": the request's room, device or
     both, replaced by the ones the correction names."""
     from understanding.arguments.devices import DEVICE_NAMES, ROOM_NAMES, _find_phrases
@@ -319,7 +306,7 @@ def _room_or_device(before: Rule, said_before: Rule, fix: Rule, said_fix: Rule) 
     return [*before[:at], *words, *before[end:]]
 
 
-def _verb(before: Rule, said_before: Rule, fix: Rule, said_fix: Rule) -> Rule | None:
+def _verb(before: Tokens, said_before: Tokens, fix: Tokens, said_fix: Tokens) -> Tokens | None:
     """ "open the office blinds, actually close them": the correction's verb on the
     request's object; "add butter to the list, scratch that, add margarine": the same
     verb's new object, the rest of the request kept."""

@@ -154,7 +154,8 @@ def _plan(
     if unfilled is not None:
         message = _unfilled_message(unfilled)
         return _compared_or_declined(plan, text, home, message, (clauses, [unfilled], by_model))
-    plan.calls = tidy.list_pointed_at(text, tidy.timer_for_each(text, plan.calls))
+    plan.calls = tidy.timer_for_each(text, plan.calls)
+    plan.calls = tidy.list_pointed_at(text, tidy.listed_together(text, plan.calls))
     if not plan.calls:
         plan.refusal, plan.refusal_kind = _OPEN_MESSAGE, NEEDS_LLM
         return plan

@@ -1,5 +1,6 @@
 """The built calls made whole before the check: one timer per duration a "for each"
-lists, a reading asked for twice made once, and free text as the person wrote it."""
+lists, a reading asked for twice made once, free text as the person wrote it, and list
+items on the list they were said with or pointed back at."""
 
 from __future__ import annotations
 
@@ -90,7 +91,6 @@ def list_pointed_at(text: str, calls: list[PlannedCall]) -> list[PlannedCall]:
     """A note call with no list of its own takes the list of the call before it when the
     words point back at one ("add sunscreen to it"): the item goes on that list, not into
     a note of its own."""
-    calls = _listed_together(text, calls)
     if not _LIST_POINTED_AT.search(text):
         return calls
     out: list[PlannedCall] = []
@@ -102,7 +102,7 @@ def list_pointed_at(text: str, calls: list[PlannedCall]) -> list[PlannedCall]:
     return out
 
 
-def _listed_together(text: str, calls: list[PlannedCall]) -> list[PlannedCall]:
+def listed_together(text: str, calls: list[PlannedCall]) -> list[PlannedCall]:
     """Items listed before one list's name share it ("add eggs and flour to the shopping
     list": the model cut the list at its "and"), when nothing but the list's joiners stands
     between the items."""

@@ -420,7 +420,7 @@ def ambiguous_hour(words: str) -> bool:
     return False
 
 
-_DAY_PARTS = frozenset("am pm a.m. p.m. morning afternoon evening night tonight noon".split())  # noqa: SIM905
+_DAY_PARTS = _PARTS_OF_DAY | {"am", "pm", "a.m.", "p.m.", "tonight", "noon"}
 
 
 def _spoken_clock_hour(said: list[str]) -> bool:
@@ -434,12 +434,10 @@ def _spoken_clock_hour(said: list[str]) -> bool:
         hour = said[0]
     else:
         return False
-    value = int(hour) if hour.isdigit() else _HOURS.get(hour)
+    from understanding.arguments.numbers import SMALL
+
+    value = int(hour) if hour.isdigit() else SMALL.get(hour)
     return value is not None and 1 <= value <= 12
-
-
-_HOUR_WORDS = "one two three four five six seven eight nine ten eleven twelve"
-_HOURS = {w: n for n, w in enumerate(_HOUR_WORDS.split(), 1)}
 
 
 def read_for(words: str) -> int | None:
