@@ -79,9 +79,43 @@ def fold(query: str, joiner: str, answer: str) -> str:
     """
     asked = " ".join(query.split()).rstrip(".!?")
     said = " ".join(answer.split()).rstrip(".!?")
+    placed = _day_part_placed(asked, said)
+    if placed is not None:
+        return placed
     if said.lower().startswith(_LEADS):
         return f"{asked} {said}"
     return f"{asked} {joiner} {said}" if joiner else f"{asked} {said}"
+
+
+_DAY_PART = re.compile(
+    r"^(?:in\s+the\s+)?(morning|afternoon|evening|night)$|^(am|pm|a\.m\.?|p\.m\.?|tonight)$",
+    re.IGNORECASE,
+)
+
+
+def _day_part_placed(asked: str, said: str) -> str | None:
+    """The answer to "morning or evening?" put right after the clock time it qualifies
+    ("remind me at 3 to call mum" + "evening" -> "remind me at 3 in the evening to call
+    mum"); None when the answer is no part of the day or the request says no clock time.
+
+    >>> _day_part_placed("remind me at 3 to call mum", "evening")
+    'remind me at 3 in the evening to call mum'
+    """
+    from understanding.arguments.qualifiers import find_qualifiers, tokens_of
+
+    found = _DAY_PART.match(said)
+    if found is None:
+        return None
+    part = f"in the {found.group(1).lower()}" if found.group(1) else said.lower()
+    tokens = tokens_of(asked)
+    for q in find_qualifiers(asked):
+        words = q.word.split()
+        if q.kind == "time" and words[0] == "at":
+            end = q.end - (words[-1] in ("to", "past") and len(words) > 2)
+            if len(tokens) == len(asked.split()):  # the words as said, one token each
+                said_words = asked.split()
+                return " ".join([*said_words[:end], part, *said_words[end:]])
+    return None
 
 
 def is_withdrawal(answer: str) -> bool:

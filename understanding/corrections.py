@@ -104,6 +104,9 @@ def _marker(low: list[str]) -> tuple[int, int, bool] | None:
     """The first marker after at least two words of a request: (start, end, strong)."""
     words_before = 0
     for i, token in enumerate(low):
+        not_this = _not_this(low, i) if token == "not" and words_before >= 2 else None
+        if not_this is not None:
+            return i - (low[i - 1] == ","), not_this, True
         for strong, markers in ((True, _STRONG), (False, _WEAK)):
             for marker in markers:
                 if low[i : i + len(marker)] != marker or words_before < 2:
@@ -122,6 +125,21 @@ def _marker(low: list[str]) -> tuple[int, int, bool] | None:
         if token.isalnum() or "'" in token:
             words_before += 1
     return None
+
+
+def _not_this(low: list[str], i: int) -> int | None:
+    """ "turn the light off, not the bedroom, the kitchen": "not" and a room or device,
+    then a pause and the one meant; where the marker ends (None: no such correction)."""
+    from understanding.arguments.devices import DEVICE_NAMES, ROOM_NAMES, _find_phrases
+
+    k = i + 1 + (low[i + 1 : i + 2] in (["the"], ["my"], ["that"]))
+    comma = next((j for j in range(k, min(k + 4, len(low))) if low[j] == ","), None)
+    if comma is None or comma == k or comma + 1 >= len(low):
+        return None
+    named = [w.removesuffix("'s") for w in low[k:comma] if w not in ("one", "ones")]
+    spans = [*_find_phrases(named, ROOM_NAMES), *_find_phrases(named, DEVICE_NAMES)]
+    covered = {j for s, e, _ in spans for j in range(s, e)}
+    return comma + 1 if named and covered == set(range(len(named))) else None
 
 
 def _opens_a_fix(before: str, after: list[str]) -> bool:
@@ -163,7 +181,7 @@ def _apply(tokens: list[str], low: list[str], start: int, end: int) -> list[str]
         fix, said_fix = fix[:-1], said_fix[:-1]
     if not said_fix or _TAKEN_BACK.match(" ".join(said_fix)):
         return None
-    for rule in (_number, _preposition, _day, _listed, _place, _room_or_device, _verb):
+    for rule in (_number, _preposition, _day, _listed, _place, _room_or_device, _verb, _object):
         fixed = rule(before, said_before, fix, said_fix)
         if fixed is not None:
             return [*fixed, *tokens[stop:]]
@@ -334,6 +352,32 @@ def _verb(before: Tokens, said_before: Tokens, fix: Tokens, said_fix: Tokens) ->
         rest = head[cut:] if cut is not None else []
         return [*before[:clause], *fix, *rest]
     return [*before[:clause], *fix] if len(said_fix) > 2 else None
+
+
+_NO_OBJECT = frozenset({"me", "us", "it", "them", "that", "this", "you", "him", "her"})
+
+
+def _object(before: Tokens, said_before: Tokens, fix: Tokens, said_fix: Tokens) -> Tokens | None:
+    """ "add apples to the shopping list, actually make that pears": a short noun phrase
+    replaces the object of the request's verb (the words between the verb and its first
+    preposition), the rest of the request kept."""
+    from understanding.policy import COMMAND_VERBS
+
+    if len(said_fix) > 4 or any(_is_number(w) or w in _PRONOUNS for w in said_fix):
+        return None
+    if said_fix[0] in COMMAND_VERBS or said_fix[0] in _PREPOSITIONS:
+        return None
+    clause = max((i + 1 for i, w in enumerate(said_before) if w in _JOINERS or w == ","), default=0)
+    said_head = said_before[clause:]
+    if not said_head or said_head[0] not in COMMAND_VERBS:
+        return None
+    obj = clause + 1
+    while obj < len(said_before) and said_before[obj] in _PARTICLES:
+        obj += 1
+    end = next((i for i in range(obj, len(said_before)) if said_before[i] in _PREPOSITIONS), None)
+    if end is None or end == obj or set(said_before[obj:end]) & _NO_OBJECT:
+        return None
+    return [*before[:obj], *fix, *before[end:]]
 
 
 def _joined(tokens: list[str]) -> str:

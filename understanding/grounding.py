@@ -206,6 +206,10 @@ def _complained(words: str, device: Any, action: Any) -> bool:
     return said is not None and said == (device, action)
 
 
+# "put the fan on in his room": someone's room, which no room of the device's is named
+_SOMEONES_ROOM = re.compile(r"\b(?:his|her|their|your|[a-z]+'s)\s+(?:room|bedroom)\b")
+
+
 def _device(args: dict[str, Any], words: str) -> str | None:
     from understanding.arguments.devices import OTHER_APPLIANCES
     from understanding.arguments.numbers import find_numbers, tokenize
@@ -220,6 +224,8 @@ def _device(args: dict[str, Any], words: str) -> str | None:
         return told
     if (other := OTHER_APPLIANCES.search(said)) is not None:
         return f"the words name the {other.group(0)}, which no device tool runs"
+    if not args.get("room") and (whose := _SOMEONES_ROOM.search(said)) is not None:
+        return f"the words name {whose.group(0)!r}, a room the device does not know by that"
     value = args.get("value")
     level = float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
     tokens = tokenize(said) if level is not None else []

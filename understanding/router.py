@@ -551,7 +551,10 @@ class Router:
             verdict = check_call(name, one, text, confidence, floor, kept=items)
             if verdict.action != "allow":
                 return verdict
-        if name == "device_control" and "at" in args and ambiguous_hour(text):
+        timed = name == "device_control" or (name == "set_timer" and "label" in args)
+        if timed and "at" in args and ambiguous_hour(text):
+            # A command or a reminder at "three" or "half six": morning or evening is a
+            # guess (an alarm is the morning's, as people set them).
             # After the policy: a recurring or conditional one is the cloud's, not asked.
             return Verdict("ask", "a bare hour: morning or evening", "at",
                            "At what time: morning or evening?")  # fmt: skip

@@ -40,6 +40,22 @@ def shared_unit(
 TIME_UNIT = re.compile(r"\b(hours?|minutes?|seconds?)\b")
 
 
+def with_names(calls: list[PlannedCall], words: str) -> list[PlannedCall]:
+    """A clause's one timer with the name its words give it ("a tea timer for 4 minutes",
+    "remind me in 10 minutes to call mum"), as the device's router names one
+    (``understanding.arguments.newer_tools.timer_label``); several timers of one clause
+    are named by their items, elsewhere."""
+    from understanding.arguments.newer_tools import timer_label
+
+    timers = [c for c in calls if c.tool == it.TIMER]
+    if len(timers) != 1 or timers[0].args.get("label"):
+        return calls
+    label = timer_label(words)
+    if label is None:
+        return calls
+    return [PlannedCall(c.tool, {**c.args, "label": label}) if c is timers[0] else c for c in calls]
+
+
 def with_qualifiers(call: PlannedCall, words: str) -> PlannedCall:
     """A device command with the qualifiers its words say and the device executes
     (``understanding.arguments.qualifiers.device_qualifiers``, as the device's router

@@ -63,6 +63,13 @@ _NOTE_ADD = re.compile(
     r"|^(?:and\s+|with\s+)?(?:a|another)\s+note\s*(?:saying|that\s+says|reading|to|that|:)"
 )
 _TIMER = re.compile(r"\b(?:timers?|countdowns?|remind\s+me\s+in)\b")
+# A timer or an alarm called off ("cancel the pasta timer", "kill my 7am alarm", "the
+# next timer, cancel it"): no cue of a new timer; the edge's router reads which one.
+_CANCEL_TIMER = re.compile(
+    r"\b(?:cancel|delete|remove|stop|kill|clear|scrap|abort|dismiss|get\s+rid\s+of|"
+    r"turn\s+off|switch\s+off)\b(?:\s+\S+){0,4}?\s+(?:timers?|alarms?|countdowns?|reminders?)\b"
+    r"|\b(?:timers?|alarms?|countdowns?)\b.*\b(?:cancel(?:led)?|delete[d]?|off)\b"
+)
 # A reminder with its time ("remind me to call mum at 6pm", "remind me at 7 to ..."): an
 # alarm with its words as the label, as the device reads it, never a note.
 _TIMED_REMINDER = re.compile(
@@ -378,6 +385,8 @@ def tool_cue(text: str) -> str | None:
         return ADD_NOTE
     if _LIST_TIMERS.search(text):
         return LIST_TIMERS
+    if _CANCEL_TIMER.search(text):
+        return None
     if _TIMER.search(text):
         return TIMER
     if find_device(text) and _DEVICE_VERB.search(text):

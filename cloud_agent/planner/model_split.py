@@ -34,7 +34,7 @@ from typing import Any
 
 from cloud_agent.planner import interpret as it
 from cloud_agent.planner.arguments import own_arguments
-from cloud_agent.planner.clauses import split_clauses
+from cloud_agent.planner.clauses import is_chatter, open_knowledge_cues, split_clauses
 from cloud_agent.planner.discourse import (
     BARE_DURATION,
     NEEDS_CITY,
@@ -333,6 +333,10 @@ def _rule_pieces(
     from understanding.slu.data import split_words
     from understanding.slu.model import Slot
 
+    if len(subs) > 1 and any(_serves_nothing(c) for c in _outside_a_note(subs, request)):
+        # "set a timer and | give me directions to the airport": the model gave the whole
+        # line one tool; the rules name the part no tool serves (and act on none of it).
+        return None
     if not any((k or after_another) and _works_on_result(c) for k, c in enumerate(subs)) and (
         len(subs) < 2 or asks < 2
     ):
@@ -381,6 +385,31 @@ _ON_RESULT = re.compile(
     r"^(?:and\s+|then\s+)*(?:times|multiply|multiplied|divide|divided|subtract|minus|plus|add|"
     r"double|triple|halve|half|square|cube|take\s+away|convert\s+(?:that|it|the\s+(?:result|answer)))\b"
 )
+
+
+def _outside_a_note(subs: list[it.Clause], request: ModelRequest) -> list[it.Clause]:
+    """The clauses before a free note's words start: what follows may be the note's own
+    ("two separate notes: renew the insurance, | email the landlord"); a list's item is
+    whole where the list is named ("add eggs to the shopping list | and ...")."""
+    if request.tool != it.ADD_NOTE or "list_name" in _slot_kinds(request):
+        return subs
+    texts = [str(s.value).lower() for s in request.slots if s.type == "note_text"]
+    for k, clause in enumerate(subs):
+        if clause.own_tool == it.ADD_NOTE or any(t in clause.text.lower() for t in texts):
+            return subs[:k]
+    return subs
+
+
+def _serves_nothing(clause: it.Clause) -> bool:
+    """A clause no tool serves and no other clause lends one: neither a cue of its own nor
+    a fragment naming what a tool acts on, and no small talk ("give me a recipe for
+    banana bread"); or one asking for open knowledge or writing, whatever it names."""
+    if clause.own_tool is not None or is_chatter(clause.text):
+        return False
+    if open_knowledge_cues(clause.text):
+        return True
+    named = clause.has_entity or clause.refers_back or clause.value is not None
+    return clause.tool is None and not named  # "| 4 and | 5 minutes": a list's numbers
 
 
 def _bare_duration(clause: it.Clause) -> bool:

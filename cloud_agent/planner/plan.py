@@ -28,6 +28,7 @@ from cloud_agent.planner import (
     plan_check,
     qualifiers,
     shapes,
+    stated,
     tidy,
 )
 from cloud_agent.planner import interpret as it
@@ -45,6 +46,7 @@ from cloud_agent.planner.arguments import (
     status_call,
     temperature_args,
     whole_note,
+    with_names,
     with_qualifiers,
 )
 from cloud_agent.planner.calls import PREV, Plan, PlannedCall
@@ -93,7 +95,11 @@ def make_plan(
         return Plan(query, refusal=refusal, refusal_kind="needs_llm")
     if fixed is not None and fixed.text is not None:
         return replan(fixed.text)  # "the weather in sydney, no wait, melbourne"
-    said = contrast.contrasted_plan(query, replan) or each.distributed_plan(query, replan)
+    said = (
+        contrast.contrasted_plan(query, replan)
+        or each.distributed_plan(query, replan)
+        or stated.stated_plan(query, replan)
+    )
     if said is not None:
         return said
     plan = _plan(query, extractor, router, home=home, split_with_model=split_with_model)
@@ -326,7 +332,7 @@ def _build_calls(
             calls = []  # "a timer for each": the timers come from the durations listed
         if calls is None and (by_model or clause.own_tool is not None):
             return clause
-        calls = [with_qualifiers(call, clause.text) for call in calls or []]
+        calls = with_names([with_qualifiers(c, clause.text) for c in calls or []], clause.text)
         if previous is not None and tidy.said_again(clause, previous, calls, plan.calls):
             calls = []  # "it's too quiet, | i can barely hear the music": one volume up
         plan.calls.extend(calls)

@@ -184,6 +184,8 @@ def per_person_calls(text: str) -> list[PlannedCall] | None:
     ("the bill is 96 and there are 4 of us, what does each person pay"; "dinner was 120
     for 3 people, how much per person"): one division. None unless the words say all
     three: one sum, one count of people, a question of each one's share."""
+    if any(it.tool_cue(piece) not in (None, it.CALCULATOR) for piece in split_clauses(text)):
+        return None  # "..., and set a timer for 5 minutes": another request, not the share
     sums = _SUM.findall(text)
     people = _PEOPLE.findall(text)
     if len(sums) != 1 or len(people) != 1 or not _EACH_SHARE.search(text):

@@ -348,7 +348,6 @@ def _action(joined: str, tokens: list[str], device: str, value: float | None) ->
     return None
 
 
-_PLACED_ON = frozenset({"the", "my", "our", "a", "this", "that", "your"})
 # The words after which "on the ..." is still the switch: a switching verb, or "on" as the
 # verb itself ("please on the ac in the bedroom").
 _SWITCHING = frozenset(
@@ -356,14 +355,41 @@ _SWITCHING = frozenset(
 )
 
 
+# The words a switch's "on" is followed by ("lights on please", "fan on for an hour", "on
+# in the hall", "telly on mate", "the heat on because i'm out", "... on, we're heading
+# out"); any other word after "on" makes it a place, a service or a day ("on amazon", "on
+# spotify", "on monday": in HWU64 and SLURP nearly every such "on" is one).
+_AFTER_SWITCH = frozenset((
+    "please", "pls", "now", "then", "when", "and", "in", "for", "at", "until", "till", "full",
+    "high", "low", "max", "again", "too", "right", "so", "but", "if", "while", "once", "also",
+    "here", "there", "everywhere", "upstairs", "downstairs", "all", "every", "both", "brighter",
+    "already", "quick", "quickly", "real", "straight", "away", "asap", "thanks", "thx",
+    "cheers", "ta", "before", "after", "because", "cos", "mate", "dear", "love", "buddy",
+    "pal", "i", "i'm", "we", "we're", "it's", ",", ".", "!", "?", ";", ":", "-",
+))  # fmt: skip
+
+
 def says_on(tokens: list[str]) -> bool:
     """Whether an "on" of the words is the switch ("put the tv on", "turn on the lamp"),
-    not a place ("play some jazz on the speaker" switches nothing)."""
+    not a place ("play some jazz on the speaker", "order pods on amazon" switch nothing)."""
     for k, token in enumerate(tokens):
-        placed = tokens[k + 1 : k + 2] and tokens[k + 1] in _PLACED_ON
-        if token == "on" and (not placed or k == 0 or tokens[k - 1] in _SWITCHING):
+        if token != "on":
+            continue
+        if k == 0 or k + 1 == len(tokens) or tokens[k - 1] in _SWITCHING:
+            return True
+        after = tokens[k + 1 :]
+        if after[0] in _AFTER_SWITCH or _names_at_start(after):
             return True
     return False
+
+
+def _names_at_start(tokens: list[str]) -> bool:
+    """Whether the words begin with a device or a room ("on kitchen lights")."""
+    return any(
+        start == 0
+        for table in (DEVICE_NAMES, ROOM_NAMES)
+        for start, _e, _k in _find_phrases(tokens, table)
+    )
 
 
 def device_arguments(text: str) -> dict[str, Any] | None:
@@ -396,7 +422,8 @@ def room_name(span: str) -> str | None:
     >>> room_name("bed room")
     'bedroom'
     """
-    tokens = tokenize(re.sub(r"'s\b", "", span.lower()))  # "the bedroom's light"
+    # "the bedroom's light", "the kids' room"
+    tokens = tokenize(re.sub(r"'s\b|(?<=s) ?'(?!\w)", "", span.lower()))
     rooms = {kind for _s, _e, kind in _find_phrases(tokens, ROOM_NAMES)}
     if len(rooms) == 1:
         return rooms.pop()

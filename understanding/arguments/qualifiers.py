@@ -74,7 +74,9 @@ _PERIODS_WORDS = (
 _PERIODS = frozenset(_PERIODS_WORDS.split())
 _RECURRING = frozenset({"daily", "nightly", "weekly", "hourly", "everyday", "weekdays"})
 _CONDITIONS = frozenset({"if", "unless", "whenever", "once", "when"})
-_NEGATIONS = frozenset({"don't", "dont", "do not", "not", "never", "no", "nothing", "won't"})
+# "make sure the heater isn't on": a state denied is no action word of the command.
+_NEGATIONS = frozenset({"don't", "dont", "do not", "not", "never", "no", "nothing", "won't",
+                        "isn't", "isnt", "aren't", "arent", "wasn't", "weren't"})  # fmt: skip
 _SCOPE = frozenset({"all", "every", "everything", "everywhere", "both", "whole", "entire", "each"})
 _EXCEPT = ("except", "excepting", "excluding", "not including", "other than", "apart from",
            "aside from", "besides", "but not", "save for", "all but", "not the", "but")  # fmt: skip
@@ -409,6 +411,8 @@ def ambiguous_hour(words: str) -> bool:
     """ "at three": a bare hour with no am/pm, minutes or time of day (3 am or 3 pm?)."""
     for q in find_qualifiers(words):
         parts = q.word.split()
+        if parts[-1] in ("to", "past") and len(parts) > 2:
+            parts = parts[:-1]  # "at 3 to call mum": the reminder's "to", no clock's
         if q.kind == "time" and parts[0] == "at" and len(parts) == 2:
             hour = parts[1]
             if hour.isdigit() and 1 <= int(hour) <= 12 and not hour.startswith("0"):
@@ -424,14 +428,17 @@ _DAY_PARTS = _PARTS_OF_DAY | {"am", "pm", "a.m.", "p.m.", "tonight", "noon"}
 
 
 def _spoken_clock_hour(said: list[str]) -> bool:
-    """ "half six", "half past seven", "quarter to seven", "six thirty": a clock time said
-    in words with no am/pm or part of the day, its hour 1-12 (morning or evening?)."""
+    """ "half six", "half past seven", "quarter to seven", "six thirty", "ten past eleven":
+    a clock time said in words with no am/pm or part of the day, its hour 1-12 (morning or
+    evening?)."""
     if not said or _DAY_PARTS.intersection(said) or any(":" in t for t in said):
         return False
     if said[0] in ("half", "quarter"):
         hour = said[-1]
     elif len(said) == 2 and said[1] in ("thirty", "fifteen", "forty", "o'clock", "oclock"):
         hour = said[0]
+    elif len(said) == 3 and said[1] in ("past", "to", "after"):
+        hour = said[2]  # "ten past eleven", "twenty to eight"
     else:
         return False
     from understanding.arguments.numbers import SMALL

@@ -25,7 +25,7 @@ _DONE = (
 )
 # "i turned the heater off already", "my husband's just switched off the garage light"
 _REPORTED_DONE = re.compile(
-    rf"^(?:(?:um|oh|so|ok|okay|hey|fyi|just\s+so\s+you\s+know),?\s+)*{_SUBJECT}\s+"
+    rf"^(?:(?:um|oh|so|ok|okay|hey|fyi|just\s+so\s+you\s+know),?\s+)*{_SUBJECT}(?:'ve|'d)?\s+"
     rf"(?:(?:just|already|have|has|had|'ve|'s|also)\s+)*{_DONE}\b"
 )
 # "the kitchen light is on again", "the blinds are open": a state told, no change asked
@@ -34,9 +34,9 @@ _STATE_TOLD = re.compile(
     r"(?:still\s+|already\s+)?(?:on|off|open|closed|locked|unlocked|running|going)"
     r"(?:\s+(?:again|now|already))?[.!]?$"
 )
-# "mum says turn the music down", "my wife said to switch the heating off"
+# "mum says turn the music down", "my wife said to switch the heating off", "tom says ..."
 _RELAYED = re.compile(
-    rf"^(?:(?:um|oh|so|hey)\s+)*{_SUBJECT}\s+(?:says|said|say|told\s+(?:me|us)|asked\s+(?:me|us)|"
+    rf"^(?:(?:um|oh|so|hey)\s+)*(?:{_SUBJECT}|[a-z]+)\s+(?:says|said|say|told\s+(?:me|us)|asked\s+(?:me|us)|"
     r"wants\s+(?:me|us)|reckons)\b"
 )
 # "leave the fan on", "keep the porch light off": a state kept, which no command changes

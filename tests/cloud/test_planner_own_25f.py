@@ -1,0 +1,107 @@
+"""Kinds of misplanning found by the sixth own compound set (examples/compound_own_25f
+.jsonl, written before any change for it): a timer called off, a timer's name, a part no
+tool serves swallowed by the model's one intent, a device word that is a thing bought
+(issue 25)."""
+
+from __future__ import annotations
+
+import pytest
+
+from cloud_agent.planner.plan import make_plan
+from cloud_agent.planner.reasoner import load_edge_router
+from understanding.arguments.newer_tools import timer_label
+
+
+@pytest.fixture(scope="module")
+def router() -> object:
+    return load_edge_router()
+
+
+def calls(router: object, words: str, *, model: bool = True) -> list[tuple[str, object]]:
+    plan = make_plan(words, router=router, split_with_model=model)
+    return [(c.tool, c.args) for c in plan.calls]
+
+
+@pytest.mark.parametrize("model", [True, False])
+def test_a_timer_called_off_is_cancelled_not_set(router: object, model: bool) -> None:
+    assert calls(router, "cancel the pasta timer and whats the time in rome", model=model) == [
+        ("cancel_timer", {"label": "pasta"}),
+        ("world_clock", {"city": "rome"}),
+    ]
+    assert calls(router, "cancel the next timer and then set a new one for 8 minutes") == [
+        ("cancel_timer", {"next": True}),
+        ("set_timer", {"seconds": 480}),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("words", "label"),
+    [
+        ("set a tea timer for 4 minutes", "tea"),
+        ("set a new pasta timer for 12 minutes", "pasta"),
+        ("set a 3 minute timer called eggs", "eggs"),
+        ("and a garlic bread one for 8", "garlic bread"),
+        ("set an 8 hour alarm called wake up", "wake up"),
+        ("set a timer for 10 minutes", None),
+        ("set a ten minute timer", None),
+        ("set a new one for 8 minutes", None),
+        ("set the kitchen timer for 5", None),
+    ],
+)
+def test_a_timer_is_named_by_the_words_around_it(words: str, label: str | None) -> None:
+    assert timer_label(words) == label
+
+
+def test_a_planned_timer_keeps_its_name(router: object) -> None:
+    planned = calls(router, "set a tea timer for 4 minutes, then whats the weather in london")
+    assert ("set_timer", {"seconds": 240, "label": "tea"}) in planned
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        "set a 40 minute timer and give me directions to the airport",
+        "give me a recipe for banana bread and add bananas to my shopping list",
+        "add eggs and spinach to the shopping list and tell me how to make a frittata",
+        "buy more coffee pods on amazon and add coffee pods to the shopping list",
+    ],
+)
+@pytest.mark.parametrize("model", [True, False])
+def test_a_part_no_tool_serves_stops_the_plan_that_acts(
+    router: object, words: str, model: bool
+) -> None:
+    plan = make_plan(words, router=router, split_with_model=model)
+    assert plan.calls == [] and plan.refusal
+
+
+@pytest.mark.parametrize(
+    ("words", "expected"),
+    [
+        (
+            "my rent is 900 a month, what is that per year, and add pay rent to my to do list",
+            [("calculator", None), ("add_note", {"text": "pay rent", "list": "to do"})],
+        ),
+        (
+            "i earn 52000 a year whats that per week and whats the weather in seattle",
+            [("calculator", None), ("get_weather", {"city": "seattle", "day": "today"})],
+        ),
+        (
+            "the bill is 96 and there are 4 of us, what does each person pay, and set a timer "
+            "for 5 minutes",
+            [("calculator", None), ("set_timer", {"seconds": 300})],
+        ),
+    ],
+)
+def test_a_stated_number_and_its_question_beside_other_requests(
+    router: object, words: str, expected: list[tuple[str, object]]
+) -> None:
+    planned = calls(router, words)
+    assert [(tool, None if tool == "calculator" else args) for tool, args in planned] == expected
+
+
+def test_a_share_of_a_sum_never_drops_the_request_beside_it() -> None:
+    from cloud_agent.planner.shapes import per_person_calls
+
+    words = "the bill is 96 and there are 4 of us, what does each person pay, and set a timer"
+    assert per_person_calls(words) is None
+    assert per_person_calls("the bill is 96 and there are 4 of us, what does each person pay")
