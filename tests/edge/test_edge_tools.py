@@ -248,6 +248,16 @@ def test_device_state_persists_in_memory(memory: MemoryStore) -> None:
         run({"device": "door_lock", "action": "open"})
 
 
+def test_a_room_by_another_name_is_the_same_room(memory: MemoryStore) -> None:
+    """A call from the cloud's plan or a gRPC client says the room as the person did
+    ("lounge", "hall"); the state is the one the device's own reading keeps."""
+    run = devices.make_run(memory)
+    assert run({"device": "heater", "action": "on", "room": "Lounge"})["room"] == "living room"
+    run({"device": "light", "action": "on", "room": "hall"})
+    assert memory.get_device_state("heater", "living room")["state"] == "on"
+    assert memory.get_device_state("light", "hallway")["state"] == "on"
+
+
 def test_unlocking_needs_approval() -> None:
     assert requires_approval("device_control", {"device": "door_lock", "action": "unlock"})
     assert not requires_approval("device_control", {"device": "door_lock", "action": "lock"})

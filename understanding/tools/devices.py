@@ -335,8 +335,13 @@ def _all_rooms(args: dict[str, Any], results: list[dict[str, Any]]) -> dict[str,
 
 
 def room_key(room: Any) -> str:
-    """A room as device state keeps it: trimmed, lower case."""
-    return " ".join(str(room).split()).lower()
+    """A room as device state keeps it: trimmed, lower case, and by the vocabulary's name
+    for it ("lounge" is the living room, "hall" the hallway), so that a call from the
+    cloud's plan or a gRPC client names the room the device's own reading keeps."""
+    from understanding.arguments.devices import ROOM_NAMES  # the vocabulary, data only
+
+    said = " ".join(str(room).split()).lower()
+    return ROOM_NAMES.get(said, said)
 
 
 def known_rooms(memory: ToolMemory, device: str) -> list[str | None]:
