@@ -97,7 +97,9 @@ _NOTE_FRAME_WORDS = (
 _NOTE_FRAME = frozenset(_NOTE_FRAME_WORDS.split())
 # Words that frame one note of a plan's several ("... and another note to", "right, before
 # i forget, note that"): the device sends such an utterance to the cloud as two requests.
-_PLAN_FRAME = frozenset(["another", "second", "one", "more", "also", "right", "before", "forget"])
+_PLAN_FRAME = frozenset(
+    ["another", "second", "one", "more", "also", "right", "before", "forget", "instead", "too"]
+)
 
 
 def note_frame(word: str) -> bool:

@@ -367,3 +367,41 @@ def reading_places(
     if not cities and home_city and not clause.refers_back:
         cities = [home_city]  # no place named or carried: the device's home
     return cities
+
+
+# An addition that names no list of its own ("and add oat milk instead", "also add coffee
+# beans", "then put rice and beans on it"): its items, the pointer back and the filler.
+_ADDED = re.compile(
+    r"^(?:(?:and|then|also|so|plus|now)\s+)*(?:add|put|stick|throw|pop|chuck|pick)\s+"
+    r"(?P<items>.+?)(?:\s+(?:on|to|onto|in)\s+(?:it|there|that|the\s+list))?"
+    r"(?:\s+(?:instead|too|as\s+well|also|please))*$"
+)
+_NOT_AN_ITEM = re.compile(r"\b(?:notes?|lists?|timers?|alarms?|reminders?)\b")
+
+
+def added_to_the_list(clauses: list[it.Clause]) -> None:
+    """An addition that names no list, after a request on a list the words name ("clear
+    the shopping list | and then add rice | and beans", "take eggs off the shopping list |
+    and add oat milk instead", "what's on my shopping list? | also add coffee beans"): the
+    items go on that list, each one said after it too; not a note of their own, nor a
+    search."""
+    named: str | None = None
+    adding = False
+    for clause in clauses:
+        args = clause.args or {}
+        found = _ADDED.match(clause.text)
+        items = found.group("items") if found else ""
+        if found and named and not args.get("list") and not _NOT_AN_ITEM.search(items):
+            clause.tool = clause.own_tool = it.ADD_NOTE
+            clause.args = {"text": items, "list": named}
+            adding = True
+            continue
+        bare = clause.own_tool is None and not clause.has_entity and clause.value is None
+        if adding and bare and clause.tool in (None, it.ADD_NOTE) and len(clause.text.split()) <= 4:
+            text = re.sub(r"^(?:and|also|plus)\s+", "", clause.text)
+            clause.tool = clause.own_tool = it.ADD_NOTE  # "| and beans": the next item
+            clause.args = {"text": text, "list": named}
+            continue
+        adding = False
+        if isinstance(args.get("list"), str):
+            named = str(args["list"])

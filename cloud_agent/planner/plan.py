@@ -58,6 +58,7 @@ from cloud_agent.planner.clauses import (
 )
 from cloud_agent.planner.discourse import (
     NEEDS_CITY,
+    added_to_the_list,
     carried_days,
     carry_tools,
     merge_fragments,
@@ -215,6 +216,7 @@ def _read_clauses(
         carry_tools(clauses)
         if router is not None:
             _ask_router(router, clauses)
+    added_to_the_list(clauses)
     return clauses, unknown, by_model
 
 

@@ -333,6 +333,7 @@ def check_call(
         if not cut.ok:
             return cut
     said = request_words(tool, arguments, words)
+    kept = (*kept, *_list_named_before(tool, arguments, words))
     verdict = policy.check_call(
         tool, arguments, said, 1.0, 0.0, kept, one_request=False, several=several
     )
@@ -341,6 +342,21 @@ def check_call(
     if tool == "device_control":
         return _device_there(arguments, said, words)
     return ALLOW
+
+
+def _list_named_before(tool: str, arguments: dict[str, Any], words: str) -> tuple[str, ...]:
+    """The clauses before an item's own that name its list, as another request's words
+    the item need not keep ("clear the shopping list | and then add rice": "clear" is the
+    clearing's, the list is named there); () for a call with no list."""
+    listed = arguments.get("list")
+    if tool != "add_note" or not isinstance(listed, str):
+        return ()
+    _first, _end, pieces = _request_pieces(tool, arguments, words)
+    text = str(arguments.get("text", "")).lower()
+    if len(pieces) < 2 or text not in pieces[-1].lower():
+        return ()
+    before = pieces[:-1]
+    return tuple(p for p in before if listed in p.lower() and text not in p.lower())
 
 
 _WHOLE_QUERY_KINDS = ("condition", "negation", "recurring")

@@ -105,3 +105,41 @@ def test_a_share_of_a_sum_never_drops_the_request_beside_it() -> None:
     words = "the bill is 96 and there are 4 of us, what does each person pay, and set a timer"
     assert per_person_calls(words) is None
     assert per_person_calls("the bill is 96 and there are 4 of us, what does each person pay")
+
+
+@pytest.mark.parametrize(
+    ("words", "expected"),
+    [
+        (
+            "clear the shopping list and then add rice and beans",
+            [
+                ("clear_list", {"list": "shopping"}),
+                ("add_note", {"text": "rice", "list": "shopping"}),
+                ("add_note", {"text": "beans", "list": "shopping"}),
+            ],
+        ),
+        (
+            "take eggs off the shopping list and add oat milk instead",
+            [
+                ("remove_note", {"text": "eggs", "list": "shopping"}),
+                ("add_note", {"text": "oat milk", "list": "shopping"}),
+            ],
+        ),
+        (
+            "whats on my shopping list? also add coffee beans",
+            [
+                ("search_notes", {"list": "shopping"}),
+                ("add_note", {"text": "coffee beans", "list": "shopping"}),
+            ],
+        ),
+    ],
+)
+def test_an_addition_naming_no_list_goes_on_the_list_just_named(
+    router: object, words: str, expected: list[tuple[str, object]]
+) -> None:
+    assert calls(router, words) == expected
+
+
+def test_an_addition_with_no_list_before_it_is_no_list_item(router: object) -> None:
+    planned = calls(router, "set a timer for 5 minutes and add bread")
+    assert all(args.get("list") is None for _tool, args in planned if isinstance(args, dict))
