@@ -48,12 +48,52 @@ def with_names(calls: list[PlannedCall], words: str) -> list[PlannedCall]:
     from understanding.arguments.newer_tools import timer_label
 
     timers = [c for c in calls if c.tool == it.TIMER]
+    if len(timers) > 1:
+        return _each_named(calls, timers, words)
     if len(timers) != 1 or timers[0].args.get("label"):
         return calls
     label = timer_label(words)
     if label is None:
         return calls
     return [PlannedCall(c.tool, {**c.args, "label": label}) if c is timers[0] else c for c in calls]
+
+
+# The words around a listed timer's name: "set timers for the rice 18 min and the salmon
+# 12 min" names the rice's and the salmon's.
+_AROUND_A_NAME = frozenset((
+    "set", "start", "put", "make", "timers", "timer", "one", "ones", "for", "the", "a", "an",
+    "and", "then", "also", "plus", "another", "with", "of", "my",
+))  # fmt: skip
+
+
+def _each_named(
+    calls: list[PlannedCall], timers: list[PlannedCall], words: str
+) -> list[PlannedCall]:
+    """Several timers of one clause, each named by the word or two said just before its
+    duration; all left unnamed unless every one has a name."""
+    from understanding.arguments.newer_tools import timer_label
+    from understanding.arguments.qualifiers import duration_after, tokens_of
+
+    tokens = tokens_of(words)
+    spans: list[tuple[int, int]] = []
+    k = 0
+    while k < len(tokens):
+        n = duration_after(tokens, k) if tokens[k] not in ("the", "next", "another") else 0
+        spans, k = ([*spans, (k, k + n)], k + n) if n else (spans, k + 1)
+    if len(spans) != len(timers) or any(t.args.get("label") for t in timers):
+        return calls
+    names, start = [], 0
+    for begin, end in spans:
+        said = [w for w in tokens[start:begin] if w.isalpha() and w not in _AROUND_A_NAME]
+        name = " ".join(said)
+        if not 1 <= len(said) <= 2 or timer_label(f"a {name} timer") != name:
+            return calls
+        names.append(name)
+        start = end
+    named = iter(names)
+    return [
+        PlannedCall(c.tool, {**c.args, "label": next(named)}) if c in timers else c for c in calls
+    ]
 
 
 def with_qualifiers(call: PlannedCall, words: str) -> PlannedCall:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from understanding.arguments.numbers import normalise_numbers
+from understanding.arguments.spelling import is_english
 from understanding.gazetteer import find_cities
 
 _CASUAL: tuple[tuple[str, str], ...] = (
@@ -179,6 +180,8 @@ def _fix_typo(word: str) -> str:
         return word
     if len(core) < 5 or not core.isalpha() or core in _VOCABULARY or core in _REAL_WORDS:
         return word
+    if is_english(core):
+        return word  # "showing" is no misspelt "snowing"
     import difflib
 
     # Typos rarely change the first letter; real words that do ("older" / "colder") stay.

@@ -405,3 +405,24 @@ def added_to_the_list(clauses: list[it.Clause]) -> None:
         adding = False
         if isinstance(args.get("list"), str):
             named = str(args["list"])
+
+
+def lend_after_reading(clauses: list[it.Clause]) -> None:
+    """What a clause lends the next once every clause is read, on either split: a list
+    to an addition naming none (:func:`added_to_the_list`), a room to a command that
+    points back at the device before (:func:`room_pointed_at`)."""
+    added_to_the_list(clauses)
+    room_pointed_at(clauses)
+
+
+def room_pointed_at(clauses: list[it.Clause]) -> None:
+    """A command on "it"/"them" of the device just commanded in a room takes that room
+    ("unmute the kitchen speaker and turn it up": the kitchen's speaker, not the default
+    room's)."""
+    for previous, clause in itertools.pairwise(clauses):
+        args, before = clause.args, previous.args or {}
+        if clause.tool != it.DEVICE or not args or args.get("room") or not clause.refers_back:
+            continue
+        room = before.get("room") or previous.room
+        if previous.tool == it.DEVICE and before.get("device") == args.get("device") and room:
+            clause.args = {**args, "room": room}

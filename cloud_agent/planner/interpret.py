@@ -410,9 +410,22 @@ def tool_cue(text: str) -> str | None:
         return CALCULATOR
     if _WEATHER.search(text):
         return WEATHER
-    if _CLOCK.search(text):
+    if _CLOCK.search(text) and (_strong_clock(text) or find_cities(text)):
         return CLOCK
     return None
+
+
+# Words the clock cue reads that say a time of day, not a question about one: "is it
+# morning in tokyo" asks the clock; "a haircut for saturday morning" asks nothing of it.
+_TIME_OF_DAY = frozenset((
+    "morning", "afternoon", "evening", "night", "nighttime", "daytime", "midnight", "noon",
+    "dark", "awake", "asleep", "later", "earlier",
+))  # fmt: skip
+
+
+def _strong_clock(text: str) -> bool:
+    """Whether a clock cue of the words is more than a time of day said."""
+    return any(m.group(0) not in _TIME_OF_DAY for m in _CLOCK.finditer(text))
 
 
 _UNIT_WORD = re.compile(

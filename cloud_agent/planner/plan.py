@@ -58,9 +58,9 @@ from cloud_agent.planner.clauses import (
 )
 from cloud_agent.planner.discourse import (
     NEEDS_CITY,
-    added_to_the_list,
     carried_days,
     carry_tools,
+    lend_after_reading,
     merge_fragments,
     reading_places,
 )
@@ -216,7 +216,7 @@ def _read_clauses(
         carry_tools(clauses)
         if router is not None:
             _ask_router(router, clauses)
-    added_to_the_list(clauses)
+    lend_after_reading(clauses)
     return clauses, unknown, by_model
 
 

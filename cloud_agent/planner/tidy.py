@@ -104,13 +104,14 @@ def list_pointed_at(text: str, calls: list[PlannedCall]) -> list[PlannedCall]:
 
 def listed_together(text: str, calls: list[PlannedCall]) -> list[PlannedCall]:
     """Items listed before one list's name share it ("add eggs and flour to the shopping
-    list": the model cut the list at its "and"), when nothing but the list's joiners stands
-    between the items."""
+    list", "remove milk and cheese from the list": the model cut the list at its "and"),
+    when nothing but the list's joiners stands between the items."""
     out = list(calls)
     for k in range(len(out) - 2, -1, -1):
         call, after = out[k], out[k + 1]
-        if call.tool != it.ADD_NOTE or after.tool != it.ADD_NOTE or call.args.get("list"):
-            continue
+        listed = (it.ADD_NOTE, it.REMOVE_NOTE)
+        if call.tool not in listed or after.tool != call.tool or call.args.get("list"):
+            continue  # "take milk and cheese off the list" is two removals from it too
         named, first, then = after.args.get("list"), call.args.get("text"), after.args.get("text")
         if not named or not isinstance(first, str) or not isinstance(then, str):
             continue

@@ -143,3 +143,53 @@ def test_an_addition_naming_no_list_goes_on_the_list_just_named(
 def test_an_addition_with_no_list_before_it_is_no_list_item(router: object) -> None:
     planned = calls(router, "set a timer for 5 minutes and add bread")
     assert all(args.get("list") is None for _tool, args in planned if isinstance(args, dict))
+
+
+def test_a_real_word_is_never_corrected_into_a_tool_word() -> None:
+    from cloud_agent.planner.clauses import normalise
+    from understanding.arguments.spelling import correct, is_english
+
+    assert is_english("showing") and not is_english("wetaher")
+    assert "snowing" not in normalise("buy two tickets for the 8pm showing of dune")
+    assert normalise("whats the wether tomorow") == "what is the weather tomorrow"
+    assert correct("calcualte 45 tims 3") == "calculate 45 times 3"
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        "schedule a haircut for saturday morning and turn off the hallway light",
+        "buy two tickets for the 8pm showing of dune and set a timer for 2 hours",
+    ],
+)
+def test_a_time_of_day_said_is_no_question_of_the_clock(router: object, words: str) -> None:
+    from understanding.settings import Settings
+
+    plan = make_plan(words, router=router, home=Settings(home_city="london"))
+    assert plan.calls == [] and plan.refusal
+
+
+def test_a_time_of_day_in_a_city_still_asks_the_clock() -> None:
+    from cloud_agent.planner.interpret import tool_cue
+
+    assert tool_cue("is it morning in tokyo") == "world_clock"
+    assert tool_cue("a haircut for saturday morning") is None
+
+
+def test_timers_listed_in_one_clause_each_take_their_name(router: object) -> None:
+    words = "timers for the pasta 11 minutes and for the garlic bread 8 minutes"
+    assert calls(router, words) == [
+        ("set_timer", {"seconds": 660, "label": "pasta"}),
+        ("set_timer", {"seconds": 480, "label": "garlic bread"}),
+    ]
+    assert calls(router, "set timers for 10 and 20 minutes") == [
+        ("set_timer", {"seconds": 600}),
+        ("set_timer", {"seconds": 1200}),
+    ]
+
+
+def test_a_command_on_it_keeps_the_room_of_the_device_before(router: object) -> None:
+    assert calls(router, "unmute the kitchen speaker and turn it up a bit") == [
+        ("device_control", {"device": "speaker", "action": "unmute", "room": "kitchen"}),
+        ("device_control", {"device": "speaker", "action": "volume_up", "room": "kitchen"}),
+    ]

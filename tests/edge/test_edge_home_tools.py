@@ -203,9 +203,9 @@ def test_brightness_steps_from_the_kept_state(memory: MemoryStore) -> None:
         run({"device": "light", "action": "brightness_down", "room": "hall"})
     up = run({"device": "light", "action": "brightness_up", "room": "hall"})
     assert up["value"] == devices.BRIGHTNESS_STEP
-    assert memory.get_device_state("light", "hall")["power"] == "on"  # type: ignore[index]
+    assert memory.get_device_state("light", "hallway")["power"] == "on"  # type: ignore[index]
     answer = tool_answer("device_control", {"device": "light", "action": "brightness_up"}, up)
-    assert answer == "Done: the hall light brightness is 20%."
+    assert answer == "Done: the hallway light brightness is 20%."
     assert valid("device_control", {"device": "light", "action": "brightness_down"})
     assert not valid("device_control", {"device": "light", "action": "dim"})
 

@@ -84,13 +84,13 @@ def test_all_lights_but_the_hall(memory: MemoryStore) -> None:
         {"device": "light", "action": "off", "room": "all", "except": ["Hall"]},
     )
     assert [r["room"] for r in out["rooms"]] == ["bedroom", "kitchen"]
-    assert power(memory, "light", "hall") == "on"
+    assert power(memory, "light", "hallway") == "on"  # the device's name of the hall
     assert power(memory, "light", "kitchen") == power(memory, "light", "bedroom") == "off"
     answer = tool_answer("device_control", {}, out)
-    assert answer == "Done: light off in the bedroom and the kitchen (not the hall)."
+    assert answer == "Done: light off in the bedroom and the kitchen (not the hallway)."
     # "except" alone means every room but those.
     call(memory, "device_control", {"device": "light", "action": "on", "except": ["kitchen"]})
-    assert power(memory, "light", "hall") == "on" and power(memory, "light", "kitchen") == "off"
+    assert power(memory, "light", "hallway") == "on" and power(memory, "light", "kitchen") == "off"
 
 
 def test_all_with_no_known_room_is_the_house_wide_device(memory: MemoryStore) -> None:

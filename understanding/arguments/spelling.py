@@ -89,11 +89,33 @@ def _one_edit(a: str, b: str) -> bool:
     return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
 
 
+@cache
+def _english() -> frozenset[str]:
+    """The whole words of the shipped sentence encoder's vocabulary (BERT's uncased
+    WordPiece, 30,522 entries): everyday English, names and places, and no typos."""
+    import json
+
+    from understanding.encoder import DEFAULT_MODEL_DIR
+
+    try:
+        with open(DEFAULT_MODEL_DIR / "tokenizer.json", encoding="utf-8") as handle:
+            vocab = json.load(handle)["model"]["vocab"]
+    except (OSError, KeyError, ValueError):
+        return frozenset()
+    return frozenset(w for w in vocab if w.isalpha() and w.islower())
+
+
+def is_english(word: str) -> bool:
+    """Whether ``word`` is a real word, which no corrector may turn into another ("showing"
+    is no misspelt "snowing", "heather" no "weather")."""
+    return word.lower() in _english()
+
+
 @lru_cache(maxsize=8192)
 def _fix(word: str) -> str:
     lower = word.lower()
     vocab = vocabulary()
-    if len(lower) < 4 or lower in vocab or lower in _KEEP:
+    if len(lower) < 4 or lower in vocab or lower in _KEEP or is_english(lower):
         return word
     candidates = [v for v in vocab if v[0] == lower[0] or v[1:2] == lower[1:2]]
     matches = sorted((v for v in candidates if _one_edit(lower, v)), key=len, reverse=True)

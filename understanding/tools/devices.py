@@ -373,7 +373,7 @@ def target_rooms(memory: ToolMemory, args: dict[str, Any]) -> list[str | None]:
     named = [r for r in known if r is not None]
     if not named:
         raise ValueError(f"I don't know which rooms have a {device} yet, so none can be left out")
-    chosen: list[str | None] = [r for r in named if r not in left_out]
+    chosen: list[str | None] = [r for r in named if room_key(r) not in left_out]
     if not chosen:
         raise ValueError(f"every {device} I know of is excepted")
     return chosen
