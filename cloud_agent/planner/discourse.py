@@ -342,7 +342,19 @@ def reading_places(
     clause: it.Clause, previous: it.Clause | None, clauses: list[it.Clause], home: Any
 ) -> list[str]:
     """The places a reading is for: its own, the next clause's, every one named so far
-    ("in both"), the one "there" points at, the one before, else the device's home."""
+    ("in both"), the one "there" points at, the one before, else the device's home; the
+    home too where the words say it ("here", "ahead of me"), in the order said."""
+    home_city = getattr(home, "home_city", None)
+    said_home = _HOME_SAID.search(clause.text) if home_city else None
+    if said_home is not None and re.search(r"\bhere\s+in\b", clause.text):
+        said_home = None  # "today here in madrid": the place named is where "here" is
+    if said_home is not None:
+        here = str(home_city)
+        own = [c for c in clause.cities if c != here]
+        if re.search(r"\bthere\b", clause.text) and previous is not None:
+            own = [c for c in previous.cities if c != here] + own
+        first = min((clause.text.find(c) for c in own if c in clause.text), default=-1)
+        return [here, *own] if 0 <= said_home.start() < first else [*own, here]
     cities = clause.cities
     if not cities and not clause.refers_back:
         # "what's the time | and weather in Tokyo": the places come after.
@@ -363,10 +375,16 @@ def reading_places(
         cities = [c for c in previous.cities if c not in cities] + cities
     if not cities and previous is not None and previous.tool in NEEDS_CITY:
         cities = previous.cities  # "weather in melbourne today | and tomorrow"
-    home_city = getattr(home, "home_city", None)
     if not cities and home_city and not clause.refers_back:
         cities = [home_city]  # no place named or carried: the device's home
     return cities
+
+
+# The words that name the device's home as a place: "warmer here or in barcelona", "the
+# time here", "how many hours ahead of me is singapore".
+_HOME_SAID = re.compile(
+    r"\b(?:here|at\s+home|where\s+i\s+(?:am|live)|(?:ahead\s+of|behind|than)\s+(?:me|us))\b"
+)
 
 
 # An addition that names no list of its own ("and add oat milk instead", "also add coffee

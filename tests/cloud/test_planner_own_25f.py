@@ -193,3 +193,22 @@ def test_a_command_on_it_keeps_the_room_of_the_device_before(router: object) -> 
         ("device_control", {"device": "speaker", "action": "unmute", "room": "kitchen"}),
         ("device_control", {"device": "speaker", "action": "volume_up", "room": "kitchen"}),
     ]
+
+
+@pytest.mark.parametrize(
+    ("words", "cities"),
+    [
+        ("hey is it gonna be warmer here or in barcelona tomorrow", ["london", "barcelona"]),
+        ("is it already tomorrow in auckland? whats the time here", ["auckland", "london"]),
+        ("how many hours ahead of me is singapore", ["london", "singapore"]),
+        ("is it colder in oslo than here", ["oslo", "london"]),
+        ("will tomorrow be any cooler than today here in madrid", ["madrid", "madrid"]),
+    ],
+)
+def test_here_is_the_devices_home_beside_the_places_named(
+    router: object, words: str, cities: list[str]
+) -> None:
+    from understanding.settings import Settings
+
+    plan = make_plan(words, router=router, home=Settings(home_city="london"))
+    assert [c.args["city"] for c in plan.calls] == cities
