@@ -356,6 +356,8 @@ def reading_places(
         first = min((clause.text.find(c) for c in own if c in clause.text), default=-1)
         return [here, *own] if 0 <= said_home.start() < first else [*own, here]
     cities = clause.cities
+    if not cities and _IN_A_REGION.search(clause.text) and _names_a_region(clause.text):
+        return []  # "the time in california": a region, no city; not the next clause's
     if not cities and not clause.refers_back:
         # "what's the time | and weather in Tokyo": the places come after.
         index = clauses.index(clause)
@@ -444,3 +446,15 @@ def room_pointed_at(clauses: list[it.Clause]) -> None:
         room = before.get("room") or previous.room
         if previous.tool == it.DEVICE and before.get("device") == args.get("device") and room:
             clause.args = {**args, "room": room}
+
+
+_IN_A_REGION = re.compile(r"\bin\s+(?:the\s+)?([a-z][a-z.'-]*(?:\s+[a-z][a-z.'-]*){0,2})\s*$")
+
+
+def _names_a_region(text: str) -> bool:
+    """Whether the words end "in <a country or region>" ("the time in california")."""
+    from understanding.gazetteer import is_region
+
+    found = _IN_A_REGION.search(text)
+    words = found.group(1).split() if found else []
+    return any(is_region(" ".join(words[:k])) for k in range(len(words), 0, -1))

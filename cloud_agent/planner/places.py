@@ -30,8 +30,10 @@ taken for an unknown place.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from cloud_agent.planner import interpret as it
 from understanding.gazetteer import (
@@ -453,6 +455,43 @@ def capitalised_words(query: str) -> frozenset[str]:
         if word not in ("i", "i'm", "i'll", "i'd", "i've"):
             out.add(word)
     return frozenset(out)
+
+
+# Words of a slot value that point at a place rather than name one ("that city", "both").
+_POINTERS = frozenset((
+    "here", "there", "home", "outside", "local", "that", "this", "both", "each", "all",
+    "them", "it", "same", "those", "these", "either", "which", "where", "my", "our", "your",
+))  # fmt: skip
+
+
+def tagged_unknown(requests: Sequence[Any], known: list[UnknownPlace]) -> list[UnknownPlace]:
+    """The places the device's tagger marked in weather or clock requests (``place_name``)
+    that no gazetteer knows, beside those the words showed (``known``): "gotham city
+    weather" names Gotham City, whatever the words around it, and is no request for the
+    home's weather."""
+    found = list(known)
+    names = {p.name.lower() for p in found}
+    for request in requests:
+        if request.tool not in _NEEDS_CITY:
+            continue
+        for slot in request.slots:
+            value = " ".join(str(slot.value).lower().split())
+            if slot.type != "place_name" or _POINTERS & set(value.split()) or value in names:
+                continue
+            if _qualifies_a_city(value, str(request.text).lower()):
+                continue  # "reading in berkshire": where the city is, no place of its own
+            if _resolve_city(value) is None and not find_cities(value) and not is_region(value):
+                found.append(UnknownPlace(value, str(request.tool)))
+                names.add(value)
+    return found
+
+
+def _qualifies_a_city(value: str, text: str) -> bool:
+    """Whether ``value`` follows a known city's name with "in" or a comma in ``text``."""
+    for _start, city in find_cities(text):
+        if re.search(rf"\b{re.escape(city)}\s*(?:,|\bin\b)\s*{re.escape(value)}\b", text):
+            return True
+    return False
 
 
 def unknown_places(query: str, clauses: list[it.Clause]) -> list[UnknownPlace]:

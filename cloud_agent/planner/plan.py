@@ -395,7 +395,7 @@ def _model_clauses(
     discourse lending a fragment another tool than the model gave it).
     """
     read = _without_chatter(model_split.model_clauses(parse, extractor, home))
-    unknown = places.unknown_places(text, read)
+    unknown = places.tagged_unknown(parse.requests, places.unknown_places(text, read))
     clauses = list(read)
     carry_tools(clauses)
     lent = next((c for c in clauses if c.tool and c.model_tool not in (None, c.tool)), None)

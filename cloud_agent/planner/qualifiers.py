@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from cloud_agent.planner.places import UnknownPlace, bare_word, resolve_city
 from understanding.gazetteer import (
     find_cities,
+    is_everyday_name,
     other_place,
     qualifiers_after,
     reads_as_region,
@@ -198,10 +199,21 @@ def _in_as_comma(text: str) -> str:
 
 
 def _ends_with_city(prefix: str) -> bool:
+    """Whether the words end with a city's name; an everyday word is one only where a
+    place stands, after "in", "at", "to"... ("the time in japan" asks Japan's clock: no city
+    "Time" in Japan; "the weather in nice in france" is Nice's)."""
     words = [bare_word(w).lower() for w in prefix.split()[-3:]]
     if not words or words[-1] in _LIST_WORDS:
         return False
-    return any(resolve_city(" ".join(words[i:])) is not None for i in range(len(words)))
+    for i in range(len(words)):
+        name = " ".join(words[i:])
+        if resolve_city(name) is None:
+            continue
+        placed = i > 0 and words[i - 1] in ("in", "at", "to", "from", "for", "near")
+        if is_everyday_name(name) and not placed:
+            continue  # "the time", "time": a word; "weather in nice": the city
+        return True
+    return False
 
 
 def _chain_end(text: str, end: int) -> int:

@@ -212,3 +212,49 @@ def test_here_is_the_devices_home_beside_the_places_named(
 
     plan = make_plan(words, router=router, home=Settings(home_city="london"))
     assert [c.args["city"] for c in plan.calls] == cities
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        "gotham city weather",
+        "gotham city - local time plus the forecast for tonight please",
+        "narnia - whats the time",
+    ],
+)
+def test_a_place_the_tagger_marks_that_no_gazetteer_knows_is_never_the_home(
+    router: object, words: str
+) -> None:
+    from understanding.settings import Settings
+
+    plan = make_plan(words, router=router, home=Settings(home_city="london"))
+    assert plan.calls == [] and plan.refusal_kind == "unknown_place"
+
+
+def test_a_slot_that_points_back_names_no_unknown_place(router: object) -> None:
+    words = "Look up the weather in Vienna today and the local time in that city."
+    assert calls(router, words) == [
+        ("get_weather", {"city": "vienna", "day": "today"}),
+        ("world_clock", {"city": "vienna"}),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("words", "planned"),
+    [
+        ("whats the time in japan", [("world_clock", {"city": "japan"})]),
+        ("weather in nice in france", [("get_weather", {"city": "nice", "day": "today"})]),
+        (
+            "whats the weather in reading in berkshire",
+            [("get_weather", {"city": "reading", "day": "today"})],
+        ),
+        ("time in california and the weather in tokyo", []),
+    ],
+)
+def test_a_region_is_never_read_as_the_home_or_the_next_place(
+    router: object, words: str, planned: list[tuple[str, object]]
+) -> None:
+    from understanding.settings import Settings
+
+    plan = make_plan(words, router=router, home=Settings(home_city="london"))
+    assert [(c.tool, c.args) for c in plan.calls] == planned
