@@ -275,8 +275,9 @@ def find_action(text: str, device: str | None) -> str | None:
         return "off"
     if re.search(r"\b(?:start|power\s+up|enable)\b", text) or says_on(text.split()):
         return "on"  # not the "on" of a place: "play some jazz on the speaker"
-    if device in ("fan", "ac", "heater") and re.search(r"\b(?:run|running|going)\b", text):
-        return "on"  # "run the fan for an hour": a fan's run is its being on
+    runs = ("fan", "ac", "heater", "vacuum", "coffee_machine")
+    if device in runs and re.search(r"\b(?:run|running|going)\b", text):
+        return "on"  # "run the fan for an hour", "run the vacuum": its run is its being on
     return None
 
 

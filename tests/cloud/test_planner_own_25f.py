@@ -258,3 +258,10 @@ def test_a_region_is_never_read_as_the_home_or_the_next_place(
 
     plan = make_plan(words, router=router, home=Settings(home_city="london"))
     assert [(c.tool, c.args) for c in plan.calls] == planned
+
+
+def test_running_the_vacuum_is_its_on_never_the_off_before_it(router: object) -> None:
+    assert calls(router, "lights off in the hallway and run the vacuum for 45 minutes") == [
+        ("device_control", {"device": "light", "action": "off", "room": "hallway"}),
+        ("device_control", {"device": "vacuum", "action": "on", "for": 2700}),
+    ]
