@@ -101,20 +101,17 @@ def _day_part_placed(asked: str, said: str) -> str | None:
     >>> _day_part_placed("remind me at 3 to call mum", "evening")
     'remind me at 3 in the evening to call mum'
     """
-    from understanding.arguments.qualifiers import find_qualifiers, tokens_of
+    from understanding.arguments.qualifiers import clock_words, find_qualifiers, tokens_of
 
     found = _DAY_PART.match(said)
-    if found is None:
-        return None
+    said_words = asked.split()
+    if found is None or len(tokens_of(asked)) != len(said_words):
+        return None  # no part of the day, or the readers' tokens are not the words as said
     part = f"in the {found.group(1).lower()}" if found.group(1) else said.lower()
-    tokens = tokens_of(asked)
     for q in find_qualifiers(asked):
-        words = q.word.split()
-        if q.kind == "time" and words[0] == "at":
-            end = q.end - (words[-1] in ("to", "past") and len(words) > 2)
-            if len(tokens) == len(asked.split()):  # the words as said, one token each
-                said_words = asked.split()
-                return " ".join([*said_words[:end], part, *said_words[end:]])
+        if q.kind == "time" and q.word.split()[0] == "at":
+            end = q.start + len(clock_words(q))
+            return " ".join([*said_words[:end], part, *said_words[end:]])
     return None
 
 

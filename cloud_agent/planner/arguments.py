@@ -44,7 +44,7 @@ def with_names(calls: list[PlannedCall], words: str) -> list[PlannedCall]:
     """A clause's one timer with the name its words give it ("a tea timer for 4 minutes",
     "remind me in 10 minutes to call mum"), as the device's router names one
     (``understanding.arguments.newer_tools.timer_label``); several timers of one clause
-    are named by their items, elsewhere."""
+    each by the words before its duration (:func:`_each_named`)."""
     from understanding.arguments.newer_tools import timer_label
 
     timers = [c for c in calls if c.tool == it.TIMER]

@@ -356,7 +356,7 @@ def reading_places(
         first = min((clause.text.find(c) for c in own if c in clause.text), default=-1)
         return [here, *own] if 0 <= said_home.start() < first else [*own, here]
     cities = clause.cities
-    if not cities and _IN_A_REGION.search(clause.text) and _names_a_region(clause.text):
+    if not cities and _names_a_region(clause.text):
         return []  # "the time in california": a region, no city; not the next clause's
     if not cities and not clause.refers_back:
         # "what's the time | and weather in Tokyo": the places come after.

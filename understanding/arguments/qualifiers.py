@@ -407,12 +407,19 @@ def read_at(words: str) -> str | None:
     return clock_time(text)
 
 
+def clock_words(q: Qualifier) -> list[str]:
+    """The words of a time qualifier that say its clock time: a trailing "to" or "past"
+    is the reminder's ("at 3 to call mum"), no clock's."""
+    parts = q.word.split()
+    if parts[-1] in ("to", "past") and len(parts) > 2:
+        return parts[:-1]
+    return parts
+
+
 def ambiguous_hour(words: str) -> bool:
     """ "at three": a bare hour with no am/pm, minutes or time of day (3 am or 3 pm?)."""
     for q in find_qualifiers(words):
-        parts = q.word.split()
-        if parts[-1] in ("to", "past") and len(parts) > 2:
-            parts = parts[:-1]  # "at 3 to call mum": the reminder's "to", no clock's
+        parts = clock_words(q)
         if q.kind == "time" and parts[0] == "at" and len(parts) == 2:
             hour = parts[1]
             if hour.isdigit() and 1 <= int(hour) <= 12 and not hour.startswith("0"):
