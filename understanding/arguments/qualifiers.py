@@ -408,12 +408,9 @@ def read_at(words: str) -> str | None:
 
 
 def clock_words(q: Qualifier) -> list[str]:
-    """The words of a time qualifier that say its clock time: a trailing "to" or "past"
-    is the reminder's ("at 3 to call mum"), no clock's."""
+    """A time qualifier's clock words: a last "to"/"past" is a reminder's ("at 3 to go")."""
     parts = q.word.split()
-    if parts[-1] in ("to", "past") and len(parts) > 2:
-        return parts[:-1]
-    return parts
+    return parts[:-1] if parts[-1] in ("to", "past") and len(parts) > 2 else parts
 
 
 def ambiguous_hour(words: str) -> bool:
