@@ -36,6 +36,7 @@ from cloud_agent.tools import local_registry
 from edgeloop.v1 import agent_pb2 as pb
 from react_kernel.steps import from_struct, to_struct
 from sync.store import MemoryStore
+from understanding.tools.devices import same_rooms
 
 FREE_TEXT_ARGS = frozenset({"text", "query"})
 F1_THRESHOLD = 0.6
@@ -95,7 +96,10 @@ def args_match(tool: str, expected: dict[str, Any] | None, got: dict[str, Any]) 
         have = got.get(key)
         if have is None and key == "day":
             have = "today"
-        if isinstance(want, bool) or want is None:
+        if key in ("room", "except"):
+            if not same_rooms(want, have):  # "hall" is the hallway, to the device
+                return False
+        elif isinstance(want, bool) or want is None:
             if have != want:
                 return False
         elif isinstance(want, int | float):

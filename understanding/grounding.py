@@ -21,7 +21,7 @@ from typing import Any
 
 from understanding.arguments.devices import CLEANING_WORDS, DOCKED_WORDS
 
-__all__ = ["durations_said", "grounded_values", "named_devices"]
+__all__ = ["complained", "durations_said", "grounded_values", "named_devices"]
 
 PREV = "{prev}"  # a number an earlier call of a plan gives ("that many minutes")
 
@@ -31,10 +31,12 @@ _LISTED = re.compile(
 )
 _UNIT = {"h": 3600, "m": 60, "s": 1}
 # A unit said once for the durations after it: "8 minutes for the pasta and 12 for the
-# sauce" (12 minutes); a number with a unit of its own, or a percentage, is not one.
+# sauce" (12 minutes), "... and a garlic bread one for 8"; a number with a unit of its own,
+# or a percentage, is not one.
 _CARRIED = re.compile(
     r"(\d+(?:\.\d+)?)\s*(hours?|minutes?|mins?|seconds?|secs?)\b(?:\s+for\s+[a-z' ]+?)?"
-    r"\s+and\s+(?:another\s+(?:one\s+)?)?(?:for\s+)?(\d+(?:\.\d+)?)\b"
+    r"\s+and\s+(?:another\s+(?:one\s+)?|(?:(?:a|an|the)\s+)?(?:[a-z']+\s+){0,2}(?:one|timer)\s+)?"
+    r"(?:for\s+)?(\d+(?:\.\d+)?)\b"
     r"(?!\s*(?:%|\.\d|(?:hours?|minutes?|mins?|seconds?|secs?|h|m|s|percent)\b))"
     r"(?!\s+(?:for\s+)?\d)"
 )
@@ -80,6 +82,12 @@ _ALARM_WORDS = re.compile(
     r"midnight|remind\s+me\s+at|until|till|tomorrow|tonight|morning)\b|\d:\d"
 )
 
+# The words after which a bare number is a device's level ("the thermostat 21").
+_LEVEL_NAMES = (
+    r"thermostat|heating|heat|heater|ac|aircon|air\s+con|temperature|temp|volume|level|"
+    r"brightness|lights?|lamps?|speaker|music|fan|blinds|tv|telly"
+)
+
 # The words that say each device action (a device command's action must be said).
 _ACTION_WORDS: dict[str, str] = {
     "on": r"\bon\b|\bstart\w*|\bbrew\w*|\bpower\s+up|\benable|\bturn\s+up|\brun\b|\bmake\b|"
@@ -92,7 +100,11 @@ _ACTION_WORDS: dict[str, str] = {
     "unlock": r"\bunlock\w*",
     "open": r"\bopen\w*|\braise\w*|\bup\b|\bpull\s+up",
     "close": r"\bclose\w*|\bshut\b|\blower\w*|\bdraw\w*|\bdown\b",
-    "set": r"\d|\bset\b|\bto\s+(?:that|it|the\s+result)|\bdim\w*|\bbright\w*|\bturn\b|"
+    # A level is said as one: "to 21", "40 percent", "the thermostat 21", "volume 30"; a
+    # number of another request ("... cube 9") says no "set".
+    "set": r"\b(?:to|at|on|by|is|of)\s+(?:about\s+|around\s+)?-?\d|\d\s*(?:%|percent|degrees?|°)|"
+    rf"\b(?:{_LEVEL_NAMES})\s+(?:up\s+|down\s+)?(?:at\s+|on\s+|to\s+)?-?\d|"
+    r"\bset\b|\bto\s+(?:that|it|the\s+result)|\bdim\w*|\bbright\w*|\bturn\b|"
     r"\b(?:low|medium|high|max\w*|min\w*|half|full)\b",
     "volume_up": r"\blouder|\braise|\bincrease|\bvolume|\bturn\s+(?:\w+\s+){0,3}up\b",
     "volume_down": r"\bquieter|\bsofter|\blower|\bdecrease|\bvolume|"
@@ -193,7 +205,7 @@ def _hour_said(at: str, words: str) -> bool:
     return bool(numbers & {float(hour), float(twelve), float(twelve % 12 + 1)})
 
 
-def _complained(words: str, device: Any, action: Any) -> bool:
+def complained(words: str, device: Any, action: Any) -> bool:
     """Whether the words are a complaint this very command ends ("it's dark in here":
     the light on), which says the device and the action as well as naming them would."""
     from understanding.arguments.complaints import complaint_command
@@ -230,14 +242,14 @@ def _device(args: dict[str, Any], words: str) -> str | None:
     level = float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
     tokens = tokenize(said) if level is not None else []
     numbers = {float(span.value) for span in find_numbers(tokens)}
-    if not _complained(words, device, action):
+    if not complained(words, device, action):
         if device is not None and device not in named_devices(words):
             return f"the words name no {device}"
         pattern = _ACTION_WORDS.get(str(action))
         said_so = pattern is not None and re.search(pattern, said) is not None
         # "the volume to ninety": a level said in words is a setting; "can i have an
         # espresso": a drink asked for is the coffee machine's brew
-        said_so = said_so or (action == "set" and level in numbers)
+        said_so = said_so or (action == "set" and _level_said(tokens, level))
         said_so = said_so or (
             device == "coffee_machine" and action == "on" and _DRINK_ASKED.search(said) is not None
         )
@@ -249,6 +261,30 @@ def _device(args: dict[str, Any], words: str) -> str | None:
         if level_value(" ".join(tokens)) != value:
             return f"the value {value:g} is not in the words"
     return None
+
+
+# The words a level follows ("to ninety", "the volume at 30") or that follow it ("40
+# percent"): a number said otherwise ("... and cube 9") says no setting.
+_BEFORE_A_LEVEL = frozenset(
+    """
+    to at on by is of about around volume level brightness thermostat heating heat heater
+    temperature temp ac aircon speaker music fan blinds tv telly light lights lamp
+    """.split()  # noqa: SIM905
+)
+_AFTER_A_LEVEL = frozenset({"%", "percent", "per", "degrees", "degree", "°", "c", "f"})
+
+
+def _level_said(tokens: list[str], level: float | None) -> bool:
+    from understanding.arguments.numbers import find_numbers
+
+    for span in find_numbers(tokens):
+        if float(span.value) != level:
+            continue
+        before = tokens[span.start - 1] if span.start else ""
+        after = tokens[span.end] if span.end < len(tokens) else ""
+        if before in _BEFORE_A_LEVEL or after in _AFTER_A_LEVEL:
+            return True
+    return False
 
 
 def grounded_values(tool: str, args: dict[str, Any], words: str) -> str | None:

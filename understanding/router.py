@@ -53,6 +53,7 @@ from understanding.arguments.qualifiers import (
     device_qualifiers,
     leaves_out_no_room,
 )
+from understanding.arguments.spelling import with_qualifier_words
 from understanding.corrections import Correction, read_correction
 from understanding.decision import RouteDecision, ToolCall
 from understanding.errors import ModelFilesError
@@ -182,7 +183,7 @@ class Router:
         compound query goes to the cloud (None: the router's own setting; False lets the
         device run each request of it, as it does with no cloud to plan it). Pure: the
         router itself never changes."""
-        query = " ".join(text.split())
+        query = with_qualifier_words(" ".join(text.split()))
         if not query:
             return RouteDecision("cloud", None, None, 0.0, "empty query")
         fixed = read_correction(query)

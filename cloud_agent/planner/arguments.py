@@ -40,17 +40,21 @@ def shared_unit(
 TIME_UNIT = re.compile(r"\b(hours?|minutes?|seconds?)\b")
 
 
-def with_names(calls: list[PlannedCall], words: str) -> list[PlannedCall]:
+def with_names(
+    calls: list[PlannedCall], words: str, *, several_only: bool = False
+) -> list[PlannedCall]:
     """A clause's one timer with the name its words give it ("a tea timer for 4 minutes",
     "remind me in 10 minutes to call mum"), as the device's router names one
-    (``understanding.arguments.newer_tools.timer_label``); several timers of one clause
-    each by the words before its duration (:func:`_each_named`)."""
+    (``understanding.arguments.newer_tools.timer_label``); several timers each by the
+    words before its duration (:func:`_each_named`): of one clause, or, with
+    ``several_only``, of a whole request whose clauses named none ("timers for the rice
+    18 min | and the salmon 12 min")."""
     from understanding.arguments.newer_tools import timer_label
 
     timers = [c for c in calls if c.tool == it.TIMER]
     if len(timers) > 1:
         return _each_named(calls, timers, words)
-    if len(timers) != 1 or timers[0].args.get("label"):
+    if several_only or len(timers) != 1 or timers[0].args.get("label"):
         return calls
     label = timer_label(words)
     if label is None:
@@ -192,6 +196,11 @@ def device_call(
         value = args.get("value", clause.value)
         if value is None and re.search(r"\bto\s+(?:that|it|the\s+result)\b", clause.text):
             value = PREV  # "convert 72 f to c and set the ac to that"
+        same = previous is not None and previous.action == "set" and previous.device == device
+        lent = clause.own_tool != it.DEVICE  # the command is the one before's, for more rooms
+        if value is None and same and lent and previous is not None and previous.value is not None:
+            said = previous.value  # "dim the lights to 40 | and do the same in the den"
+            value = int(said) if float(said).is_integer() else said
         if value is not None:
             out["value"] = value
     return [PlannedCall(it.DEVICE, out)]

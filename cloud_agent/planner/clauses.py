@@ -77,7 +77,7 @@ _OPEN = re.compile(
 def normalise(query: str) -> str:
     """Lower-case, casual spellings spelt out, whitespace collapsed, end punctuation dropped."""
     text = _drop_self_corrections(query.lower().replace("’", "'").replace("…", "..."))
-    text = text.replace("...", " ")
+    text = _same_day_part(text.replace("...", " "))
     for pattern, replacement in _CASUAL:
         text = re.sub(pattern, replacement, text)
     # The end of a sentence ends a clause too ("Turn off the lights. Lock the door.").
@@ -85,7 +85,48 @@ def normalise(query: str) -> str:
     text = re.sub(r"\.(?=\s|$)", " ; ", text)
     text = _numbers(" ".join(text.split()))
     text = _PRONOUN_TIMER.sub(r"\1 timer", text)
-    return " ".join(_fix_typo(word) for word in text.split())
+    return " ".join(_fix_typo(word) for word in _another_timer(text).split())
+
+
+_CLOCK = re.compile(r"\bat\s+(\d{1,2}(?::\d{2})?)(?P<part>\s*(?:am|pm|a\.m\.|p\.m\.))?")
+
+
+def _same_day_part(text: str) -> str:
+    """A clock time said again without its am/pm takes the one it was said with ("the tv
+    off at 8:30 pm and the light on at 8:30 too": 20:30 both)."""
+    parts: dict[str, str] = {}
+    pieces: list[str] = []
+    at = 0
+    for found in _CLOCK.finditer(text):
+        clock, part = found.group(1), found.group("part")
+        if part:
+            parts.setdefault(clock, part)
+        elif clock in parts:
+            pieces += [text[at : found.end()], parts[clock]]
+            at = found.end()
+    return "".join(pieces) + text[at:]
+
+
+# "one for <a name or a number>" after a timer was said: one more timer ("a pasta timer for
+# 11 minutes and a garlic bread one for 8", "a timer for the roast 80 minutes and one for
+# the potatoes 40 minutes").
+_ONE_FOR = re.compile(
+    r"(?P<before>\S+\s+)?\b(?:one|1)(?=\s+for\s+(?:(?:the|my|a|an)\s+)?(?:[a-z']+\s+){0,2}\d)"
+)
+_TIMER_SAID = re.compile(r"\btimers?\b")
+
+
+def _another_timer(text: str) -> str:
+    said = _TIMER_SAID.search(text)
+    if said is None:
+        return text
+
+    def timer(found: re.Match[str]) -> str:
+        before = found.group("before") or ""
+        joined = before.strip() in ("and", "then", "also", "plus", ",", ";", "")
+        return f"{before}{'a timer' if joined else 'timer'}"
+
+    return text[: said.end()] + _ONE_FOR.sub(timer, text[said.end() :])
 
 
 # "a 30 minute one": the pronoun names the timer (the edge's duration reader would add it
@@ -144,6 +185,10 @@ _VOCABULARY = (
     "calculate",
     "divided",
     "multiply",
+    "except",
+    "excluding",
+    "unless",
+    "until",
 )
 
 

@@ -425,6 +425,8 @@ def added_to_the_list(clauses: list[it.Clause]) -> None:
         adding = False
         if isinstance(args.get("list"), str):
             named = str(args["list"])
+            # "put batteries and bin bags on the shopping list | oh and dish soap"
+            adding = clause.tool == it.ADD_NOTE
 
 
 def lend_after_reading(clauses: list[it.Clause]) -> None:

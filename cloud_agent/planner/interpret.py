@@ -282,10 +282,13 @@ def find_action(text: str, device: str | None) -> str | None:
 
 
 def find_room(text: str) -> str | None:
-    """The room a clause names, if any."""
+    """The room a clause names, if any, by the device's name for it ("the hall" is the
+    hallway, the lounge the living room), as the device's own reading names it."""
+    from understanding.arguments.devices import ROOM_NAMES
+
     for room in _ROOMS:
         if re.search(rf"\b{room}\b", text):
-            return "bedroom" if room == "master bedroom" else room
+            return ROOM_NAMES.get(room, room)
     return None
 
 
@@ -473,7 +476,23 @@ def read_clause(text: str, extractor: Extractor | None = None) -> Clause:
     elif clause.tool == DEVICE and is_question(text):
         clause.tool, clause.args = None, None  # a question is never a command
     clause.own_tool = clause.tool
+    if clause.tool is None or (clause.tool == WEATHER and clause.room and not clause.cities):
+        _read_complaint(clause)  # "it's freezing in the office" is no forecast
     return clause
+
+
+def _read_complaint(clause: Clause) -> None:
+    """A complaint that a device command ends ("it's really dark in the kitchen": the
+    kitchen's light on), as the device reads one; never the device of the clause before."""
+    from understanding.arguments.complaints import complaint_command
+    from understanding.arguments.qualifiers import tokens_of
+
+    ended = complaint_command(
+        tokens_of(clause.text), device=clause.device, placed=clause.room is not None
+    )
+    if ended is not None and not is_question(clause.text):
+        # The command the complaint ends, which is no cue of a request of its own.
+        clause.tool, clause.own_tool, (clause.device, clause.action) = DEVICE, None, ended
 
 
 def _read_list_or_alarm(clause: Clause) -> None:

@@ -84,7 +84,7 @@ def make_plan(
     """Plan ``query`` (:func:`_plan`): with the model's split, unless the clause rules'
     plan reads more of the places and days the query names (the model may give a list's
     day to its last place only: "for each of paris, rome and vienna, tell me tomorrow's
-    weather")."""
+    weather"), or the model's plan fails the plan check and the rules' passes it."""
 
     def replan(words: str) -> Plan:
         return make_plan(words, extractor, router, home=home, split_with_model=split_with_model)
@@ -104,9 +104,14 @@ def make_plan(
     if said is not None:
         return said
     plan = _plan(query, extractor, router, home=home, split_with_model=split_with_model)
-    if not split_with_model or plan.refusal or not any(c.tool in NEEDS_CITY for c in plan.calls):
+    checked = plan.refusal_kind == PLAN_CHECK  # the model's reading failed the plan check
+    if not split_with_model or (plan.refusal and not checked):
+        return plan
+    if not checked and not any(c.tool in NEEDS_CITY for c in plan.calls):
         return plan
     rules = _plan(query, extractor, router, home=home, split_with_model=False)
+    if checked:  # "all lights off except the den | and the hall": the rules' cut, checked
+        return rules if rules.calls else plan
     read = model_split.coverage
     if rules.refusal is None and read(query, rules.calls) > read(query, plan.calls):
         return rules
@@ -353,7 +358,8 @@ def _finish(plan: Plan, text: str, qualified: qualifiers.Qualified) -> Plan:
             else c
             for c in plan.calls
         ]
-    plan.calls = tidy.without_repeats(each.for_each_item(text, plan.calls))
+    plan.calls = with_names(each.for_each_item(text, plan.calls), text, several_only=True)
+    plan.calls = tidy.without_repeats(plan.calls)
     plan.unanswered = each.still_left(plan.unanswered, plan.calls)
     verdict = plan_check.check_plan(text, [(c.tool, c.args) for c in plan.calls])
     if not verdict.ok:
@@ -402,13 +408,6 @@ def _model_clauses(
     if lent is not None:
         raise model_split.Disagreement(lent.text, str(lent.model_tool))
     return clauses, unknown
-
-
-def _disagreement_message(exc: model_split.Disagreement) -> str:
-    return (
-        f"I read {exc.text!r} as more than a {exc.tool} request and can't tell which "
-        "reading is right: I won't guess."
-    )
 
 
 def _unfilled_message(clause: it.Clause) -> str:

@@ -38,7 +38,7 @@ from typing import Any
 from cloud_agent.planner.clauses import FILLER
 from cloud_agent.planner.each import listed_items, listed_tool, without_head
 from understanding import policy
-from understanding.arguments.qualifiers import find_qualifiers, tokens_of
+from understanding.arguments.qualifiers import ambiguous_hour, find_qualifiers, tokens_of
 
 __all__ = [
     "Verdict",
@@ -242,10 +242,12 @@ def _device_there(arguments: dict[str, Any], words: str, query: str) -> Verdict:
     volume to 40" is the TV's volume, no speaker's); a room said once after two devices
     ("the tv and the speaker in the living room" may be both's: asked, not guessed)."""
     from cloud_agent.planner import interpret as it
-    from understanding.grounding import named_devices
+    from understanding.grounding import complained, named_devices
 
     device = str(arguments.get("device"))
     part = f"{arguments.get('action')} the {device.replace('_', ' ')}"
+    if complained(words, device, arguments.get("action")):
+        return ALLOW  # "it's really dark in the kitchen": the complaint names the light
     if not arguments.get("room") and _THERE.search(words) and it.find_room(query):
         return Verdict(False, "'there' names a room the call leaves out", part)
     named = named_devices(query, implied=False)
@@ -280,7 +282,11 @@ def _room_after(arguments: dict[str, Any], query: str) -> str | None:
     return it.find_room(after)
 
 
-_PRONOUN = re.compile(r"\b(?:it|them|that|this|those)\b")
+# A pronoun that points at a device; "it" as the subject of a state ("it's really dark in
+# the kitchen") points at none.
+_PRONOUN = re.compile(
+    r"\b(?:it(?!\s*(?:'s|is|was|feels|gets|seems|looks)\b)|them|that|this|those)\b"
+)
 
 
 _THERE = re.compile(
@@ -332,6 +338,10 @@ def check_call(
         cut = _note_text(str(arguments["text"]))
         if not cut.ok:
             return cut
+    if tool == "add_note" and not arguments.get("list") and isinstance(arguments.get("text"), str):
+        asked = _note_of_a_request(str(arguments["text"]), words)
+        if not asked.ok:
+            return asked
     said = request_words(tool, arguments, words)
     kept = (*kept, *_list_named_before(tool, arguments, words))
     verdict = policy.check_call(
@@ -339,6 +349,10 @@ def check_call(
     )
     if verdict.action != "allow":
         return Verdict(False, verdict.reason, _part(tool, arguments, said))
+    timed = tool == "device_control" or (tool == "set_timer" and arguments.get("label"))
+    if timed and arguments.get("at") and ambiguous_hour(said):
+        # "the heater on at 3": morning or evening is a guess, as on the device.
+        return Verdict(False, "a bare hour: morning or evening?", _part(tool, arguments, said))
     if tool == "device_control":
         return _device_there(arguments, said, words)
     return ALLOW
@@ -396,6 +410,32 @@ _FOR_EACH_TIMER = re.compile(
 )
 
 
+# The verbs that say how a note is asked for: a note's text may open with them.
+_NOTE_VERBS = frozenset({"add", "note", "write", "save", "keep", "remind", "put", "make"})
+
+
+def _note_of_a_request(text: str, words: str) -> Verdict:
+    """A note whose text is a request of its own ("order more dog food | and add dog
+    treats to the shopping list", "add milk to the list | and get it delivered") only
+    where its own clause, or the one just before it (no list's), asks for a note: else the request
+    was read as a note, and what it asks (an order, a delivery) is done by nothing."""
+    from cloud_agent.planner import interpret as it
+    from cloud_agent.planner.clauses import split_clauses
+
+    said = [w for w in text.lower().split() if w not in _LEAD]
+    if not said or said[0] not in (policy.COMMAND_VERBS | {"buy", "pay", "ring"}) - _NOTE_VERBS:
+        return ALLOW
+    pieces = split_clauses(words)
+    for k, piece in enumerate(pieces):
+        if text.lower() in piece:
+            before = pieces[k - 1] if k else ""  # "make a note | call the plumber"
+            framed = it.asks_for_note(before) and not re.search(r"\blists?\b", before)
+            if it.asks_for_note(piece) or framed:
+                return ALLOW
+            return Verdict(False, f"a request ({text!r}) read as a note", text)
+    return ALLOW
+
+
 def wants_timer_each(words: str) -> bool:
     """Whether the words ask for one timer per item ("a timer for each")."""
     return _FOR_EACH_TIMER.search(words) is not None
@@ -432,7 +472,8 @@ def _notes_asked(words: str, planned: int, listed: bool) -> Verdict:
 
 def _schema(tool: str, arguments: dict[str, Any]) -> Verdict:
     """A call's arguments against its tool's JSON Schema (the catalogue's): a plan never
-    runs a call its tool would refuse ("add_note" with an "at" and no text). A value an
+    runs a call its tool would refuse ("add_note" with an "at" and no text, a device's
+    "set" with no level: ``check_arguments``, its business rules). A value an
     earlier call gives (``{prev}``) stands in as a number."""
     from jsonschema import Draft202012Validator
 
@@ -451,9 +492,15 @@ def _schema(tool: str, arguments: dict[str, Any]) -> Verdict:
         for key, value in arguments.items()
     }
     error = next(iter(Draft202012Validator(schema).iter_errors(shown)), None)
-    if error is None:
-        return ALLOW
-    return Verdict(False, f"a {tool} call its tool does not take ({error.message})", tool)
+    if error is not None:
+        return Verdict(False, f"a {tool} call its tool does not take ({error.message})", tool)
+    if tool == "device_control" and shown == arguments:
+        from understanding.tools.devices import check_arguments
+
+        problem = check_arguments(arguments)  # "set" with no level: refused when it ran
+        if problem is not None:
+            return Verdict(False, f"a device command its device refuses ({problem})", tool)
+    return ALLOW
 
 
 def check_plan(words: str, calls: list[tuple[str, dict[str, Any]]]) -> Verdict:

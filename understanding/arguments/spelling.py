@@ -129,3 +129,24 @@ def _fix(word: str) -> str:
 def correct(text: str) -> str:
     """``text`` with misspelt domain words replaced (everything else unchanged)."""
     return _WORD.sub(lambda m: _fix(m.group(0)), text)
+
+
+# The words that change what a command does ("except the kitchen", "until 7"): a misspelt
+# one is read as itself before anything else reads the query, as dropping it would act on
+# the rooms left out.
+_QUALIFIER_WORDS = ("except", "excluding", "besides", "unless", "until")
+
+
+def with_qualifier_words(text: str) -> str:
+    """``text`` with misspelt qualifier words spelt right ("all lights off exept the hall"
+    -> "... except the hall"); real words ("expect") stay as said."""
+
+    def fix(match: re.Match[str]) -> str:
+        word = match.group(0)
+        lower = word.lower()
+        if len(lower) < 4 or lower in _QUALIFIER_WORDS or is_english(lower):
+            return word
+        found = [q for q in _QUALIFIER_WORDS if q[0] == lower[0] and _one_edit(lower, q)]
+        return found[0] if len(found) == 1 else word
+
+    return _WORD.sub(fix, text)

@@ -344,6 +344,16 @@ def room_key(room: Any) -> str:
     return ROOM_NAMES.get(said, said)
 
 
+def same_rooms(expected: Any, given: Any) -> bool:
+    """Whether two rooms, or two lists of rooms, are the same to the device (by
+    :func:`room_key`, in any order): what an evaluation compares."""
+    if isinstance(expected, str) and isinstance(given, str):
+        return room_key(expected) == room_key(given)
+    if isinstance(expected, list) and isinstance(given, list):
+        return sorted(map(room_key, expected)) == sorted(map(room_key, given))
+    return bool(expected == given)
+
+
 def known_rooms(memory: ToolMemory, device: str) -> list[str | None]:
     """The rooms the device keeps a state of ``device`` for (None: the house-wide one)."""
     rooms = {entry["room"] for entry in memory.device_states() if entry["device"] == device}

@@ -1,0 +1,139 @@
+"""Kinds of misplanning found by the seventh own compound set (examples/compound_own_25g
+.jsonl, written before any change for it): a misspelt "except" read as the rooms to act
+on, a request ("order more dog food") written as a note, a level lost by "do the same",
+a clock time said again without its pm, a bare hour guessed, timers named across clauses
+and "one for" a second timer (issue 25)."""
+
+from __future__ import annotations
+
+import pytest
+
+from cloud_agent.evaluation import args_match
+from cloud_agent.planner.plan import make_plan
+from cloud_agent.planner.reasoner import load_edge_router
+
+
+@pytest.fixture(scope="module")
+def router() -> object:
+    return load_edge_router()
+
+
+def calls(router: object, words: str, *, model: bool = True) -> list[tuple[str, object]]:
+    plan = make_plan(words, router=router, split_with_model=model)
+    return [(c.tool, c.args) for c in plan.calls]
+
+
+@pytest.mark.parametrize("model", [True, False])
+def test_a_misspelt_except_still_leaves_the_rooms_out(router: object, model: bool) -> None:
+    words = (
+        "turn every light off exept the kids room and the hall, "
+        "and turn the heater down to 18 in the den"
+    )
+    planned = calls(router, words, model=model)
+    assert planned[0] == (
+        "device_control",
+        {"device": "light", "action": "off", "room": "all", "except": ["kids room", "hallway"]},
+    )
+    assert all(c[1].get("room") not in ("kids room", "hall", "hallway") for c in planned[1:])
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        "order more dog food and add dog treats to the shopping list",
+        "add milk to the shopping list and get it delivered from tesco tonight",
+    ],
+)
+@pytest.mark.parametrize("model", [True, False])
+def test_a_request_no_tool_serves_is_never_written_as_a_note(
+    router: object, words: str, model: bool
+) -> None:
+    assert calls(router, words, model=model) == []
+
+
+def test_a_note_that_opens_with_a_verb_is_kept_where_a_note_is_asked(router: object) -> None:
+    assert calls(router, "make a note to order more dog food and set a timer for 5 minutes") == [
+        ("add_note", {"text": "order more dog food"}),
+        ("set_timer", {"seconds": 300}),
+    ]
+
+
+@pytest.mark.parametrize("model", [True, False])
+def test_do_the_same_keeps_the_level(router: object, model: bool) -> None:
+    words = "dim the living room lights to 40 percent and do the same in the dining room"
+    level = {"device": "light", "action": "set", "value": 40}
+    assert calls(router, words, model=model) == [
+        ("device_control", {**level, "room": "living room"}),
+        ("device_control", {**level, "room": "dining room"}),
+    ]
+
+
+def test_a_set_with_no_level_runs_nothing(router: object) -> None:
+    words = "set the heater to 20 in the office and set the heater in the study"
+    plan = make_plan(words, router=router, split_with_model=False)
+    assert plan.calls == [] and plan.refusal and "needs a value" in plan.refusal
+
+
+@pytest.mark.parametrize("model", [True, False])
+def test_a_clock_time_said_again_keeps_its_pm(router: object, model: bool) -> None:
+    words = (
+        "switch the tv off in the kids room at 8:30 pm and turn the nursery light on at 8:30 too"
+    )
+    assert [c[1].get("at") for c in calls(router, words, model=model)] == ["20:30", "20:30"]
+
+
+@pytest.mark.parametrize("model", [True, False])
+def test_a_command_at_a_bare_hour_is_not_guessed(router: object, model: bool) -> None:
+    plan = make_plan(
+        "turn the heater on at 3 and set a timer for 5 minutes",
+        router=router,
+        split_with_model=model,
+    )
+    assert plan.calls == [] and plan.refusal and "morning or evening" in plan.refusal
+    assert calls(router, "turn the heater on at 3 pm and set a timer for 5 minutes", model=model)[
+        0
+    ] == ("device_control", {"device": "heater", "action": "on", "at": "15:00"})
+
+
+@pytest.mark.parametrize(
+    ("words", "expected"),
+    [
+        (
+            "set timers for the rice 18 min and the salmon 12 min",
+            [("set_timer", {"seconds": 1080, "label": "rice"}),
+             ("set_timer", {"seconds": 720, "label": "salmon"})],
+        ),
+        (
+            "timer for the roast 1 hour 20 minutes and one for the potatoes 40 minutes",
+            [("set_timer", {"seconds": 4800, "label": "roast"}),
+             ("set_timer", {"seconds": 2400, "label": "potatoes"})],
+        ),
+        (
+            "set a pasta timer for 11 minutes and a garlic bread one for 8",
+            [("set_timer", {"seconds": 660, "label": "pasta"}),
+             ("set_timer", {"seconds": 480, "label": "garlic bread"})],
+        ),
+    ],
+)  # fmt: skip
+@pytest.mark.parametrize("model", [True, False])
+def test_timers_are_named_across_clauses(
+    router: object, words: str, expected: list[tuple[str, object]], model: bool
+) -> None:
+    assert calls(router, words, model=model) == expected
+
+
+def test_an_item_after_a_named_list_goes_on_that_list(router: object) -> None:
+    words = "put batteries and bin bags on the shopping list oh and dish soap"
+    assert calls(router, words) == [
+        ("add_note", {"text": item, "list": "shopping"})
+        for item in ("batteries", "bin bags", "dish soap")
+    ]
+
+
+def test_the_evaluation_compares_rooms_as_the_device_keeps_them() -> None:
+    want = {"device": "tv", "action": "off", "room": "lounge", "except": ["hall"]}
+    assert args_match(
+        "device_control", want, {**want, "room": "living room", "except": ["hallway"]}
+    )
+    assert not args_match("device_control", want, {**want, "room": "kitchen"})
+    assert not args_match("device_control", want, {**want, "except": ["kitchen"]})
