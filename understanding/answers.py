@@ -107,6 +107,22 @@ def smalltalk_kind(query: str) -> str | None:
     return None
 
 
+_COURTESY = frozenset({"greeting", "thanks", "goodbye", "how_are_you"})
+
+
+def without_courtesy(parts: list[Any], smalltalk: str) -> list[Any]:
+    """A model's requests (``intent``, ``text``) without the greeting or thanks said beside
+    a request ("hello dear, it's nana, | could you tell me if it will rain"): courtesy
+    asks for nothing. ``smalltalk`` is the small-talk intent's name; a line of courtesy
+    alone keeps it."""
+    kept = [
+        p
+        for p in parts
+        if str(p.intent) != smalltalk or smalltalk_kind(str(p.text)) not in _COURTESY
+    ]
+    return kept if kept and len(kept) < len(parts) else parts
+
+
 def smalltalk_answer(query: str) -> str:
     """A reply to a greeting, thanks or "what can you do"."""
     kind = smalltalk_kind(query)

@@ -101,7 +101,8 @@ def _day_part_placed(asked: str, said: str) -> str | None:
     >>> _day_part_placed("remind me at 3 to call mum", "evening")
     'remind me at 3 in the evening to call mum'
     """
-    from understanding.arguments.qualifiers import clock_words, find_qualifiers, tokens_of
+    from understanding.arguments.bare_hours import clock_words
+    from understanding.arguments.qualifiers import find_qualifiers, tokens_of
 
     found = _DAY_PART.match(said)
     said_words = asked.split()

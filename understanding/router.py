@@ -46,7 +46,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from understanding.answers import smalltalk_kind
+from understanding.answers import smalltalk_kind, without_courtesy
 from understanding.arguments import extract_arguments
 from understanding.arguments.qualifiers import (
     contrasted,
@@ -60,7 +60,12 @@ from understanding.errors import ModelFilesError
 from understanding.gazetteer import country_clock, read_places, region_in
 from understanding.policy import ACTION_TOOLS, Verdict, ask_back, check_call
 from understanding.settings import Settings, complete_arguments
-from understanding.structure import compound_reason, needs_reasoning, request_reason
+from understanding.structure import (
+    compound_reason,
+    needs_reasoning,
+    request_reason,
+    trailing_remark,
+)
 from understanding.tools import TOOL_NAMES
 
 if TYPE_CHECKING:
@@ -189,7 +194,15 @@ class Router:
         fixed = read_correction(query)
         if fixed is not None:
             return self._corrected(fixed, settings, one_request)
-        return self._decide(query, settings, one_request)
+        decided = self._decide(query, settings, one_request)
+        unsure = decided.reason == OUT_OF_SCOPE or decided.reason.startswith("low confidence")
+        remark = trailing_remark(query) if decided.route == "cloud" and unsure else None
+        if remark is None:
+            return decided
+        # "what time is it in sydney, i want to ring my daughter": the request read alone.
+        alone = self._decide(remark[0], settings, one_request)
+        aside = replace(alone, reason=f"{alone.reason}; {remark[1]!r} set aside, a remark")
+        return decided if alone.route == "cloud" else aside
 
     def _corrected(
         self, fixed: Correction, settings: Settings | None, one_request: bool | None
@@ -222,7 +235,7 @@ class Router:
             return RouteDecision("cloud", None, None, confidence, reason, intent, scores)
 
         if intent == OOS or not bool(getattr(prediction, "in_scope", True)):
-            return cloud("out of the device's scope")
+            return cloud(OUT_OF_SCOPE)
         if confidence < self.threshold:
             return cloud(f"low confidence {confidence:.2f} < {self.threshold:.2f}")
         parts = getattr(prediction, "parts", None)
@@ -369,6 +382,7 @@ class Router:
         def cloud(reason: str) -> RouteDecision:
             return RouteDecision("cloud", None, None, confidence, reason, intent, scores)
 
+        parts = without_courtesy(parts, SMALLTALK)  # "good evening, | would you set the heat to 21"
         if one_request and len(parts) > 1:
             return cloud(f"{len(parts)} requests in one query: the cloud plans them")
         calls: list[ToolCall] = []
@@ -480,6 +494,7 @@ class Router:
     ) -> list[ToolCall] | Verdict:
         """One request's calls (several list items are several calls), each through the
         side-effect policy; or the policy's verdict against them."""
+        from understanding.arguments.bare_hours import ambiguous_hour
         from understanding.arguments.builtin_slots import builtin_from_slots
         from understanding.arguments.newer_tools import (
             item_calls,
@@ -489,7 +504,6 @@ class Router:
             reminder_label,
         )
         from understanding.arguments.qualifiers import (
-            ambiguous_hour,
             is_question,
             is_status_question,
             without_times,
@@ -562,6 +576,7 @@ class Router:
         return [ToolCall(name, one) for one in every]
 
 
+OUT_OF_SCOPE = "out of the device's scope"
 _BARE_SET = re.compile(r"(?:please )?set (?:the |my )?\w+")
 
 

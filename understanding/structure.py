@@ -283,7 +283,8 @@ def needs_reasoning(text: str, intent: str) -> bool:
 
         if gear_question(text) is not None:
             text = ASKING.sub(" ", text.lower())
-    return bool(_REASONING.search(text))
+    # "tell me if it's going to rain": a question asked, not a condition
+    return bool(_REASONING.search(_EMBEDDED_QUESTION.sub(" ", text)))
 
 
 # A weather or time lookup names its subject; a city alone ("population of Mumbai") is not one.
@@ -340,10 +341,58 @@ _POLITE_CONDITIONS = re.compile(
 )
 
 
+# A request made on a condition ("if it rains tomorrow remind me to take the umbrella"):
+# the forecast is read only to decide, and the device cannot wait for the condition.
+_CONDITIONED_REQUEST = re.compile(
+    r"\b(?:if|when|unless|once|whenever)\b.+\b(?:remind|wake|tell|text|ping|alert|warn|"
+    r"let)\s+(?:me|us)\b|\b(?:remind|wake|text|ping|alert|warn)\s+(?:me|us)\b.+\b(?:if|"
+    r"unless|whenever)\b",
+    re.IGNORECASE,
+)
+_EMBEDDED_QUESTION = re.compile(
+    r"\b(?:(?:tell|show|let)\s+(?:me|us)(?:\s+know)?|check|see|know|wonder(?:ing)?|ask)"
+    r"\s+(?:if|whether)\b",
+    re.IGNORECASE,
+)
+
+
+def conditioned_request(text: str) -> bool:
+    """Whether the words make a request on a condition ("if it snows tomorrow remind me to
+    take boots"); "tell me if it's going to rain" asks a question, no condition."""
+    return bool(_CONDITIONED_REQUEST.search(_EMBEDDED_QUESTION.sub(" ", text)))
+
+
+# A remark said after a request, about the speaker ("..., i want to ring my daughter",
+# "..., i'm on holiday next week"): context, which asks for nothing.
+_TRAILING_REMARK = re.compile(
+    r"^(?:(?:cause|because|cos|since|as|so)\s+)?(?:i|i'm|im|i've|ive|i'll|i'd|we|we're|"
+    r"we've|we'll|my|our)\s+(?!.*\?)"
+)
+
+
+def trailing_remark(text: str) -> tuple[str, str] | None:
+    """``(request, remark)`` when the words end, after a comma or a full stop, with a
+    remark about the speaker that asks for nothing, names no time and holds no request of
+    its own; else None. The request is then read alone."""
+    from understanding.arguments.qualifiers import find_qualifiers, is_question
+
+    cut = max(text.rfind(", "), text.rfind(". "))
+    if cut <= 0:
+        return None
+    head, tail = text[:cut].strip(), text[cut + 2 :].strip(" .!")
+    if not head or not _TRAILING_REMARK.match(tail.lower()) or is_question(tail):
+        return None
+    if _is_request(tail) or find_qualifiers(tail) or _CONDITIONAL.search(tail):
+        return None  # "..., i'll be back at 6": the remark says when
+    return head, tail
+
+
 def compound_reason(text: str, intent: str) -> str | None:
     """Why the query is more than one tool call, or None when it is a single request."""
     if intent == "device_control" and _CONDITIONAL.search(_POLITE_CONDITIONS.sub(" ", text)):
         return "conditional or scheduled device command"
+    if intent in _REASONING_TOOLS and conditioned_request(text):
+        return "a request on a condition the device cannot wait for"
     if missing_subject(text, intent):
         return f"no {intent} subject in the query"
     if second_request(text, intent):
@@ -360,6 +409,8 @@ def request_reason(text: str, intent: str) -> str | None:
     model's to say, not this module's; a part no tool does is no request of the model's."""
     if intent == "device_control" and _CONDITIONAL.search(_POLITE_CONDITIONS.sub(" ", text)):
         return "conditional or scheduled device command"
+    if intent in _REASONING_TOOLS and conditioned_request(text):
+        return "a request on a condition the device cannot wait for"
     if needs_reasoning(text, intent):
         return "needs reasoning: comparison or advice on top of the tool"
     if unserved_request(text, intent):

@@ -71,6 +71,24 @@ def share_device_actions(clauses: list[it.Clause]) -> None:
             # "switch on the bedroom | and office lights": rooms listed before their device
             clause.tool, clause.device = it.DEVICE, nxt.device
             nxt.tool, nxt.action = it.DEVICE, clause.action
+    for clause, nxt in itertools.pairwise(clauses):
+        if (
+            clause.own_tool == it.DEVICE
+            and clause.action is None
+            and clause.value is None
+            and _SET_SAID.match(clause.text)
+            and nxt.own_tool is None
+            and nxt.action is None
+            and nxt.device in (None, clause.device)
+            and _LEVEL_AFTER.search(nxt.text)
+        ):
+            # "set the heaters in the office | and the study to 20": one level for both
+            clause.action = nxt.action = "set"
+            clause.value, nxt.tool, nxt.device = nxt.value, it.DEVICE, clause.device
+
+
+_SET_SAID = re.compile(r"^(?:(?:please|can\s+you|could\s+you)\s+)?(?:set|turn|put)\b")
+_LEVEL_AFTER = re.compile(r"\bto\s+-?\d+(?:\.\d+)?(?:\s*(?:%|percent|degrees?))?$")
 
 
 def share_place_tools(clauses: list[it.Clause]) -> None:

@@ -9,6 +9,7 @@ references back to an earlier result ("add 3 to that").
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from collections.abc import Callable
@@ -283,13 +284,32 @@ def find_action(text: str, device: str | None) -> str | None:
 
 def find_room(text: str) -> str | None:
     """The room a clause names, if any, by the device's name for it ("the hall" is the
-    hallway, the lounge the living room), as the device's own reading names it."""
+    hallway, the loo the bathroom), as the device's own reading names it; the first one
+    said. A name that is an everyday word first ("bath", "yard", "living") is no room here:
+    the device's reader weighs those with the words around them."""
     from understanding.arguments.devices import ROOM_NAMES
 
-    for room in _ROOMS:
-        if re.search(rf"\b{room}\b", text):
-            return ROOM_NAMES.get(room, room)
+    for room in _rooms_said(text):
+        return ROOM_NAMES.get(room, room)
     return None
+
+
+_NOT_ROOMS_ALONE = frozenset(
+    {"bath", "living", "yard", "entrance", "laundry", "landing", "deck", "snug", "shed", "loft"}
+)
+
+
+@functools.cache
+def _room_pattern() -> re.Pattern[str]:
+    from understanding.arguments.devices import ROOM_NAMES
+
+    names = [n for n in ROOM_NAMES if n not in _NOT_ROOMS_ALONE and "-" not in n]
+    names = sorted({*names, *_ROOMS}, key=len, reverse=True)
+    return re.compile(r"\b(?:" + "|".join(re.escape(n) for n in names) + r")\b")
+
+
+def _rooms_said(text: str) -> list[str]:
+    return _room_pattern().findall(text)
 
 
 def find_value(text: str) -> float | None:

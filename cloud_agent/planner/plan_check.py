@@ -38,7 +38,8 @@ from typing import Any
 from cloud_agent.planner.clauses import FILLER
 from cloud_agent.planner.each import listed_items, listed_tool, without_head
 from understanding import policy
-from understanding.arguments.qualifiers import ambiguous_hour, find_qualifiers, tokens_of
+from understanding.arguments.bare_hours import ambiguous_hour
+from understanding.arguments.qualifiers import find_qualifiers, tokens_of
 
 __all__ = [
     "Verdict",

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from understanding.arguments.bare_hours import ambiguous_hour
 from understanding.arguments.newer_tools import (
     cancel_arguments,
     clear_arguments,
@@ -16,7 +17,6 @@ from understanding.arguments.newer_tools import (
     status_arguments,
 )
 from understanding.arguments.qualifiers import (
-    ambiguous_hour,
     device_qualifiers,
     find_qualifiers,
     is_question,

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from understanding.arguments.qualifiers import ambiguous_hour, find_qualifiers
+from understanding.arguments.bare_hours import ambiguous_hour
+from understanding.arguments.qualifiers import find_qualifiers
 from understanding.arguments.speech_acts import not_a_command
 from understanding.grounding import grounded_values
 

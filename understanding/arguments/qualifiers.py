@@ -29,8 +29,9 @@ from functools import lru_cache
 from typing import Any
 
 __all__ = [
+    "NUMBER_WORDS",
+    "PARTS_OF_DAY",
     "Qualifier",
-    "ambiguous_hour",
     "contrasted",
     "device_qualifiers",
     "duration_after",
@@ -205,7 +206,10 @@ def _qualifiers(words: str) -> tuple[Qualifier, ...]:
         elif pair == "in a" and tokens[i + 2 : i + 3] and tokens[i + 2] in _SOON:
             kind, span = "time", 3  # "in a tick", "in a bit": a delay of no length said
         elif (
-            token in ("until", "till", "til", "before", "after")
+            (
+                token in ("until", "till", "til", "before", "after")
+                and tokens[i + 1 : i + 3] != _IDIOM
+            )
             or (token in _WHEN_WORDS and not _attributive(token, before))
             or (token == "next" and tokens[i + 1 : i + 2] != ["alarm"])
         ):
@@ -218,6 +222,7 @@ def _qualifiers(words: str) -> tuple[Qualifier, ...]:
     return tuple(found)
 
 
+_IDIOM = ["i", "forget"]  # "before i forget, close the blinds": no time of the command
 _POLITE_IF = re.compile(
     r"^(?:if (?:that'?s|it'?s|its) (?:ok|okay|alright|fine|possible|not too much)|if (?:you|u) "
     r"(?:can|could|don'?t|dont|please|would|wouldn'?t|want|have|get|like)|if possible|when "
@@ -236,7 +241,7 @@ def _asks_when(tokens: list[str], i: int) -> bool:
     return tokens[i] == "when's" or (bool(after) and after[0] in _ASKED)
 
 
-_PARTS_OF_DAY = frozenset({"morning", "afternoon", "evening", "night"})
+PARTS_OF_DAY = frozenset({"morning", "afternoon", "evening", "night"})
 _BEFORE_A_TIME = frozenset({"the", "this", "in", "tomorrow", "at", "on", "by", "until", "till"})
 
 
@@ -244,7 +249,7 @@ def _attributive(token: str, before: str) -> bool:
     """ "my morning coffee", "good night", "save this for later": no time of the request."""
     if token == "later":
         return before == "for"
-    return token in _PARTS_OF_DAY and before not in _BEFORE_A_TIME
+    return token in PARTS_OF_DAY and before not in _BEFORE_A_TIME
 
 
 def _polite(tokens: list[str], i: int) -> bool:
@@ -405,50 +410,6 @@ def read_at(words: str) -> str | None:
     if evening and not re.search(r"\b(?:am|pm)\b|in the", text):
         text += " pm"
     return clock_time(text)
-
-
-def clock_words(q: Qualifier) -> list[str]:
-    """A time qualifier's clock words: a last "to"/"past" is a reminder's ("at 3 to go")."""
-    parts = q.word.split()
-    return parts[:-1] if parts[-1] in ("to", "past") and len(parts) > 2 else parts
-
-
-def ambiguous_hour(words: str) -> bool:
-    """ "at three": a bare hour with no am/pm, minutes or time of day (3 am or 3 pm?)."""
-    for q in find_qualifiers(words):
-        parts = clock_words(q)
-        if q.kind == "time" and parts[0] == "at" and len(parts) == 2:
-            hour = parts[1]
-            if hour.isdigit() and 1 <= int(hour) <= 12 and not hour.startswith("0"):
-                return True
-            if hour in NUMBER_WORDS and hour not in ("half", "quarter", "a", "an"):
-                return True
-        if q.kind == "time" and parts[0] == "at" and _spoken_clock_hour(parts[1:]):
-            return True
-    return False
-
-
-_DAY_PARTS = _PARTS_OF_DAY | {"am", "pm", "a.m.", "p.m.", "tonight", "noon"}
-
-
-def _spoken_clock_hour(said: list[str]) -> bool:
-    """ "half six", "half past seven", "quarter to seven", "six thirty", "ten past eleven":
-    a clock time said in words with no am/pm or part of the day, its hour 1-12 (morning or
-    evening?)."""
-    if not said or _DAY_PARTS.intersection(said) or any(":" in t for t in said):
-        return False
-    if said[0] in ("half", "quarter"):
-        hour = said[-1]
-    elif len(said) == 2 and said[1] in ("thirty", "fifteen", "forty", "o'clock", "oclock"):
-        hour = said[0]
-    elif len(said) == 3 and said[1] in ("past", "to", "after"):
-        hour = said[2]  # "ten past eleven", "twenty to eight"
-    else:
-        return False
-    from understanding.arguments.numbers import SMALL
-
-    value = int(hour) if hour.isdigit() else SMALL.get(hour)
-    return value is not None and 1 <= value <= 12
 
 
 def read_for(words: str) -> int | None:
