@@ -148,9 +148,20 @@ def as_written(text: str, query: str) -> str:
     if not tokens:
         return text
     gap = r"[\s,.;:!?'\"()-]*"
-    pattern = r"\b" + gap.join(re.escape(t) for t in tokens) + r"\b"
+    pattern = r"\b" + gap.join(_as_said(t) for t in tokens) + r"\b"
     found = re.search(pattern, query, re.IGNORECASE)
     return found.group(0) if found else text
+
+
+def _as_said(token: str) -> str:
+    """A token of the planner's reading as the query may say it: a number read from words
+    ("not the red one" -> "1") matches its words."""
+    from understanding.arguments.numbers import spell_number
+
+    if not token.isdigit() or int(token) >= 100 or token.startswith("0"):
+        return re.escape(token)
+    words = r"[\s-]+".join(re.escape(w) for w in spell_number(int(token)).split())
+    return rf"(?:{re.escape(token)}|{words})"
 
 
 def whole_note(args: dict[str, Any], text: str) -> dict[str, Any]:

@@ -111,7 +111,7 @@ def _same_day_part(text: str) -> str:
 # 11 minutes and a garlic bread one for 8", "a timer for the roast 80 minutes and one for
 # the potatoes 40 minutes").
 _ONE_FOR = re.compile(
-    r"(?P<before>\S+\s+)?\b(?:one|1)(?=\s+for\s+(?:(?:the|my|a|an)\s+)?(?:[a-z']+\s+){0,2}\d)"
+    r"(?P<before>\S+\s+)?\b(?:one|1)(?=\s+for\s+(?:(?:the|my|a|an)\s+)?(?:[a-z']+\s+){0,2},?\s*\d)"
 )
 _TIMER_SAID = re.compile(r"\btimers?\b")
 
@@ -123,7 +123,7 @@ def _another_timer(text: str) -> str:
 
     def timer(found: re.Match[str]) -> str:
         before = found.group("before") or ""
-        joined = before.strip() in ("and", "then", "also", "plus", ",", ";", "")
+        joined = before.strip() in ("and", "then", "also", "plus", ",", ";", "", "set", "start")
         return f"{before}{'a timer' if joined else 'timer'}"
 
     return text[: said.end()] + _ONE_FOR.sub(timer, text[said.end() :])
@@ -139,8 +139,17 @@ _PRONOUN_TIMER = re.compile(
 
 def _numbers(text: str) -> str:
     """Number words as digits ("two and a half" -> "2.5"), so that "and" inside a number
-    never cuts a clause; the edge's own reader does it."""
-    return str(normalise_numbers(text))
+    never cuts a clause; the edge's own reader does it. A clock time stays as said ("7:00",
+    "10:05": the reader would make them "7 : 0" and "10 : 5", which no time reader reads)."""
+    pieces = _CLOCK_TIME.split(text)
+    return " ".join(
+        piece if _CLOCK_TIME.fullmatch(piece) else str(normalise_numbers(piece))
+        for piece in pieces
+        if piece.strip()
+    )
+
+
+_CLOCK_TIME = re.compile(r"(\b\d{1,2}:\d{2}\b)")
 
 
 # The words that name a tool or a device; misspellings of them are read as them.

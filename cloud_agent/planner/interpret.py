@@ -262,7 +262,9 @@ def find_action(text: str, device: str | None) -> str | None:
         r"\b(?:set|dim|brighten|turn\s+(?:it\s+|the\s+\w+\s+)?(?:up|down|to))\b.*\d", text
     ):
         return "set"
-    if device is not None and re.search(r"\b(?:to|at|on)\s+-?\d|\d\s*(?:%|percent)", text):
+    if device is not None and re.search(
+        rf"\b(?:to|at|on)\s+-?\d{_NO_CLOCK}|\d\s*(?:%|percent)", text
+    ):
         return "set"  # "put the heater on 25", "bump the thermostat up to 23", "volume at 30"
     if re.search(r"\b(?:to|at)\s+\d", text) and re.search(r"\b(?:volume|brightness)\b", text):
         return "set"
@@ -279,7 +281,13 @@ def find_action(text: str, device: str | None) -> str | None:
     runs = ("fan", "ac", "heater", "vacuum", "coffee_machine")
     if device in runs and re.search(r"\b(?:run|running|going)\b", text):
         return "on"  # "run the fan for an hour", "run the vacuum": its run is its being on
+    if device == "coffee_machine" and re.search(r"\b(?:make|brew|pour)\b", text):
+        return "on"  # "make the coffee at 6:20": its brew
     return None
+
+
+# A number that is a clock time ("at 6:20", "at 7 pm") is no level of a device.
+_NO_CLOCK = r"[\d.]*(?!\s*(?::\d|am\b|pm\b|a\.m|p\.m|o'?clock))"
 
 
 def find_room(text: str) -> str | None:

@@ -137,3 +137,24 @@ def test_the_evaluation_compares_rooms_as_the_device_keeps_them() -> None:
     )
     assert not args_match("device_control", want, {**want, "room": "kitchen"})
     assert not args_match("device_control", want, {**want, "except": ["kitchen"]})
+
+
+@pytest.mark.parametrize("model", [True, False])
+def test_clock_times_with_minutes_under_ten_are_read_in_a_plan(router: object, model: bool) -> None:
+    words = "turn on the heater at 10:05 pm and open the bedroom blinds at 7:00"
+    assert [c[1].get("at") for c in calls(router, words, model=model)] == ["22:05", "07:00"]
+
+
+def test_the_coffee_made_at_a_time_is_the_machine_on_then(router: object) -> None:
+    assert calls(router, "wake me up at 6:15 and make the coffee at 6:20") == [
+        ("set_timer", {"at": "06:15"}),
+        ("device_control", {"device": "coffee_machine", "action": "on", "at": "06:20"}),
+    ]
+
+
+def test_a_note_keeps_its_number_words(router: object) -> None:
+    words = "note: spare key is under the blue pot, not the red one. and whats the time in rome"
+    assert calls(router, words)[0] == (
+        "add_note",
+        {"text": "spare key is under the blue pot, not the red one"},
+    )

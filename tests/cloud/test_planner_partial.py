@@ -37,7 +37,7 @@ def test_reads_are_answered_and_the_part_named(router: Any, split: bool) -> None
 def test_a_part_the_model_folded_into_a_read_is_named(router: Any) -> None:
     plan = make_plan("convert 200 grams to ounces and book a table for two", router=router)
     assert [c.tool for c in plan.calls] == ["unit_convert"]
-    assert plan.unanswered == ["book a table for 2"]
+    assert plan.unanswered == ["book a table for two"]  # the part as said
 
 
 @pytest.mark.parametrize(

@@ -125,3 +125,34 @@ def test_before_i_forget_is_no_time_of_the_command(router: Router) -> None:
         "device_control",
         {"device": "blinds", "action": "close", "room": "conservatory"},
     )
+
+
+@pytest.mark.parametrize(
+    ("said", "clock"),
+    [
+        ("7:00", "07:00"),
+        ("10:05 pm", "22:05"),
+        ("at 7:05 a.m.", "07:05"),
+        ("7.30pm", "19:30"),
+        ("6:45", "06:45"),
+        ("five thirty am", "05:30"),
+        ("half six", "06:30"),
+    ],
+)
+def test_a_clock_time_with_minutes_under_ten_is_read(said: str, clock: str) -> None:
+    from understanding.arguments.slots import clock_time
+
+    assert clock_time(said) == clock
+
+
+@pytest.mark.parametrize(
+    ("words", "args"),
+    [
+        ("set an alarm for 7:00", {"at": "07:00"}),
+        ("remind me at 10:00 am to call bob", {"at": "10:00", "label": "call bob"}),
+    ],
+)
+def test_an_alarm_at_a_whole_hour_written_with_minutes_stays_on_the_device(
+    router: Router, words: str, args: dict[str, object]
+) -> None:
+    assert decide(router, words) == ("edge", "set_timer", args)

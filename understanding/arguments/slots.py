@@ -55,6 +55,7 @@ _CLOCK = re.compile(
     r"^(?:at\s+)?(\d{1,2})(?:\s*[:.h ]\s*(\d{2}))?\s*(?:o'?\s*clock\s*)?"
     r"(a\.?\s*m\.?|p\.?\s*m\.?|in the morning|in the evening|at night|tonight)?$"
 )
+_WRITTEN_CLOCK = re.compile(r"^\s*(?:at\s+)?(\d{1,2})[:. ](\d{2})(?!\d)(.*)$")
 _PAST = re.compile(
     r"^(half|quarter|\d{1,2})\s+(?:minutes\s+)?(past|after|to|till)\s+(\d{1,2})(.*)$"
 )
@@ -63,7 +64,12 @@ _PAST = re.compile(
 def clock_time(text: str) -> str | None:
     """ "HH:MM" for a time of day said or written ("five thirty am", "7pm", "noon",
     "half past seven", "17:45"), or None."""
-    said = " ".join(normalise_numbers(text.lower().strip()).split())
+    written = _WRITTEN_CLOCK.match(text.lower())
+    if written is not None:  # "7:05 pm", "7 05": the number reader would make "7 : 5" of it
+        rest = normalise_numbers(written.group(3).replace(".", ""))
+        said = f"{written.group(1)}:{written.group(2)} {rest}".strip()
+    else:
+        said = " ".join(normalise_numbers(text.lower().strip()).split())
     said = said.replace("a m", "am").replace("p m", "pm")
     if said in ("noon", "midday", "12 noon"):
         return "12:00"
