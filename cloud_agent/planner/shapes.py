@@ -28,9 +28,11 @@ __all__ = [
     "comparison_kind",
     "comparison_shape",
     "conversion_comparison_calls",
+    "left_over_calls",
     "per_period_calls",
     "per_person_calls",
     "same_day",
+    "share_of_sum_calls",
 ]
 
 # How many of each period a year holds: "1450 a month, what is that for a year" is
@@ -198,7 +200,8 @@ def per_person_calls(text: str) -> list[PlannedCall] | None:
 
 # The sum: a number after "is/was/costs/came to" ("the bill is 96", "dinner was 120").
 _SUM = re.compile(
-    r"\b(?:is|was|costs?|cost\s+us|came\s+to|comes\s+to|totals?|totalled)\s+(?:about\s+)?"
+    r"\b(?:is|was|costs?|cost\s+us|came\s+to|comes\s+to|totals?|totalled|splitting|"
+    r"sharing)\s+(?:about\s+)?"
     r"[$€£]?\s*(\d+(?:\.\d+)?)\b(?!\s*(?:people|persons|of\s+us|ways))"
 )
 # The people: "there are 4 of us", "for 3 people", "between 5 of us", "split 4 ways".
@@ -211,6 +214,45 @@ _EACH_SHARE = re.compile(
     r"per\s+(?:person|head)|a\s+head|apiece|each\s+one's\s+share|how\s+much\s+each|"
     r"everyone's\s+share|what\s+do\s+we\s+each|split\s+(?:it|that|this)\s+(?:in\s+|into\s+)?\d+\s+ways)\b"
 )
+
+
+def left_over_calls(text: str) -> list[PlannedCall] | None:
+    """A sum stated, an amount spent of it, then what is left ("my budget is 500, i spent
+    320 already, how much is left"): one subtraction. None unless the words say one sum,
+    one amount spent or used, and ask what is left."""
+    if any(it.tool_cue(piece) not in (None, it.CALCULATOR) for piece in split_clauses(text)):
+        return None
+    sums = [one or other for one, other in _HAD.findall(text)]
+    spent = _SPENT.findall(text)
+    if len(sums) != 1 or len(spent) != 1 or not _LEFT.search(text):
+        return None
+    return [PlannedCall(it.CALCULATOR, {"expression": f"{sums[0]} - {spent[0]}"})]
+
+
+def share_of_sum_calls(text: str) -> list[PlannedCall] | None:
+    """A sum stated, then a percentage of it asked ("the bill is 86.50 and i want to tip 18%
+    so how much is the tip"; "it costs 240, what's 15 percent off"): the part, or what is
+    left after the part comes off. None unless one sum and one percentage are said."""
+    if any(it.tool_cue(piece) not in (None, it.CALCULATOR) for piece in split_clauses(text)):
+        return None
+    sums, shares = _SUM.findall(text), _PERCENT.findall(text)
+    if len(sums) != 1 or len(shares) != 1 or not re.search(r"\b(?:how\s+much|what)\b", text):
+        return None
+    if re.search(r"\b(?:off|discount(?:ed)?|after\s+the\s+discount)\b", text):
+        return [PlannedCall(it.CALCULATOR, {"expression": f"{sums[0]} * (1 - {shares[0]} / 100)"})]
+    return [PlannedCall(it.CALCULATOR, {"expression": f"{sums[0]} * {shares[0]} / 100"})]
+
+
+# The sum a budget or a balance holds; the amount spent of it; the question of what is left.
+_HAD = re.compile(
+    r"\b(?:budget|balance|allowance|savings)\s+(?:is|was|of)\s+[$€£]?\s*(\d+(?:\.\d+)?)\b"
+    r"|\b(?:i|we)\s+(?:have|had|got)\s+[$€£]?\s*(\d+(?:\.\d+)?)\b(?!\s*(?:kids|people|of))"
+)
+_SPENT = re.compile(
+    r"\b(?:spent|used|paid|gave\s+away|lost)\s+(?:about\s+)?[$€£]?\s*(\d+(?:\.\d+)?)\b"
+)
+_LEFT = re.compile(r"\b(?:left|remaining|remains|to\s+spare|still\s+have)\b")
+_PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s*(?:%|percent|per\s+cent)")
 
 
 _ONLY_COMPARES = re.compile(
@@ -272,4 +314,10 @@ def comparison_shape(text: str, home: Any) -> list[PlannedCall] | None:
     calls = comparison_calls(text, home)
     if calls and comparison_kind(text, calls):
         return calls
-    return per_period_calls(text) or per_person_calls(text) or conversion_comparison_calls(text)
+    return (
+        per_period_calls(text)
+        or per_person_calls(text)
+        or left_over_calls(text)
+        or share_of_sum_calls(text)
+        or conversion_comparison_calls(text)
+    )

@@ -35,8 +35,11 @@ def stated_pair(pieces: list[str]) -> tuple[int, int, list[PlannedCall]] | None:
             if k + width > len(pieces):
                 break
             group = ", ".join(pieces[k : k + width])
-            calls = (width == 2 and shapes.per_period_calls(group)) or shapes.per_person_calls(
-                group
+            calls = (
+                (width == 2 and shapes.per_period_calls(group))
+                or shapes.per_person_calls(group)
+                or shapes.left_over_calls(group)
+                or shapes.share_of_sum_calls(group)
             )
             if calls:
                 return k, k + width, calls

@@ -158,3 +158,37 @@ def test_a_note_keeps_its_number_words(router: object) -> None:
         "add_note",
         {"text": "spare key is under the blue pot, not the red one"},
     )
+
+
+@pytest.mark.parametrize(
+    ("words", "expression"),
+    [
+        (
+            "there's 6 of us splitting 247 quid, how much each, also turn the fan on",
+            "247 / 6",
+        ),
+        (
+            "my budget is 500 and i spent 320 already, how much is left? and turn the fan on",
+            "500 - 320",
+        ),
+        (
+            "the bill is 86.50 and i want to tip 18% so how much is the tip, and turn the fan on",
+            "86.5 * 18 / 100",
+        ),
+    ],
+)
+def test_a_stated_sum_and_its_question_beside_a_request(
+    router: object, words: str, expression: str
+) -> None:
+    assert calls(router, words) == [
+        ("calculator", {"expression": expression}),
+        ("device_control", {"device": "fan", "action": "on"}),
+    ]
+
+
+def test_what_is_left_needs_a_sum_and_an_amount_spent() -> None:
+    from cloud_agent.planner.shapes import left_over_calls, share_of_sum_calls
+
+    assert left_over_calls("my budget is 500, how much is left") is None
+    assert left_over_calls("i spent 320, how much is left") is None
+    assert share_of_sum_calls("what's 18% of it") is None

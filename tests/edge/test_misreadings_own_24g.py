@@ -156,3 +156,15 @@ def test_an_alarm_at_a_whole_hour_written_with_minutes_stays_on_the_device(
     router: Router, words: str, args: dict[str, object]
 ) -> None:
     assert decide(router, words) == ("edge", "set_timer", args)
+
+
+def test_items_said_after_the_list_name_are_each_an_item(router: Router) -> None:
+    decision = router.decide("add to my camping list tent pegs, torch and matches")
+    assert [c.arguments for c in decision.calls] == [
+        {"text": item, "list": "camping"} for item in ("tent pegs", "torch", "matches")
+    ]
+
+
+def test_a_request_after_a_listed_item_is_no_item(router: Router) -> None:
+    decision = router.decide("add to my shopping list eggs, then set a timer for 5 minutes")
+    assert decision.route == "cloud"

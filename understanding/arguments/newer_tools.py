@@ -162,12 +162,40 @@ def item_calls(
         return [arguments]
     if len(items) < 2:
         listed = enumerated(str(arguments.get("text", "")), utterance)
+        if listed is None and items:
+            listed = _listed_after(items[0], utterance)
         return [{**arguments, "text": item} for item in listed] if listed else [arguments]
     for left, right in itertools.pairwise(items):
         between = [w for w in utterance[int(left.end) : int(right.start)] if w.strip()]
         if not between or any(w.lower() not in _BETWEEN for w in between):
             return [arguments]
     return [{**arguments, "text": " ".join(str(s.value).split())} for s in items]
+
+
+# The words that end a list of items said after its list's name, or that no item holds.
+_NOT_AN_ITEM_WORD = frozenset({"then", "also", "please", "thanks", "too", "as", "well"})
+
+
+def _listed_after(item: Any, utterance: Sequence[str]) -> list[str] | None:
+    """The items said after the one the tagger marked, to the end of the words ("add to
+    my camping list [tent pegs], torch and matches"): each of a few words, no number and
+    no request of its own, else None (the one item stands, and the policy names the rest)."""
+    from understanding.policy import COMMAND_VERBS
+
+    said = [w.lower() for w in utterance]
+    start, end = int(item.start), int(item.end)
+    if end >= len(said) or said[end] != ",":
+        return None
+    listed = _split_enumeration(said[start:])
+    if listed is None:
+        return None
+    for one in listed:
+        words = one.split()
+        if not 1 <= len(words) <= 3 or any(w.isdigit() for w in words):
+            return None
+        if set(words) & (COMMAND_VERBS | _NOT_AN_ITEM_WORD):
+            return None
+    return listed
 
 
 def enumerated(text: str, utterance: Sequence[str]) -> list[str] | None:
