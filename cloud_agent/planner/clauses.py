@@ -385,6 +385,7 @@ _NOTE_ENDS = re.compile(
     r"(?=(?:what|what's|whats|if\s+i|did|have\s+i|has\s+the|will\s+(?:it|i|the)|was\s+(?:it|i|the)|"
     r"how|tell|set|turn|switch|check|convert|search|find|lock|unlock|open|close|start|is|are|"
     r"can|could|give|look|add|put|remind|wake|dim|mute|another|a\s+(?:second\s+)?note|"
+    r"calc|calculate|compute|work\s+out|multiply|divide|"
     r"the\s+(?:weather|forecast|time|temperature|local\s+time))\b)"
     r"|,\s*(?:then|also)\b|,\s*(?=(?:add|make|take|save)\s+(?:a\s+|another\s+)?note\b)"
     r"|,\s*(?=(?:set|turn|switch|search|find|lock|unlock|start|convert|check)\b)"

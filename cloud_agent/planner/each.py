@@ -170,11 +170,16 @@ def for_each_item(words: str, calls: list[PlannedCall]) -> list[PlannedCall]:
         out = _per_room(listed.items, out)
     values, unit_said = _listed(words)
     converts = [c for c in out if c.tool == it.CONVERT]
+    if _claimed_by_both(values, unit_said, converts, out):
+        # "start a timer, 3 minutes and 90 minutes in hours": the list is a timer's and a
+        # conversion's, one value each, never one of each per value.
+        values = []
     if len(values) > 1 and len(converts) == 1 and converts[0].args.get("value") in values:
         at = out.index(converts[0])
         out[at : at + 1] = [
             PlannedCall(it.CONVERT, {**converts[0].args, "value": _number(v)}) for v in values
         ]
+    out = [one for call in out for one in _searches(call)]
     timers = [c for c in out if c.tool == it.TIMER and "seconds" in c.args]
     unit = UNIT_SECONDS.get(unit_said) if len(unit_said) > 1 else None  # "5 m" may be metres
     if len(values) > 1 and len(timers) == 1 and unit:
@@ -183,6 +188,33 @@ def for_each_item(words: str, calls: list[PlannedCall]) -> list[PlannedCall]:
             at = out.index(timers[0])
             out[at : at + 1] = [PlannedCall(it.TIMER, {"seconds": s}) for s in seconds]
     return out
+
+
+def _claimed_by_both(
+    values: list[float], unit_said: str, converts: list[PlannedCall], calls: list[PlannedCall]
+) -> bool:
+    """Whether one listed value is a conversion's and another a timer's duration."""
+    unit = UNIT_SECONDS.get(unit_said) if len(unit_said) > 1 else None
+    timed = {round(v * unit) for v in values} if unit else set()
+    converted = {c.args.get("value") for c in converts} & set(values)
+    timers = {c.args.get("seconds") for c in calls if c.tool == it.TIMER} & timed
+    return bool(converted and timers)
+
+
+# "search my notes for the wifi password and for the alarm code": a search for each.
+_TWO_SEARCHES = re.compile(r"^(?P<one>.+?)\s+and\s+(?:also\s+)?(?:for|about)\s+(?P<two>.+)$")
+
+
+def _searches(call: PlannedCall) -> list[PlannedCall]:
+    query = call.args.get("query") if call.tool == it.SEARCH_NOTES else None
+    found = _TWO_SEARCHES.match(query) if isinstance(query, str) else None
+    if found is None:
+        return [call]
+    two = re.sub(r"^(?:the|my)\s+", "", found.group("two"))
+    return [
+        PlannedCall(it.SEARCH_NOTES, {**call.args, "query": found.group("one")}),
+        PlannedCall(it.SEARCH_NOTES, {**call.args, "query": two}),
+    ]
 
 
 def _per_room(items: tuple[str, ...], calls: list[PlannedCall]) -> list[PlannedCall]:

@@ -192,3 +192,25 @@ def test_what_is_left_needs_a_sum_and_an_amount_spent() -> None:
     assert left_over_calls("my budget is 500, how much is left") is None
     assert left_over_calls("i spent 320, how much is left") is None
     assert share_of_sum_calls("what's 18% of it") is None
+
+
+def test_two_searches_in_one_clause_are_two_searches(router: object) -> None:
+    assert calls(router, "search my notes for the wifi password and for the alarm code") == [
+        ("search_notes", {"query": "wifi password"}),
+        ("search_notes", {"query": "alarm code"}),
+    ]
+
+
+def test_a_list_of_a_timer_and_a_conversion_is_one_value_each(router: object) -> None:
+    assert calls(router, "start a timer, three minutes and 90 minutes in hours") == [
+        ("set_timer", {"seconds": 180}),
+        ("unit_convert", {"value": 90, "from_unit": "min", "to_unit": "h"}),
+    ]
+    assert len(calls(router, "timers for 3, 4 and 5 minutes and convert 10 miles to km")) == 4
+
+
+def test_a_calculation_after_a_note_is_no_part_of_it(router: object) -> None:
+    assert calls(router, "add to my notes: renew car tax and calc (45 + 55) * 3") == [
+        ("add_note", {"text": "renew car tax"}),
+        ("calculator", {"expression": "( 45 + 55 ) * 3"}),
+    ]
