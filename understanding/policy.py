@@ -74,6 +74,17 @@ class Verdict:
 
 ALLOW = Verdict("allow")
 
+# A request cut off after the word that brings in its value: the argument and the question.
+_CUT_OFF = {
+    "to": ("value", "To what?"),
+    "into": ("value", "Into what?"),
+    "at": ("at", "At what time?"),
+    "for": ("for", "For how long?"),
+    "until": ("until", "Until when?"),
+    "till": ("until", "Until when?"),
+    "by": ("value", "By how much?"),
+}
+
 # Verbs that start a request of their own after "and" / "then" ("... and warm up the oven").
 _VERBS_SAID = (
     "turn switch set start stop lock unlock open close shut add put remind wake make play "
@@ -163,6 +174,18 @@ def check_call(
     second = second_request(tokens, inside) if one_request else None
     if second is not None:
         return Verdict("cloud", f"a second request ({second!r}): the cloud plans it")
+    if tokens and tokens[-1] in _CUT_OFF and len(tokens) - 1 not in inside:
+        # "dim the lights to", "set a timer for": the value was never said, and a guess at
+        # it ("dim" as a step down) is another command.
+        word = tokens[-1]
+        missing, question = _CUT_OFF[word]
+        if tool in ("add_note", "remove_note") and word == "to":
+            missing, question = "list", "To which list?"
+        elif tool == "set_timer":
+            missing = "seconds" if word == "for" else "at"
+        elif missing == "until":
+            missing = "for"  # a command's end is its duration
+        return Verdict("ask", f"the words stop at {word!r}", missing, question)
     return ALLOW
 
 

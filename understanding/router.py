@@ -53,7 +53,7 @@ from understanding.arguments.qualifiers import (
     device_qualifiers,
     leaves_out_no_room,
 )
-from understanding.arguments.spelling import with_qualifier_words
+from understanding.arguments.spelling import with_qualifier_words, with_room_words
 from understanding.corrections import Correction, read_correction
 from understanding.decision import RouteDecision, ToolCall
 from understanding.errors import ModelFilesError
@@ -188,7 +188,7 @@ class Router:
         compound query goes to the cloud (None: the router's own setting; False lets the
         device run each request of it, as it does with no cloud to plan it). Pure: the
         router itself never changes."""
-        query = with_qualifier_words(" ".join(text.split()))
+        query = with_room_words(with_qualifier_words(" ".join(text.split())))
         if not query:
             return RouteDecision("cloud", None, None, 0.0, "empty query")
         fixed = read_correction(query)
@@ -501,13 +501,13 @@ class Router:
             known_list,
             names_a_device,
             newer_from_slots,
-            reminder_label,
         )
         from understanding.arguments.qualifiers import (
             is_question,
             is_status_question,
             without_times,
         )
+        from understanding.arguments.timer_labels import timer_label
 
         confidence = float(part.confidence)
         floor = self.action_threshold if floor is None else floor
@@ -553,7 +553,7 @@ class Router:
             args.update(qualified)
             if leaves_out_no_room(text, args):  # "everything but the TV": a device left out
                 return Verdict("cloud", "an exception that names no room the device knows")
-        label = reminder_label(text) if name == "set_timer" else None
+        label = timer_label(text) if name == "set_timer" else None
         # The reminder's words, whole: the tagger may keep only part of them.
         if label is not None and (not args.get("label") or str(args["label"]).lower() in label):
             args["label"] = label

@@ -45,11 +45,11 @@ def with_names(
 ) -> list[PlannedCall]:
     """A clause's one timer with the name its words give it ("a tea timer for 4 minutes",
     "remind me in 10 minutes to call mum"), as the device's router names one
-    (``understanding.arguments.newer_tools.timer_label``); several timers each by the
+    (``understanding.arguments.timer_labels.timer_label``); several timers each by the
     words before its duration (:func:`_each_named`): of one clause, or, with
     ``several_only``, of a whole request whose clauses named none ("timers for the rice
     18 min | and the salmon 12 min")."""
-    from understanding.arguments.newer_tools import timer_label
+    from understanding.arguments.timer_labels import timer_label
 
     timers = [c for c in calls if c.tool == it.TIMER]
     if len(timers) > 1:
@@ -75,8 +75,8 @@ def _each_named(
 ) -> list[PlannedCall]:
     """Several timers of one clause, each named by the word or two said just before its
     duration; all left unnamed unless every one has a name."""
-    from understanding.arguments.newer_tools import timer_label
     from understanding.arguments.qualifiers import duration_after, tokens_of
+    from understanding.arguments.timer_labels import timer_label
 
     tokens = tokens_of(words)
     spans: list[tuple[int, int]] = []
@@ -84,16 +84,19 @@ def _each_named(
     while k < len(tokens):
         n = duration_after(tokens, k) if tokens[k] not in ("the", "next", "another") else 0
         spans, k = ([*spans, (k, k + n)], k + n) if n else (spans, k + 1)
-    if len(spans) != len(timers) or any(t.args.get("label") for t in timers):
+    if len(spans) != len(timers) or all(t.args.get("label") for t in timers):
         return calls
     names, start = [], 0
-    for begin, end in spans:
+    for (begin, end), timer in zip(spans, timers, strict=True):
         said = [w for w in tokens[start:begin] if w.isalpha() and w not in _AROUND_A_NAME]
         name = " ".join(said)
+        start = end
+        if timer.args.get("label"):  # named by its own clause ("5 min for the tea")
+            names.append(str(timer.args["label"]))
+            continue
         if not 1 <= len(said) <= 2 or timer_label(f"a {name} timer") != name:
             return calls
         names.append(name)
-        start = end
     named = iter(names)
     return [
         PlannedCall(c.tool, {**c.args, "label": next(named)}) if c in timers else c for c in calls

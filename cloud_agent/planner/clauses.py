@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from understanding.arguments.numbers import normalise_numbers
-from understanding.arguments.spelling import is_english
+from understanding.arguments.spelling import is_english, with_room_words
 from understanding.gazetteer import find_cities
 
 _CASUAL: tuple[tuple[str, str], ...] = (
@@ -85,7 +85,7 @@ def normalise(query: str) -> str:
     text = re.sub(r"\.(?=\s|$)", " ; ", text)
     text = _numbers(" ".join(text.split()))
     text = _PRONOUN_TIMER.sub(r"\1 timer", text)
-    return " ".join(_fix_typo(word) for word in _another_timer(text).split())
+    return with_room_words(" ".join(_fix_typo(word) for word in _another_timer(text).split()))
 
 
 _CLOCK = re.compile(r"\bat\s+(\d{1,2}(?::\d{2})?)(?P<part>\s*(?:am|pm|a\.m\.|p\.m\.))?")

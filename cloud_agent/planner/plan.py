@@ -22,6 +22,7 @@ from typing import Any
 from cloud_agent.planner import (
     contrast,
     each,
+    here,
     model_split,
     partial,
     places,
@@ -171,7 +172,7 @@ def _plan(
     if not plan.calls:
         plan.refusal, plan.refusal_kind = _OPEN_MESSAGE, NEEDS_LLM
         return plan
-    return _finish(plan, text, qualified)
+    return _finish(plan, text, qualified, home)
 
 
 def _qualified(query: str, home: Any) -> qualifiers.Qualified:
@@ -315,7 +316,7 @@ def _partly(
     if not plan.calls:
         return declined
     plan.unanswered = named
-    finished = _finish(plan, text, _qualified(declined.query, home))
+    finished = _finish(plan, text, _qualified(declined.query, home), home)
     return finished if finished.calls else declined
 
 
@@ -347,7 +348,7 @@ def _build_calls(
     return None
 
 
-def _finish(plan: Plan, text: str, qualified: qualifiers.Qualified) -> Plan:
+def _finish(plan: Plan, text: str, qualified: qualifiers.Qualified, home: Any) -> Plan:
     """The built calls given their places' keys, repeats dropped, checked (a plan that
     fails the check runs nothing: declined naming the part), free text restored as
     written, and how to compare the results."""
@@ -361,6 +362,8 @@ def _finish(plan: Plan, text: str, qualified: qualifiers.Qualified) -> Plan:
     plan.calls = with_names(each.for_each_item(text, plan.calls), text, several_only=True)
     plan.calls = tidy.without_repeats(plan.calls)
     plan.unanswered = each.still_left(plan.unanswered, plan.calls)
+    if here.read_here(plan, text, getattr(home, "home_city", None)).refusal is not None:
+        return plan  # "warmer here or in chicago" with no home city: half a comparison
     verdict = plan_check.check_plan(text, [(c.tool, c.args) for c in plan.calls])
     if not verdict.ok:
         # Nothing of a plan that fails its check runs: declined naming the part.
@@ -589,10 +592,8 @@ def _calls(
 
 
 # The words of a search of the notes that names nothing to look for ("check my notes").
-_BARE_SEARCH = frozenset(
-    {"check", "look", "search", "in", "through", "at", "my", "the", "notes", "note", "please"}
-    | {"can", "you", "could", "and", "then", "also"}
-)
+_BARE_SEARCH = frozenset(("check", "look", "search", "in", "through", "at", "my", "the",
+    "notes", "note", "please", "can", "you", "could", "and", "then", "also"))  # fmt: skip
 
 
 __all__ = ["make_plan"]

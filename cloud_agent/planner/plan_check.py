@@ -40,6 +40,7 @@ from cloud_agent.planner.each import listed_items, listed_tool, without_head
 from understanding import policy
 from understanding.arguments.bare_hours import ambiguous_hour
 from understanding.arguments.qualifiers import find_qualifiers, tokens_of
+from understanding.tools.devices import STEP_ACTIONS
 
 __all__ = [
     "Verdict",
@@ -174,6 +175,9 @@ def _request_pieces(tool: str, arguments: dict[str, Any], words: str) -> tuple[i
 # its own, which a side effect of the plan must answer (reads are planned by their cues).
 _READ_VERBS = frozenset({"check", "tell", "show", "read", "find", "search", "get", "give"})
 _ACTING_VERBS = policy.COMMAND_VERBS - _READ_VERBS
+# Verbs of a request for a reading: one no call reads is a part the plan would drop.
+_ASKING_VERBS = frozenset({"convert", "calculate", "compute"})
+_READINGS = frozenset({"get_weather", "world_clock", "unit_convert", "calculator"})
 _LEAD = frozenset({*policy.OPENERS, *policy.GLUE, "and", "then", "also", "plus", "now"})
 
 
@@ -197,7 +201,16 @@ def unserved_parts(words: str, calls: list[tuple[str, dict[str, Any]]]) -> list[
     unserved = []
     for index, piece in enumerate(pieces):
         tokens = [t for t in tokens_of(piece) if t not in _LEAD]
-        if not tokens or tokens[0] not in _ACTING_VERBS or index in starts:
+        if not tokens or index in starts:
+            continue
+        cue = it.tool_cue(piece)
+        if tokens[0] not in _ACTING_VERBS and (tokens[0] in _ASKING_VERBS or cue in _READINGS):
+            # "convert 100 dollars to euros | and add ...": a reading no call reads
+            read = cue in {t for t, _ in calls} or any(_read_in(piece, a) for a in reads)
+            if not read and not re.search(rf"\b{re.escape(tokens[0])}\b", texts):
+                unserved.append(piece)
+            continue
+        if tokens[0] not in _ACTING_VERBS:
             continue
         if {it.tool_cue(piece), it.find_device(piece)} & planned:
             continue  # "set a timer for each of these: | 5 | and 25 minutes"
@@ -556,6 +569,15 @@ def check_plan(words: str, calls: list[tuple[str, dict[str, Any]]]) -> Verdict:
     ).items():
         if count > said[seconds]:
             return Verdict(False, f"{count} timers of {seconds} s asked once", "set a timer")
+    commands = Counter(
+        repr(sorted(a.items()))
+        for t, a in calls
+        # "up, and up again" steps twice; "the back door and the front door" are two locks
+        if t == "device_control" and a.get("room") and a.get("action") not in STEP_ACTIONS
+    )
+    if any(count > 1 for count in commands.values()):
+        # "the dinning room and the hall" read as the hall twice: one room lost, none asked
+        return Verdict(False, "the same device command planned twice", "the rooms named")
     notes = Counter(str(a.get("text")) for t, a in calls if t == "add_note")
     for text, count in notes.items():
         if count > 1 and len(re.findall(rf"\b{re.escape(text)}\b", words)) < count:

@@ -238,6 +238,8 @@ def share_of_sum_calls(text: str) -> list[PlannedCall] | None:
     sums, shares = _SUM.findall(text), _PERCENT.findall(text)
     if len(sums) != 1 or len(shares) != 1 or not re.search(r"\b(?:how\s+much|what)\b", text):
         return None
+    if _PERCENT_OF.search(text) or re.search(rf"\b(?:what|how\s+much)\s+is\s+{sums[0]}\b", text):
+        return None  # "what is 30% of 150": the percentage and its sum in one question
     if re.search(r"\b(?:off|discount(?:ed)?|after\s+the\s+discount)\b", text):
         return [PlannedCall(it.CALCULATOR, {"expression": f"{sums[0]} * (1 - {shares[0]} / 100)"})]
     return [PlannedCall(it.CALCULATOR, {"expression": f"{sums[0]} * {shares[0]} / 100"})]
@@ -253,6 +255,7 @@ _SPENT = re.compile(
 )
 _LEFT = re.compile(r"\b(?:left|remaining|remains|to\s+spare|still\s+have)\b")
 _PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s*(?:%|percent|per\s+cent)")
+_PERCENT_OF = re.compile(r"\d\s*(?:%|percent|per\s+cent)\s+of\s+[$€£]?\s*\d")
 
 
 _ONLY_COMPARES = re.compile(

@@ -74,3 +74,11 @@ def device_memory(tmp_path: Path) -> Iterator[Any]:
     store = MemoryStore(tmp_path / "device.db")
     yield store
     store.close()
+
+
+@pytest.fixture(scope="session")
+def planner_router() -> Any:
+    """The shipped edge router the planner asks, loaded once for the session."""
+    from cloud_agent.planner.reasoner import load_edge_router
+
+    return load_edge_router()

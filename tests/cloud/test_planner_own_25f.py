@@ -9,7 +9,7 @@ import pytest
 
 from cloud_agent.planner.plan import make_plan
 from cloud_agent.planner.reasoner import load_edge_router
-from understanding.arguments.newer_tools import timer_label
+from understanding.arguments.timer_labels import timer_label
 
 
 @pytest.fixture(scope="module")

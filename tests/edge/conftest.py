@@ -81,3 +81,9 @@ def memory(tmp_path: Path) -> Iterator[MemoryStore]:
     store = MemoryStore(tmp_path / "edge.db")
     yield store
     store.close()
+
+
+@pytest.fixture(scope="session")
+def shipped_router() -> Router:
+    """The shipped router (its INT8 model), loaded once for the session."""
+    return Router.load()

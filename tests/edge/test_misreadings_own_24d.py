@@ -6,13 +6,13 @@ from __future__ import annotations
 import pytest
 
 from understanding.arguments.devices import device_command, room_name
-from understanding.arguments.newer_tools import reminder_label
 from understanding.arguments.qualifiers import (
     device_qualifiers,
     is_question,
     is_status_question,
     read_for,
 )
+from understanding.arguments.timer_labels import reminder_label
 from understanding.grounding import grounded_values
 
 

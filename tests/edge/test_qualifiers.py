@@ -13,7 +13,6 @@ from understanding.arguments.newer_tools import (
     clear_arguments,
     item_calls,
     known_list,
-    reminder_label,
     status_arguments,
 )
 from understanding.arguments.qualifiers import (
@@ -22,6 +21,7 @@ from understanding.arguments.qualifiers import (
     is_question,
     without_times,
 )
+from understanding.arguments.timer_labels import reminder_label
 from understanding.slu.model import Slot
 
 

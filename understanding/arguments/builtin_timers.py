@@ -12,6 +12,7 @@ from understanding.arguments.builtin_places import _zone, slot_date
 from understanding.arguments.builtin_request import _missing, _one, _Request, _said
 from understanding.arguments.schema import Filled
 from understanding.arguments.slots import clock_time
+from understanding.arguments.timer_labels import is_day_part, timer_label
 
 _PM_TIMES = ("afternoon", "evening", "tonight", "night")
 
@@ -70,6 +71,10 @@ def _set_timer(request: _Request, home: Any, now: datetime) -> Filled:
     label, refusal = _one(request, "timer_name", "label")
     if refusal is not None:
         return refusal
+    if label is None and (label := timer_label(request.words)) is not None:
+        # "a 30 minute timer for bedtime": the name the tagger read as a time of day
+        timeofday = [s for s in timeofday if is_day_part(s) or _said(s) not in label]
+        dates = [s for s in dates if is_day_part(s) or _said(s) not in label]
     extra: dict[str, Any] = {"label": " ".join(label.split())} if label else {}
     recurring = _RECURRING.search(" ".join([request.words, *times, *dates, *timeofday]))
     if recurring is not None:

@@ -32,9 +32,7 @@ __all__ = [
     "known_list",
     "names_a_device",
     "newer_from_slots",
-    "reminder_label",
     "status_arguments",
-    "timer_label",
 ]
 
 #: The lists people keep, to which a misspelt list name is corrected.
@@ -242,73 +240,6 @@ def _split_enumeration(run: list[str]) -> list[str] | None:
         parts[-1:] = [last[:cut], last[cut + 1 :]]
     items = [" ".join(p) for p in parts]
     return items if all(items) and len(items) > 1 else None
-
-
-_REMIND_TO = re.compile(
-    r"\bremind(?:er)?(?: me)?\b(?:.*?)\b(?:to|saying|that says|which says)\s+"
-    r"(?:to\s+)?(?P<text>.+)$"
-)
-_NAMED = re.compile(
-    r"\b(?:timer|alarm|one)\b.*?\b(?:called|named|labell?ed|for the)\s+(?P<text>.+)$"
-)
-
-
-def reminder_label(words: str) -> str | None:
-    """What a reminder is for, in the person's words, whole ("remind me in 2 hours to call
-    mom" -> "call mom"; "a timer called laundry" -> "laundry"), its time left out; or None."""
-    from understanding.arguments.qualifiers import duration_after, find_qualifiers
-
-    said = " ".join(words.lower().replace("’", "'").split()).rstrip(" ?!.")
-    found = _REMIND_TO.search(said) or _NAMED.search(said)
-    if found is None:
-        return None
-    text = found.group("text")
-    tokens = tokens_of(text)
-    cut = len(tokens)
-    for q in find_qualifiers(text):
-        if q.kind == "time" and q.end == len(tokens):
-            cut = min(cut, q.start)
-    # A bare duration said last is the timer's time, not its name ("for the noodles, 8
-    # minutes").
-    cut = next((k for k in range(cut) if duration_after(tokens, k) == cut - k), cut)
-    while cut and tokens[cut - 1] in ("please", "thanks", "olly", "now"):
-        cut -= 1
-    label = " ".join(tokens[:cut])
-    return label or None
-
-
-# A timer named by the word before it ("a tea timer for 4 minutes", "the 10 minute pasta
-# timer", "and a garlic bread one for 8"): the name is that word or two.
-_NAMED_BEFORE = re.compile(
-    r"\b(?:a|an|the|my|another)\s+(?:\S+\s+(?:\S+\s+)?(?:sec\w*|min\w*|hours?|hrs?)\s+)?"
-    r"(?P<text>[a-z][a-z']*(?:\s+[a-z][a-z']*)?)\s+(?:timer|alarm|countdown|one)\b"
-)
-_NO_NAME = frozenset((
-    "new", "quick", "short", "long", "little", "big", "second", "another", "other", "same",
-    "separate", "next", "last", "first", "more", "few", "couple", "minute", "hour", "half",
-    "each", "extra", "wee", "kitchen", "single",
-))  # fmt: skip
-
-
-def timer_label(words: str) -> str | None:
-    """A timer's name in the person's words: a reminder's text or a name said after the
-    timer (:func:`reminder_label`), else the word or two said before "timer" ("a tea
-    timer"); None when none is said (durations, "new", "quick" name nothing)."""
-    from understanding.arguments.numbers import find_numbers
-
-    label = reminder_label(words)
-    if label is not None:
-        return label
-    said = " ".join(words.lower().replace("’", "'").split())
-    found = _NAMED_BEFORE.search(said)
-    if found is None:
-        return None
-    named = found.group("text").split()
-    while named and named[0] in _NO_NAME:
-        named = named[1:]  # "a new pasta timer": the pasta one
-    if not named or set(named) & _NO_NAME or find_numbers(named) or "timer" in named:
-        return None
-    return " ".join(named)
 
 
 def names_a_device(words: str) -> bool:

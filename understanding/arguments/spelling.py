@@ -71,7 +71,7 @@ def vocabulary() -> frozenset[str]:
     return frozenset(w for w in words if len(w) >= 5) | _CORE
 
 
-def _one_edit(a: str, b: str) -> bool:
+def one_edit(a: str, b: str) -> bool:
     """True when ``a`` and ``b`` differ by one insertion, deletion, substitution or swap."""
     if a == b or abs(len(a) - len(b)) > 1:
         return False
@@ -118,7 +118,7 @@ def _fix(word: str) -> str:
     if len(lower) < 4 or lower in vocab or lower in _KEEP or is_english(lower):
         return word
     candidates = [v for v in vocab if v[0] == lower[0] or v[1:2] == lower[1:2]]
-    matches = sorted((v for v in candidates if _one_edit(lower, v)), key=len, reverse=True)
+    matches = sorted((v for v in candidates if one_edit(lower, v)), key=len, reverse=True)
     # The vocabulary holds some misspellings of its own ("minuts"); the longest match is
     # the correct spelling. Two equally long matches are ambiguous: leave the word.
     if matches and (len(matches) == 1 or len(matches[0]) > len(matches[1])):
@@ -146,7 +146,47 @@ def with_qualifier_words(text: str) -> str:
         lower = word.lower()
         if len(lower) < 4 or lower in _QUALIFIER_WORDS or is_english(lower):
             return word
-        found = [q for q in _QUALIFIER_WORDS if q[0] == lower[0] and _one_edit(lower, q)]
+        found = [q for q in _QUALIFIER_WORDS if q[0] == lower[0] and one_edit(lower, q)]
         return found[0] if len(found) == 1 else word
 
     return _WORD.sub(fix, text)
+
+
+@cache
+def _room_words() -> dict[str, str]:
+    """The one-word room names of five letters or more, each with the room it names."""
+    from understanding.arguments.devices import ROOM_NAMES
+
+    return {name: room for name, room in ROOM_NAMES.items() if name.isalpha() and len(name) >= 5}
+
+
+def with_room_words(text: str) -> str:
+    """``text`` with misspelt room names spelt right ("turn off the kitchin light" -> "...
+    kitchen light"), before anything reads it: a room the model does not read as one is
+    dropped, and the command then acts on another room. Real words stay as said."""
+    rooms = _room_words()
+
+    def fix(match: re.Match[str]) -> str:
+        word = match.group(0)
+        lower = word.lower()
+        if len(lower) < 5 or lower in rooms or lower in _KEEP or is_english(lower):
+            return word
+        found = {room for name, room in rooms.items() if one_edit(lower, name)}
+        return found.pop() if len(found) == 1 else word
+
+    fixed = _WORD.sub(fix, text)
+    return _TWO_WORD_ROOM.sub(lambda m: _two_word_room(m.group(0)), fixed)
+
+
+_TWO_WORD_ROOM = re.compile(r"\b[A-Za-z]+\s+(?:room|way|bedroom|area)\b", re.IGNORECASE)
+
+
+def _two_word_room(said: str) -> str:
+    """A two-word room name misspelt by one edit ("dinning room"), else ``said``."""
+    from understanding.arguments.devices import ROOM_NAMES
+
+    lower = " ".join(said.lower().split())
+    if lower in ROOM_NAMES:
+        return said
+    found = {room for name, room in ROOM_NAMES.items() if " " in name and one_edit(lower, name)}
+    return found.pop() if len(found) == 1 else said
