@@ -14,7 +14,8 @@ Two forms are follow-ups, recognised by their shape, not their words:
   "too"/"as well" ("and coffee too", "and in Paris?", "what about tomorrow"): the last
   request again, with the new item, place or day;
 - *reference*: "it"/"that"/"them" as the object of a device verb ("turn it off", "lock
-  it") or of a list preposition ("what's on it now", "add eggs to it").
+  it") or of a list preposition ("what's on it now", "add eggs to it"), and "there" for
+  the city last asked about ("what's the time there").
 
 A reference with nothing to refer to is asked back (:class:`AskBack`): a question beats a
 guess. Anything else is left alone (``None``): "what time is it" has no reference.
@@ -34,6 +35,12 @@ _PRONOUN = r"(?:it|that|them|this)"
 _DEVICE_REF = re.compile(
     rf"^(?P<verb>turn|switch|put|set|lock|unlock|open|close|dim|mute|unmute|start|stop)"
     rf"\s+{_PRONOUN}\b(?P<rest>.*)$",
+    re.IGNORECASE,
+)
+# "there" as the place said before ("what's the time there"), not "is there".
+_PLACE_REF = re.compile(
+    r"(?<!\bis )(?<!\bare )(?<!\bwas )\b(?:(?:in|over|out)\s+)?there\b"
+    r"(?!\s+(?:is|are|was|were|be|will|'s)\b)",
     re.IGNORECASE,
 )
 _LIST_REF = re.compile(rf"\b(?P<prep>on|in|to|from|off)\s+{_PRONOUN}\b", re.IGNORECASE)
@@ -177,6 +184,10 @@ def _reference(said: str, context: Context) -> str | AskBack | None:
             return AskBack(f"Which device should I {verb} {rest}?".replace("  ", " "))
         rest = device_ref.group("rest").strip()
         return f"{device_ref.group('verb')} {_device_words(device)} {rest}".strip()
+    place_ref = _PLACE_REF.search(said)
+    city = context.get("city")
+    if place_ref is not None and city is not None:
+        return f"{said[: place_ref.start()]}in {city}{said[place_ref.end() :]}"  # "the time there"
     list_ref = _LIST_REF.search(said)
     if list_ref is not None:
         name = context.get("list")

@@ -123,6 +123,28 @@ def without_courtesy(parts: list[Any], smalltalk: str) -> list[Any]:
     return kept if kept and len(kept) < len(parts) else parts
 
 
+# A favour asked before the request, joined to it by "and": "could you be a love and ...",
+# "do me a favour and ...", "be a dear and ...". It asks for nothing itself.
+_FAVOUR = re.compile(
+    r"^\W*(?:(?:hey|oh|ok|okay|so|now|right)\W+)*(?:(?:could|would|can|will)\s+"
+    r"(?:you|u|ya)\s+)?(?:please\s+)?(?:just\s+)?(?:be\s+(?:a|an|my)\s+(?:dear|love|darling|"
+    r"star|angel|sweetheart|sweetie|doll|pal|mate|treasure|gem|good\s+\w+|peach|lamb|champ)|"
+    r"do\s+(?:me|us)\s+a\s+(?:favou?r|solid|kindness))\W*(?:and|&)\s+(?:please\s+)?",
+    re.IGNORECASE,
+)
+
+
+def without_favour(text: str) -> str:
+    """``text`` without a favour asked before its request ("could you be a love and put the
+    light on" -> "put the light on"): the favour asks for nothing, and read as a request of
+    its own it sends the whole to the cloud.
+
+    >>> without_favour("do me a favour and switch off the hall light")
+    'switch off the hall light'
+    """
+    return _FAVOUR.sub("", text, count=1) or text
+
+
 def smalltalk_answer(query: str) -> str:
     """A reply to a greeting, thanks or "what can you do"."""
     kind = smalltalk_kind(query)

@@ -32,11 +32,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from understanding.arguments.builtin_notes import ran_out_words
 from understanding.arguments.newer_tools import known_list
 from understanding.arguments.qualifiers import (
     Qualifier,
     contrasted,
     find_qualifiers,
+    left_out_words,
     tokens_of,
 )
 from understanding.grounding import grounded_values
@@ -158,6 +160,8 @@ def check_call(
     )
     if about is not None:
         return Verdict("cloud", f"{about!r} asks for what no tool of mine does with a note")
+    if tool == "add_note":
+        inside = inside | ran_out_words(words)  # "we're out of coffee, | put it on the list"
     left_out = _note_left_out(tool, args, tokens, inside, plan=listed)
     if left_out is not None:
         return Verdict("cloud", f"the note leaves out {left_out!r} of what was said")
@@ -171,6 +175,8 @@ def check_call(
         reason = unconsumed(tool, args, qualifier)
         if reason is not None:
             return Verdict("cloud", reason)
+    if tool == "device_control":
+        inside = inside | left_out_words(words)  # "..., but leave the porch one on"
     second = second_request(tokens, inside) if one_request else None
     if second is not None:
         return Verdict("cloud", f"a second request ({second!r}): the cloud plans it")
@@ -384,6 +390,8 @@ def ask_back(
     request and what its other arguments keep ("remind me to call dad": the label); "set
     a timer for the right time to boil an egg" names a time the device cannot read, and is
     the cloud's."""
+    if tool in ("get_weather", "world_clock") and "'there' points at no place" in reason:
+        return Verdict("ask", f"{tool} needs its city", "city", "Where do you mean?")
     if tool not in ACTION_TOOLS:
         return None
     from understanding.asking import question_for as timer_question

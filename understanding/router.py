@@ -48,12 +48,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from understanding.answers import smalltalk_kind, without_courtesy
 from understanding.arguments import extract_arguments
+from understanding.arguments.heard import as_meant
 from understanding.arguments.qualifiers import (
     contrasted,
     device_qualifiers,
     leaves_out_no_room,
 )
-from understanding.arguments.spelling import with_qualifier_words, with_room_words
 from understanding.corrections import Correction, read_correction
 from understanding.decision import RouteDecision, ToolCall
 from understanding.errors import ModelFilesError
@@ -188,7 +188,7 @@ class Router:
         compound query goes to the cloud (None: the router's own setting; False lets the
         device run each request of it, as it does with no cloud to plan it). Pure: the
         router itself never changes."""
-        query = with_room_words(with_qualifier_words(" ".join(text.split())))
+        query = as_meant(text)  # misspelt qualifiers and rooms, homophones, favours
         if not query:
             return RouteDecision("cloud", None, None, 0.0, "empty query")
         fixed = read_correction(query)

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import re
 
+from understanding.arguments.heard import as_meant
 from understanding.arguments.numbers import normalise_numbers
-from understanding.arguments.spelling import is_english, with_room_words
+from understanding.arguments.spelling import is_english
 from understanding.gazetteer import find_cities
 
 _CASUAL: tuple[tuple[str, str], ...] = (
@@ -76,7 +77,8 @@ _OPEN = re.compile(
 
 def normalise(query: str) -> str:
     """Lower-case, casual spellings spelt out, whitespace collapsed, end punctuation dropped."""
-    text = _drop_self_corrections(query.lower().replace("’", "'").replace("…", "..."))
+    text = as_meant(query.lower().replace("’", "'").replace("…", "..."))  # the device's reading
+    text = _drop_self_corrections(text)
     text = _same_day_part(text.replace("...", " "))
     for pattern, replacement in _CASUAL:
         text = re.sub(pattern, replacement, text)
@@ -85,7 +87,7 @@ def normalise(query: str) -> str:
     text = re.sub(r"\.(?=\s|$)", " ; ", text)
     text = _numbers(" ".join(text.split()))
     text = _PRONOUN_TIMER.sub(r"\1 timer", text)
-    return with_room_words(" ".join(_fix_typo(word) for word in _another_timer(text).split()))
+    return " ".join(_fix_typo(word) for word in _another_timer(text).split())
 
 
 _CLOCK = re.compile(r"\bat\s+(\d{1,2}(?::\d{2})?)(?P<part>\s*(?:am|pm|a\.m\.|p\.m\.))?")

@@ -1,17 +1,22 @@
 """Kinds of misreading found by the eighth own set (examples/understanding_own_24h.jsonl,
 written before any change for it): a timer's name said after its duration dropped, a
-misspelt room read as a room nobody has (or dropped, so the command went to another),
-and a request cut off before its value acted on a guess (issue 24)."""
+misspelt room read as a room nobody has (or dropped, so the command went to another), a
+request cut off before its value acted on a guess, a favour asked before a request,
+"but leave X on", a fraction of a number, homophones of speech recognition, "there" with
+no place said, and what ran out said before "put it on the list" (issue 24)."""
 
 from __future__ import annotations
 
 import pytest
 
+from edge_agent.followups import Context, rewrite
 from understanding.arguments.devices import room_name
+from understanding.arguments.heard import with_heard_words
 from understanding.arguments.spelling import with_room_words
 from understanding.arguments.timer_labels import timer_label
 from understanding.router import Router
 from understanding.settings import Settings
+from understanding.tools.calculator import evaluate
 
 
 def decide(router: Router, words: str) -> tuple[str, str | None, dict[str, object] | None]:
@@ -88,3 +93,66 @@ def test_a_request_cut_off_before_its_value_is_asked_back(
     decision = shipped_router.decide(words)
     assert (decision.route, decision.missing) == ("ask", missing)
     assert decision.question.endswith("?")
+
+
+@pytest.mark.parametrize(
+    ("words", "arguments"),
+    [
+        (
+            "could you be a love and put the big light on in the sitting room",
+            {"device": "light", "action": "on", "room": "living room"},
+        ),
+        (
+            "do me a favour and switch off the hall light",
+            {"device": "light", "action": "off", "room": "hallway"},
+        ),
+        (
+            "turn every light off but leave the porch one on",
+            {"device": "light", "action": "off", "room": "all", "except": ["porch"]},
+        ),
+        (
+            "switch off all the lights but keep the kitchen on",
+            {"device": "light", "action": "off", "room": "all", "except": ["kitchen"]},
+        ),
+        (
+            "we've run out of washing up liquid, stick it on the shopping list would you",
+            {"text": "washing up liquid", "list": "shopping"},
+        ),
+        ("at milk to the shopping list", {"text": "milk", "list": "shopping"}),
+        ("whether in london tomorrow", {"city": "london", "day": "tomorrow"}),
+    ],
+)
+def test_what_is_meant_around_the_request_is_read_as_meant(
+    shipped_router: Router, words: str, arguments: dict[str, object]
+) -> None:
+    route, _tool, got = decide(shipped_router, words)
+    assert (route, got) == ("edge", arguments)
+
+
+def test_a_fraction_of_a_number_is_a_product(shipped_router: Router) -> None:
+    route, tool, arguments = decide(shipped_router, "what's three quarters of 200")
+    assert (route, tool) == ("edge", "calculator")
+    assert arguments is not None
+    assert evaluate(str(arguments["expression"])) == pytest.approx(150)
+
+
+@pytest.mark.parametrize(
+    "words", ["i wonder whether the shop is open", "look at the list", "is there a timer"]
+)
+def test_a_heard_word_that_can_be_meant_stays(words: str) -> None:
+    assert with_heard_words(words) == words
+
+
+@pytest.mark.parametrize("words", ["what's the time there", "is it raining over there"])
+def test_there_with_no_place_said_is_asked_not_read_as_home(
+    shipped_router: Router, words: str
+) -> None:
+    decision = shipped_router.decide(words, settings=Settings(home_city="london"))
+    assert (decision.route, decision.missing) == ("ask", "city")
+
+
+def test_there_in_a_conversation_is_the_city_asked_about() -> None:
+    context = Context()
+    context.remember("get_weather", {"city": "paris"})
+    assert rewrite("what's the time there", context) == "what's the time in paris"
+    assert rewrite("is there a timer", context) is None

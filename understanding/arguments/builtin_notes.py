@@ -32,11 +32,61 @@ def _words_of(span: str | None) -> str | None:
     return said if set(_said(said).split()) - _EMPTY_WORDS else None
 
 
+# What ran out, said before a request that points at it: "we're out of coffee, put it on
+# the shopping list", "ran out of eggs so add them to the list".
+_RAN_OUT = re.compile(
+    r"\b(?:(?:we(?:'re|\s+are)|i'?m|i\s+am)\s+(?:all\s+)?(?:out\s+of|low\s+on|running\s+"
+    r"(?:low\s+on|out\s+of)|(?:almost|nearly)\s+out\s+of)|(?:(?:we|i)(?:'ve|\s+have)?\s+)?(?:run|ran)"
+    r"\s+out\s+of|there'?s\s+no(?:\s+more)?|(?:we|i)\s+need(?:\s+(?:more|some))?)\s+"
+    r"(?:(?:any|some|the)\s+)?(?P<item>[a-z][a-z' -]*?)\s*(?:[,.;!]|\s+(?:so|and|left|can|could|"
+    r"please|pls)\b)"
+)
+_POINTED_ITEM = re.compile(
+    r"\b(?:put|add|stick|pop|write|chuck|jot)\s+(?:it|them|some|that|those|more)\s+"
+    r"(?:on|to|onto|in)\b"
+)
+
+
+def _ran_out(words: str) -> re.Match[str] | None:
+    said = " ".join(words.lower().split())
+    pointed = _POINTED_ITEM.search(said)
+    return _RAN_OUT.search(said[: pointed.start()]) if pointed else None
+
+
+def _ran_out_item(request: _Request) -> Filled | None:
+    """The item a request points at with "it"/"them" after saying it ran out, or None."""
+    ran_out = _ran_out(request.words)
+    if ran_out is None:
+        return None
+    return _with_list(request, {"text": ran_out.group("item").strip()})
+
+
+def ran_out_words(words: str) -> set[int]:
+    """The indices (``tokens_of``) of the words that say what ran out and point at it ("we're
+    out of coffee, put it on" the list): the note's context, no words it leaves out."""
+    from understanding.arguments.qualifiers import tokens_of
+
+    said = " ".join(words.lower().split())
+    pointed = _POINTED_ITEM.search(said)
+    ran_out = _RAN_OUT.search(said[: pointed.start()]) if pointed else None
+    if pointed is None or ran_out is None:
+        return set()
+    # the item's own words stay the note's to keep, whole
+    before, item = len(tokens_of(said[: ran_out.start("item")])), tokens_of(ran_out["item"])
+    return set(range(len(tokens_of(said[: pointed.end()])))) - set(
+        range(before, before + len(item))
+    )
+
+
 def _note(request: _Request, _home: Any, _now: datetime) -> Filled:
     span, refusal = _one(request, "note_text", "text")
     if refusal is not None:
         return refusal
     text = _words_of(span)
+    ran_out = _ran_out_item(request) if request.tool == "add_note" else None
+    said_item = str((ran_out.arguments or {}).get("text", "")) if ran_out is not None else ""
+    if ran_out is not None and said_item and (text is None or _said(text) in _said(said_item)):
+        return ran_out  # "we've run out of washing up liquid, stick it on": the item whole
     if span is not None and text is None:
         return Filled(None, f"{span!r} says nothing to write down")
     if text is None:

@@ -179,10 +179,21 @@ def _city(request: _Request, home: Any, countries: bool = False) -> Filled:
             return Filled({"city": city})
         if _names_a_place(request.words):
             return Filled(None, "the query names a place that is no city the device knows")
+    if _THERE.search(_said(request.words)):
+        # "what's the time there" with no place before it: not here, and not a guess
+        return Filled(None, f"'there' points at no place said: {THERE_UNSAID}")
     home_city = getattr(home, "home_city", None)
     if home_city:
         return Filled({"city": home_city})
     return Filled(None, "no 'place_name' slot and no home city (edge-agent config set home_city)")
+
+
+#: The reason's tail for a "there" that points at no place: asked back ("Where?").
+THERE_UNSAID = "the required argument 'city'"
+# "there" as a place ("the time there", "is it raining over there"), not "is there".
+_THERE = re.compile(
+    r"\b(?<!is )(?<!are )(?<!was )(?<!were )there\b(?!\s+(?:is|are|was|were|be|will|'s|s)\b)"
+)
 
 
 def _weather(request: _Request, home: Any, now: datetime) -> Filled:

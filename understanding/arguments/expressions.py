@@ -91,6 +91,8 @@ def _rewrite(text: str) -> str:
         text,
     )
     text = normalise_numbers(text)
+    # "three quarters of 200", "two thirds of 90": the fraction the number reader made
+    text = re.sub(r"\b(0?\.\d+) of\b", r" \1 * ", text)
     text = re.sub(
         r"\bthe square root of\b|\bsquare root of\b|\bsqrt of\b|\broot of\b", " sqrt ", text
     )

@@ -39,6 +39,7 @@ __all__ = [
     "is_question",
     "is_status_question",
     "leaves_out_no_room",
+    "left_out_words",
     "question_words",
     "read_at",
     "read_for",
@@ -262,7 +263,7 @@ def _names_a_place_after(tokens: list[str], i: int) -> bool:
     out; "but make it quick" is no exception."""
     from understanding.arguments.devices import ROOM_NAMES
 
-    rest = [t for t in tokens[i : i + 5] if t not in ("the", "not", "in", "my", "leave")]
+    rest = [t for t in tokens[i : i + 5] if t not in ("the", "not", "in", "my", "leave", "keep")]
     said = " ".join(re.sub(r"'s$", "", t) for t in rest)
     return any(said == name or said.startswith(name + " ") for name in ROOM_NAMES)
 
@@ -443,6 +444,8 @@ def _exception_end(tokens: list[str], start: int) -> tuple[int, list[str]]:
 
     rooms: list[str] = []
     j = start
+    kept = tokens[start : start + 1] in (["leave"], ["keep"])  # "but leave the porch one on"
+    j += kept
     while j < len(tokens):
         for k in (3, 2, 1):
             said = " ".join(re.sub(r"'s$", "", t) for t in tokens[j : j + k])
@@ -454,6 +457,8 @@ def _exception_end(tokens: list[str], start: int) -> tuple[int, list[str]]:
             if tokens[j] not in _AROUND_ROOMS:
                 break
             j += 1
+    if kept and rooms and tokens[j : j + 1] in (["on"], ["off"], ["alone"]):
+        j += 1  # the room left as it is
     return j, list(dict.fromkeys(rooms))
 
 
@@ -472,6 +477,18 @@ def _spans(words: str) -> tuple[list[str], set[int], list[str]]:
                 drop.update(range(q.start, end))
                 left_out += [r for r in rooms if r not in left_out]
     return tokens, drop, left_out
+
+
+def left_out_words(words: str) -> set[int]:
+    """The indices of the words that leave rooms out ("but leave the porch one on"): no
+    request of their own."""
+    tokens = tokens_of(words)
+    out: set[int] = set()
+    for q in find_qualifiers(words):
+        if q.kind == "exception":
+            end, rooms = _exception_end(tokens, q.end)
+            out.update(range(q.start, end) if rooms else ())
+    return out
 
 
 def without_times(words: str) -> str:
