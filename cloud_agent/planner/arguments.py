@@ -240,6 +240,9 @@ def convert_call(
     args = it.edge_arguments(it.CONVERT, clause.text, extractor)
     if args and args.get("value") is not None:
         return [PlannedCall(it.CONVERT, args)]
+    later = _target_said_later(clause, text, extractor)
+    if later is not None:
+        return [later]  # "convert 5 lb | and 2500 g both to kilograms": the unit said last
     if clause.refers_back and previous is not None and previous.tool in (it.CALCULATOR, it.CONVERT):
         # "20% of 80 and convert the answer from kg to lb": the value is the last result.
         units = units_of(clause.text, extractor)
@@ -249,9 +252,23 @@ def convert_call(
     if scale and previous is not None and previous.tool == it.WEATHER:
         # "weather in Paris | and convert the temperature to Fahrenheit"
         return [PlannedCall(it.CONVERT, temperature_args(SCALES[scale.group(1)]))]
+    target = re.search(r"\b(?:in|to|into)\s+([a-z°]+)", clause.text) or it.target_unit(clause.text)
+    own = [
+        m for m in QUANTITY.finditer(clause.text) if target is None or m.start() < target.start()
+    ]
+    if own:
+        # "12 lb and 30 lb to kg": each quantity of its own, never one said before
+        probes = (
+            [f"convert {m.group(1)} {m.group(2)} to {target.group(1)}" for m in own]
+            if target
+            else []
+        )
+        each = [it.edge_arguments(it.CONVERT, probe, extractor) for probe in probes]
+        if each and all(a and a.get("value") is not None for a in each):
+            return [PlannedCall(it.CONVERT, a) for a in each if a]
+        return []
     # "note that the fence is 12 feet | and tell me that in meters": the quantity is earlier.
     before = text[: text.find(clause.text)] if clause.text in text else text
-    target = re.search(r"\b(?:in|to|into)\s+([a-z°]+)", clause.text) or it.target_unit(clause.text)
     for match in reversed(list(QUANTITY.finditer(before))):
         if target is None:
             break
@@ -260,6 +277,20 @@ def convert_call(
         if args and args.get("value") is not None:
             return [PlannedCall(it.CONVERT, args)]
     return []
+
+
+def _target_said_later(
+    clause: it.Clause, text: str, extractor: it.Extractor | None
+) -> PlannedCall | None:
+    """The clause's one quantity converted into the unit a later clause names, or None."""
+    quantities = list(QUANTITY.finditer(clause.text))
+    at = text.find(clause.text)
+    target = re.search(r"\b(?:to|into|in)\s+([a-z°]+)", text[at + len(clause.text) :])
+    if len(quantities) != 1 or at < 0 or target is None:
+        return None
+    value, unit = quantities[0].groups()
+    args = it.edge_arguments(it.CONVERT, f"convert {value} {unit} to {target[1]}", extractor)
+    return PlannedCall(it.CONVERT, args) if args and args.get("value") is not None else None
 
 
 def units_of(clause_text: str, extractor: it.Extractor | None) -> dict[str, Any] | None:

@@ -138,6 +138,9 @@ def carry_tools(clauses: list[it.Clause]) -> None:
             # "turn on the heater and | set it to 23", "turn on the tv and | the volume to 40";
             # "is the tv on? | turn it off" (the device asked about)
             clause.tool, clause.device = it.DEVICE, previous.device
+        quantity = _QUANTITY_ALONE.fullmatch(clause.text) and clause.tool is None
+        if quantity and previous is not None and previous.tool == it.CONVERT:
+            clause.tool = it.CONVERT  # "convert 5 lb, | 12 lb | and 30 lb to kg"
         if (
             clause.tool is None
             and previous is not None
@@ -161,6 +164,8 @@ def carry_tools(clauses: list[it.Clause]) -> None:
             and lends_tool(previous.tool, clause, following)
         ):
             clause.tool = previous.tool
+            if clause.tool == it.STATUS:  # "are the lights on in the garage, | the porch | ..."
+                clause.device = clause.device or previous.device
             if clause.tool == it.DEVICE:
                 clause.device = clause.device or previous.device
                 clause.action = clause.action or previous.action
@@ -171,6 +176,7 @@ def carry_tools(clauses: list[it.Clause]) -> None:
 
 
 _ACTING = frozenset({it.DEVICE, it.TIMER, it.ADD_NOTE, it.REMOVE_NOTE})
+_QUANTITY_ALONE = re.compile(r"(?:(?:and|also|plus|then)\s+)*-?\d+(?:\.\d+)?\s*[a-z°]+")
 
 
 def lends_tool(tool: str, fragment: it.Clause, following: it.Clause | None = None) -> bool:

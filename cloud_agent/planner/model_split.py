@@ -27,6 +27,7 @@ says why it cannot plan (see ``cloud_agent.planner.plan``).
 from __future__ import annotations
 
 import itertools
+import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -52,6 +53,7 @@ __all__ = [
     "cut_points",
     "model_clauses",
     "parse_query",
+    "place_with_router",
 ]
 
 #: Words that join two requests (the model's own part texts are trimmed of them too).
@@ -499,3 +501,31 @@ def coverage(query: str, calls: Sequence[Any]) -> int:
         1 for c in calls if c.tool == it.WEATHER and str(c.args.get("day", "today")) in days
     )
     return len(named & cities) + dated
+
+
+_TIMER_NAMED = re.compile(
+    r"^(?:(?:and|also|then|plus)\s+)*(?:the|my)\s+[a-z ]{1,30}\s(?:timer|alarm|one)$"
+)
+
+
+def place_with_router(router: Any, clauses: list[it.Clause]) -> None:
+    """Let the edge's model place the clauses that no cue word placed; a timer named
+    after a cancelled one is cancelled too ("cancel the pizza timer | and the laundry one")."""
+    for before, clause in zip([None, *clauses], clauses, strict=False):
+        named = before is not None and before.tool == "cancel_timer"
+        named = named and _TIMER_NAMED.match(clause.text) is not None
+        if (
+            (clause.tool is not None and not named)
+            or open_knowledge_cues(clause.text)
+            or it.is_writing(clause.text)
+        ):
+            continue
+        words = f"cancel {clause.text}" if named else clause.text
+        try:
+            decision = router.decide(words)
+        except Exception:  # the model is an aid here; a failure leaves the clause unplaced
+            logging.getLogger(__name__).exception("the router failed on a clause; unplaced")
+            continue
+        if decision.route == "edge" and decision.tool:
+            clause.tool = clause.own_tool = decision.tool
+            clause.args = dict(decision.arguments or {})

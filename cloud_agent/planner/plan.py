@@ -15,7 +15,6 @@ to answer); what clauses lend each other is ``discourse``, each tool's arguments
 
 from __future__ import annotations
 
-import logging
 import re
 from typing import Any
 
@@ -101,6 +100,7 @@ def make_plan(
         contrast.contrasted_plan(query, replan)
         or each.distributed_plan(query, replan)
         or stated.stated_plan(query, replan)
+        or shapes.arithmetic_plan(query)  # "how many km longer is 15 miles than 20 km"
     )
     if said is not None:
         return said
@@ -221,7 +221,7 @@ def _read_clauses(
         clauses = merge_fragments(list(read), extractor)
         carry_tools(clauses)
         if router is not None:
-            _ask_router(router, clauses)
+            model_split.place_with_router(router, clauses)
     lend_after_reading(clauses)
     return clauses, unknown, by_model
 
@@ -338,8 +338,8 @@ def _build_calls(
         calls = _calls(clause, previous, clauses, text, extractor, home)
         if calls is None and clause.tool == it.TIMER and _is_item(clause, text):
             calls = []  # "a timer for each": the timers come from the durations listed
-        if calls is None and (by_model or clause.own_tool is not None):
-            return clause
+        if calls is None and (by_model or clause.own_tool is not None or clause.has_entity):
+            return clause  # a place, room or device the carried tool cannot serve: named
         calls = with_names([with_qualifiers(c, clause.text) for c in calls or []], clause.text)
         if previous is not None and tidy.said_again(clause, previous, calls, plan.calls):
             calls = []  # "it's too quiet, | i can barely hear the music": one volume up
@@ -479,25 +479,6 @@ def _is_context(clause: it.Clause, clauses: list[it.Clause]) -> bool:
     return quantity and any(
         (c.tool is not None and c.refers_back) or c.tool == it.CONVERT for c in clauses[index + 1 :]
     )
-
-
-def _ask_router(router: Any, clauses: list[it.Clause]) -> None:
-    """Let the edge's model place the clauses that no cue word placed."""
-    for clause in clauses:
-        if (
-            clause.tool is not None
-            or open_knowledge_cues(clause.text)
-            or it.is_writing(clause.text)
-        ):
-            continue
-        try:
-            decision = router.decide(clause.text)
-        except Exception:  # the model is an aid here; a failure leaves the clause unplaced
-            logging.getLogger(__name__).exception("the router failed on a clause; unplaced")
-            continue
-        if decision.route == "edge" and decision.tool:
-            clause.tool = clause.own_tool = decision.tool
-            clause.args = dict(decision.arguments or {})
 
 
 def _calls(

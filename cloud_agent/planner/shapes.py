@@ -18,15 +18,17 @@ import re
 from typing import Any
 
 from cloud_agent.planner import interpret as it
-from cloud_agent.planner.calls import PlannedCall
-from cloud_agent.planner.clauses import open_knowledge_cues, split_clauses
+from cloud_agent.planner.calls import PREV, Plan, PlannedCall
+from cloud_agent.planner.clauses import normalise, open_knowledge_cues, split_clauses
 from understanding.gazetteer import find_cities
 
 __all__ = [
+    "arithmetic_plan",
     "compares_results",
     "comparison_calls",
     "comparison_kind",
     "comparison_shape",
+    "conversion_arithmetic_calls",
     "conversion_comparison_calls",
     "left_over_calls",
     "per_period_calls",
@@ -140,6 +142,60 @@ def conversion_comparison_calls(text: str) -> list[PlannedCall] | None:
         if u != to_unit
     ]
     return calls or None
+
+
+# The arithmetic asked of two quantities: their difference, or their sum.
+_DIFFERENCE = re.compile(
+    r"\b(?:longer|shorter|further|farther|more|less|fewer|heavier|lighter|bigger|smaller|"
+    r"taller|over|under|difference|between)\b"
+)
+_SUM_OF = re.compile(r"\b(?:altogether|all\s+together|in\s+total|total|combined|in\s+all)\b")
+
+
+def conversion_arithmetic_calls(text: str) -> list[PlannedCall] | None:
+    """Two quantities of one kind in two units, and their difference or their sum asked
+    ("how many km longer is a 15 mile route than a 20 km one", "2 lb of flour and 500 g
+    of sugar, how many grams is that altogether"): the one not in the asked unit (else
+    the other's) converted, then the arithmetic on the result. None unless the words say
+    exactly that, and nothing else is asked."""
+    from understanding.arguments.numbers import find_numbers, tokenize
+    from understanding.arguments.units import find_units
+    from understanding.tools.units import DIMENSION
+
+    difference, total = bool(_DIFFERENCE.search(text)), bool(_SUM_OF.search(text))
+    if difference == total or " or " in f" {text} ":
+        return None  # "which is longer, a or b" is the comparison's (no arithmetic)
+    if any(
+        it.tool_cue(piece) not in (None, it.CALCULATOR, it.CONVERT) for piece in split_clauses(text)
+    ):
+        return None
+    tokens = tokenize(text)
+    units, numbers = find_units(tokens), find_numbers(tokens)
+    quantities = [(n.value, u[2]) for n in numbers for u in units if u[0] == n.end]
+    if len(quantities) != 2 or len({DIMENSION.get(u) for _, u in quantities}) != 1:
+        return None
+    attached = {n.end for n in numbers}
+    asked = {u[2] for u in units if u[0] not in attached}
+    if len(asked) > 1 or any(DIMENSION.get(u) != DIMENSION.get(quantities[0][1]) for u in asked):
+        return None
+    to_unit = asked.pop() if asked else quantities[-1][1]
+    away = [(v, u) for v, u in quantities if u != to_unit]
+    if len(away) != 1:
+        return None  # both in the asked unit (plain arithmetic), or both to convert
+    (value, unit), other = away[0], next(v for v, u in quantities if u == to_unit)
+    result = f"abs({PREV} - {_whole(other)})" if difference else f"{PREV} + {_whole(other)}"
+    return [
+        PlannedCall(it.CONVERT, {"value": _whole(value), "from_unit": unit, "to_unit": to_unit}),
+        PlannedCall(it.CALCULATOR, {"expression": result}),
+    ]
+
+
+def arithmetic_plan(query: str) -> Plan | None:
+    """The plan of a difference or a sum of two quantities in two units
+    (:func:`conversion_arithmetic_calls`), before the clause rules cut the query: they
+    would read the conversion and drop the arithmetic."""
+    calls = conversion_arithmetic_calls(normalise(query))
+    return Plan(query, calls=calls) if calls else None
 
 
 def _whole(value: float) -> int | float:

@@ -120,7 +120,7 @@ def test_a_failing_argument_reader_is_logged(caplog: pytest.LogCaptureFixture) -
 
 def test_a_failing_router_is_logged(caplog: pytest.LogCaptureFixture) -> None:
     from cloud_agent.planner import interpret as it
-    from cloud_agent.planner.plan import _ask_router
+    from cloud_agent.planner.model_split import place_with_router
 
     class Broken:
         def decide(self, text: str) -> Any:
@@ -128,6 +128,6 @@ def test_a_failing_router_is_logged(caplog: pytest.LogCaptureFixture) -> None:
 
     clause = it.Clause("make it a bit warmer in here")
     with caplog.at_level(logging.ERROR):
-        _ask_router(Broken(), [clause])
+        place_with_router(Broken(), [clause])
     assert clause.tool is None
     assert any("router failed" in r.getMessage() for r in caplog.records)

@@ -109,3 +109,78 @@ def test_a_misspelt_room_is_read_as_the_room(planner_router: Any, model: bool) -
         planner_router, "turn on the lights in the dinning room and the hall", model=model
     )
     assert [args["room"] for _, args in planned] == ["dining room", "hallway"]
+
+
+@pytest.mark.parametrize(
+    ("words", "value"),
+    [
+        ("how many km longer is a 15 mile route than a 20 km one", 4.14016),
+        ("whats the difference in centimeters between 6 feet and 180 cm", 2.88),
+        ("if i buy 2 lb of flour and 500 g of sugar, how many grams is that altogether", 1407.185),
+        ("i ran 5 miles this morning and 8 km this evening, how many km is that in total", 16.047),
+    ],
+)
+def test_a_difference_or_sum_of_two_units_converts_then_computes(
+    planner_router: Any, words: str, value: float
+) -> None:
+    from cloud_agent.evaluation import local_registry, run_query, scratch_memory
+    from cloud_agent.planner.reasoner import PlannerReasoner
+
+    assert [tool for tool, _ in calls(planner_router, words)] == ["unit_convert", "calculator"]
+    with scratch_memory() as memory:
+        outcome = run_query(
+            PlannerReasoner(router=planner_router), local_registry(memory), words, "s"
+        )
+    expression = str(outcome.calls[-1][1]["expression"])
+    assert evaluate(expression) == pytest.approx(value, abs=0.01)
+
+
+@pytest.mark.parametrize("model", [True, False])
+@pytest.mark.parametrize(
+    ("words", "planned"),
+    [
+        (
+            "are the lights on in the garage, on the porch and in the garden?",
+            [
+                ("device_status", {"device": "light", "room": r})
+                for r in ("garage", "porch", "garden")
+            ],
+        ),
+        (
+            "convert each of these to kg: 5 lb, 12 lb and 30 lb",
+            [
+                ("unit_convert", {"value": v, "from_unit": "lb", "to_unit": "kg"})
+                for v in (5, 12, 30)
+            ],
+        ),
+        (
+            "convert 5 lb and 2500 g both to kilograms",
+            [
+                ("unit_convert", {"value": 5, "from_unit": "lb", "to_unit": "kg"}),
+                ("unit_convert", {"value": 2500, "from_unit": "g", "to_unit": "kg"}),
+            ],
+        ),
+        (
+            "cancel the pizza timer and the laundry timer",
+            [("cancel_timer", {"label": "pizza"}), ("cancel_timer", {"label": "laundry"})],
+        ),
+    ],
+)
+def test_every_item_of_a_list_is_read_none_dropped_none_borrowed(
+    planner_router: Any, model: bool, words: str, planned: list[tuple[str, dict[str, Any]]]
+) -> None:
+    assert calls(planner_router, words, model=model) == planned
+
+
+def test_a_timer_said_after_a_cancel_with_a_verb_of_its_own_is_not_cancelled(
+    planner_router: Any,
+) -> None:
+    planned = calls(planner_router, "cancel the pizza timer and set one for the laundry")
+    assert ("cancel_timer", {"label": "laundry"}) not in planned
+
+
+def test_a_city_of_everyday_words_is_read_whole_in_a_list() -> None:
+    from understanding.gazetteer import find_cities
+
+    said = "please compare tomorrow's weather in denver and salt lake city for me"
+    assert [city for _, city in find_cities(said)] == ["denver", "salt lake city"]

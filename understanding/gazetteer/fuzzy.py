@@ -106,6 +106,7 @@ def find_cities(text: str, cutoff: float = CUTOFF) -> list[tuple[int, str]]:
             i += 1
             continue
         pending: tuple[int, int, str] | None = None
+        plain: tuple[int, int, str] | None = None  # the widest everyday name here
         for width in (3, 2, 1):
             chunk = " ".join(w for w in words[i : i + width] if w)
             if len(words[i : i + width]) < width or not chunk or chunk in _STOP:
@@ -119,12 +120,14 @@ def find_cities(text: str, cutoff: float = CUTOFF) -> list[tuple[int, str]]:
                 found.append((i, i + width, city))
                 i += width
                 break
-            if city is not None and width == 1:
-                everyday.append((i, i + 1, city))
+            if city is not None and plain is None:
+                plain = (i, i + width, city)  # "denver and salt lake city": all everyday words
         else:
             if pending is not None:
                 loose.append(pending)  # kept only beside another place
-            i = pending[1] if pending is not None else i + 1
+            if plain is not None:
+                everyday.append(plain)
+            i = pending[1] if pending is not None else (plain[1] if plain is not None else i + 1)
     found += _beside_a_place(loose, found, words)
     return [(start, city) for start, _, city in sorted(_listed_with(found, everyday, words))]
 
