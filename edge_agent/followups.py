@@ -39,7 +39,7 @@ _DEVICE_REF = re.compile(
 )
 # "there" as the place said before ("what's the time there"), not "is there".
 _PLACE_REF = re.compile(
-    r"(?<!\bis )(?<!\bare )(?<!\bwas )\b(?:(?:in|over|out)\s+)?there\b"
+    r"(?<!\bis )(?<!\bare )(?<!\bwas )(?<!\bout )\b(?:(?:in|over)\s+)?there\b"
     r"(?!\s+(?:is|are|was|were|be|will|'s)\b)",
     re.IGNORECASE,
 )

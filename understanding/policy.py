@@ -372,7 +372,8 @@ _BARE_WORDS = (
     "set timer timers alarm alarms wake me up remind reminder start turn switch it on off "
     "them something thing stuff item one to list shopping grocery do my a an the this that "
     "please can could you i need want new take make note add put write down remove delete "
-    "cancel from thermostat light lights tv fan heater ac speaker get rid of"
+    "cancel from thermostat light lights tv fan heater ac speaker get rid of is are still "
+    "warmer cooler colder hotter brighter dimmer louder quieter bit little"
 )
 _BARE = frozenset(_BARE_WORDS.split())
 
@@ -392,6 +393,8 @@ def ask_back(
     the cloud's."""
     if tool in ("get_weather", "world_clock") and "'there' points at no place" in reason:
         return Verdict("ask", f"{tool} needs its city", "city", "Where do you mean?")
+    if tool == "device_status" and "device" in reason and set(tokens_of(words)) <= _BARE:
+        return Verdict("ask", "device_status needs its device", "device", "Which device?")
     if tool not in ACTION_TOOLS:
         return None
     from understanding.asking import question_for as timer_question

@@ -30,6 +30,8 @@ _CASUAL: tuple[tuple[str, str], ...] = (
     (r"\bur\b", "your"),
     (r"\bn\b|&", " and "),
     (r"\bwhats\b", "what is"),
+    (r"\bim\b", "i'm"),
+    (r"\bive\b", "i've"),
     (r"\bhows\b", "how is"),
     (r"\bwheres\b", "where is"),
     (r"\bwots\b|\bwuts\b", "what is"),

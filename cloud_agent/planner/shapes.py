@@ -18,6 +18,7 @@ import re
 from typing import Any
 
 from cloud_agent.planner import interpret as it
+from cloud_agent.planner import rates
 from cloud_agent.planner.calls import PREV, Plan, PlannedCall
 from cloud_agent.planner.clauses import normalise, open_knowledge_cues, split_clauses
 from understanding.gazetteer import find_cities
@@ -379,4 +380,6 @@ def comparison_shape(text: str, home: Any) -> list[PlannedCall] | None:
         or left_over_calls(text)
         or share_of_sum_calls(text)
         or conversion_comparison_calls(text)
+        or rates.rate_calls(text)
+        or rates.amount_over_rate_calls(text)
     )

@@ -184,3 +184,37 @@ def test_a_city_of_everyday_words_is_read_whole_in_a_list() -> None:
 
     said = "please compare tomorrow's weather in denver and salt lake city for me"
     assert [city for _, city in find_cities(said)] == ["denver", "salt lake city"]
+
+
+@pytest.mark.parametrize(
+    ("words", "value"),
+    [
+        ("i sleep 7.5 hours a night, how many hours is that in a week", 52.5),
+        ("my car gets 38 miles per gallon and the trip is 420 miles, how many gallons", 420 / 38),
+        ("I'm saving 350 a month toward 5000. How many months will that take", 5000 / 350),
+    ],
+)
+def test_a_rate_over_a_span_or_an_amount_over_a_rate_is_one_calculation(
+    planner_router: Any, words: str, value: float
+) -> None:
+    planned = calls(planner_router, words)
+    assert [tool for tool, _ in planned] == ["calculator"]
+    assert evaluate(str(planned[0][1]["expression"])) == pytest.approx(value)
+
+
+def test_a_rate_beside_a_count_of_people_is_no_rate_shape() -> None:
+    from cloud_agent.planner.rates import rate_calls
+
+    said = "3 kids each drinking 2.5 liters of water a day, how much water for a 4 day trip"
+    assert rate_calls(said) is None
+
+
+@pytest.mark.parametrize("model", [True, False])
+def test_a_remark_typed_without_its_apostrophe_is_still_a_remark(
+    planner_router: Any, model: bool
+) -> None:
+    words = "ok im going to bed, turn off the tv in the living room and lock the door"
+    assert calls(planner_router, words, model=model) == [
+        ("device_control", {"device": "tv", "action": "off", "room": "living room"}),
+        ("device_control", {"device": "door_lock", "action": "lock"}),
+    ]

@@ -156,3 +156,32 @@ def test_there_in_a_conversation_is_the_city_asked_about() -> None:
     context.remember("get_weather", {"city": "paris"})
     assert rewrite("what's the time there", context) == "what's the time in paris"
     assert rewrite("is there a timer", context) is None
+
+
+def test_out_there_is_outdoors_here(shipped_router: Router) -> None:
+    route, _tool, arguments = decide(
+        shipped_router, "what will be the temperature out there tomorrow"
+    )
+    assert (route, arguments) == ("edge", {"city": "london", "day": "tomorrow"})
+
+
+@pytest.mark.parametrize(
+    ("words", "tool"),
+    [
+        ("is it on?", "device_status"),
+        ("is it still on", "device_status"),
+        ("make it warmer", "device_control"),
+    ],
+)
+def test_it_with_no_device_said_asks_which(shipped_router: Router, words: str, tool: str) -> None:
+    decision = shipped_router.decide(words)
+    assert (decision.route, decision.tool, decision.missing) == ("ask", tool, "device")
+
+
+def test_a_brolly_is_an_umbrella(shipped_router: Router) -> None:
+    route, tool, arguments = decide(shipped_router, "will I need a brolly in Manchester tomorrow")
+    assert (route, tool, arguments) == (
+        "edge",
+        "get_weather",
+        {"city": "manchester", "day": "tomorrow"},
+    )

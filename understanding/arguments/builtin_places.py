@@ -190,9 +190,11 @@ def _city(request: _Request, home: Any, countries: bool = False) -> Filled:
 
 #: The reason's tail for a "there" that points at no place: asked back ("Where?").
 THERE_UNSAID = "the required argument 'city'"
-# "there" as a place ("the time there", "is it raining over there"), not "is there".
+# "there" as a place ("the time there", "is it raining over there"), not "is there" nor
+# "out there" (outdoors, here).
 _THERE = re.compile(
-    r"\b(?<!is )(?<!are )(?<!was )(?<!were )there\b(?!\s+(?:is|are|was|were|be|will|'s|s)\b)"
+    r"\b(?<!is )(?<!are )(?<!was )(?<!were )(?<!out )there\b"  # "out there" is outdoors
+    r"(?!\s+(?:is|are|was|were|be|will|'s|s)\b)"
 )
 
 

@@ -3,7 +3,8 @@ another word, what a typo makes of a word that changes a command, and a favour a
 before the request.
 
 Speech recognisers write the word that sounds the same: "whether in london tomorrow",
-"at milk to the shopping list", "take eggs of the list", "a timer for to minutes". Each
+"at milk to the shopping list", "take eggs of the list", "a timer for to minutes"; a
+"brolly" is the umbrella the model knows. Each
 rewrite here is one such confusion, read only where the heard word cannot be what was
 meant: "whether" with no clause after it, "at" opening a request to a list, "of" between
 a removing verb and "the list", a number word's homophone before a unit of time. Anything
@@ -52,6 +53,8 @@ _HEARD: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (rf"\b(for|in|about)\s+(?:to|too)\s+(?={_UNIT}\b)", r"\1 two "),
         # "an our", "half an our": the hour
         (r"\b(an|one|half an|per|every|quarter of an)\s+our\b", r"\1 hour"),
+        # British words the model read too rarely to know: the word it knows
+        (r"\bbroll(?:y|ies)\b", "umbrella"),
         # "the weather four tokyo", "time four sydney": "for" before a place
         (r"\b(weather|forecast|time|temperature)\s+four\s+(?=[a-z])", r"\1 for "),
     )
