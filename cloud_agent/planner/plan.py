@@ -27,6 +27,7 @@ from cloud_agent.planner import (
     places,
     plan_check,
     qualifiers,
+    said_times,
     shapes,
     stated,
     tidy,
@@ -464,7 +465,7 @@ def _is_item(clause: it.Clause, text: str) -> bool:
     for each"): words the timers stand for, asking for nothing of their own."""
     return (
         plan_check.wants_timer_each(text)
-        and len(plan_check.listed_durations(text)) >= 2
+        and len(said_times.listed_durations(text)) >= 2
         and not clause.has_entity
     )
 

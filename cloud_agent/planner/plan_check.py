@@ -37,6 +37,7 @@ from typing import Any
 
 from cloud_agent.planner.clauses import FILLER
 from cloud_agent.planner.each import listed_items, listed_tool, without_head
+from cloud_agent.planner.said_times import listed_durations, unkept_time
 from understanding import policy
 from understanding.arguments.bare_hours import ambiguous_hour
 from understanding.arguments.qualifiers import find_qualifiers, tokens_of
@@ -113,31 +114,6 @@ def _note_text(text: str) -> Verdict:
         rest = text[swallowed.start() :].strip(" ,;")
         return Verdict(False, "the note holds another request", rest)
     return ALLOW
-
-
-def listed_durations(words: str) -> list[int]:
-    """Each duration a query lists with one unit ("9 and 20 minutes": 540, 1200; "5, 10 and
-    15 minutes"), else each duration said on its own, in order."""
-    from cloud_agent.planner.clauses import split_clauses
-    from understanding.arguments.durations import UNIT_SECONDS, parse_duration
-    from understanding.grounding import carried_durations
-
-    found: list[int] = []
-    for match in _DURATION_LIST.finditer(words):
-        unit = UNIT_SECONDS[match.group(3)]
-        numbers = [match.group(1), *re.findall(r"\d+(?:\.\d+)?", match.group(2))]
-        found += [round(float(n) * unit) for n in numbers]
-    if found:
-        return found
-    carried = carried_durations(words)
-    if carried:
-        return carried
-    return [s for piece in split_clauses(words) if (s := parse_duration(piece))]
-
-
-_DURATION_LIST = re.compile(
-    r"(\d+(?:\.\d+)?)((?:\s*(?:,\s*and|,|and|or|&)\s*\d+(?:\.\d+)?)+)\s*(hours?|minutes?|seconds?)\b"
-)
 
 
 def request_words(tool: str, arguments: dict[str, Any], words: str) -> str:
@@ -527,6 +503,9 @@ def check_plan(words: str, calls: list[tuple[str, dict[str, Any]]]) -> Verdict:
     for whole in (_whole_query(words, calls), _unserved(words, calls)):
         if not whole.ok:
             return whole
+    dropped = unkept_time(words, calls)
+    if dropped is not None:
+        return Verdict(False, "a time said that no call keeps", dropped)
     for tool, arguments in calls:
         shaped = _schema(tool, arguments)
         if not shaped.ok:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from cloud_agent.planner import interpret as it
-from cloud_agent.planner import plan_check
+from cloud_agent.planner import plan_check, said_times
 from cloud_agent.planner.arguments import as_written
 from cloud_agent.planner.calls import PlannedCall
 from cloud_agent.planner.discourse import NEEDS_CITY
@@ -44,7 +44,7 @@ def timer_for_each(text: str, calls: list[PlannedCall]) -> list[PlannedCall]:
     unless the words ask for one."""
     if not plan_check.wants_timer_each(text):
         return calls
-    durations = plan_check.listed_durations(text)
+    durations = said_times.listed_durations(text)
     if len(durations) < 2:
         return calls
     noted = it.asks_for_note(text)

@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 from cloud_agent.planner.clauses import normalise
 from cloud_agent.planner.plan import make_plan
-from cloud_agent.planner.plan_check import check_call, check_plan, listed_durations
+from cloud_agent.planner.plan_check import check_call, check_plan
+from cloud_agent.planner.said_times import listed_durations
 
 
 def _words(query: str) -> str:

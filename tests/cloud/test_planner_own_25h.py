@@ -218,3 +218,29 @@ def test_a_remark_typed_without_its_apostrophe_is_still_a_remark(
         ("device_control", {"device": "tv", "action": "off", "room": "living room"}),
         ("device_control", {"device": "door_lock", "action": "lock"}),
     ]
+
+
+@pytest.mark.parametrize(
+    ("words", "calls_", "ok"),
+    [
+        ("set an alarm for 6:15 and another for 6:30", [("set_timer", {"at": "06:15"})], False),
+        (
+            "set an alarm for 6:15 and another for 6:30",
+            [("set_timer", {"at": "06:15"}), ("set_timer", {"at": "06:30"})],
+            True,
+        ),
+        (
+            "remind me at 6:30 pm to call mum",
+            [("set_timer", {"at": "18:30", "label": "call mum"})],
+            True,
+        ),
+        ("add a note: meeting at 6:30", [("add_note", {"text": "meeting at 6:30"})], True),
+        ("timer for 1.25 hours", [("set_timer", {"seconds": 4500})], True),
+    ],
+)
+def test_a_plan_that_drops_a_clock_time_said_fails_the_check(
+    words: str, calls_: list[tuple[str, dict[str, Any]]], ok: bool
+) -> None:
+    from cloud_agent.planner.plan_check import check_plan
+
+    assert check_plan(words, calls_).ok is ok
