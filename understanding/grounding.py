@@ -17,11 +17,12 @@ these through :func:`understanding.policy.check_call`: one implementation.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from understanding.arguments.devices import CLEANING_WORDS, DOCKED_WORDS
 
-__all__ = ["complained", "durations_said", "grounded_values", "named_devices"]
+__all__ = ["complained", "durations_said", "grounded_values", "named_devices", "unkept_clock_time"]
 
 PREV = "{prev}"  # a number an earlier call of a plan gives ("that many minutes")
 
@@ -321,3 +322,35 @@ _REMOVED = re.compile(
     r"clear|bought|got|done|tick\w*|un-?list|forget)\b"
 )
 _ADDED = re.compile(r"\b(?:add|put|stick|write|jot|pop|include|append)\b")
+
+
+# The tools whose calls keep a clock time said: a timer's or a command's ``at``, a note's.
+_TIMED = frozenset({"set_timer", "device_control", "add_note"})
+# "6:30", "6:30 pm", "6.30pm" (a decimal is no clock time without its am or pm: "0.25")
+_SAID_CLOCK = re.compile(
+    r"\b(\d{1,2})(?::(\d{2})\s*(am|pm|a\.m\.|p\.m\.)?|\.(\d{2})\s*(am|pm|a\.m\.|p\.m\.))(?![\d.])"
+)
+
+
+def unkept_clock_time(words: str, calls: Sequence[tuple[str, dict[str, Any]]]) -> str | None:
+    """The first clock time said that no call keeps (a timer's or a command's ``at``, a
+    note's words), else None: "set an alarm for 6:15 and another for 6:30" read as one
+    alarm would drop the second. Only calls with side effects are asked about."""
+    if not any(t in _TIMED for t, _ in calls):
+        return None
+    kept = set()
+    for _, arguments in calls:
+        at = re.search(r"(\d{2}):(\d{2})$", str(arguments.get("at", "")))
+        if at:
+            kept.add(int(at[1]) * 60 + int(at[2]))
+    said_in = " ".join(str(v) for _, a in calls for v in a.values() if isinstance(v, str))
+    for match in _SAID_CLOCK.finditer(words):
+        hour, minute = int(match[1]), int(match[2] or match[4])
+        part = (match[3] or match[5] or "")[:1]
+        if hour > 23 or minute > 59 or match.group(0).strip() in said_in:
+            continue
+        day = {hour % 12 * 60 + minute + (720 if part == "p" else 0)} if part else set()
+        day = day or {hour * 60 + minute, (hour + 12) % 24 * 60 + minute}
+        if not day & kept:
+            return str(match.group(0).strip())
+    return None

@@ -41,7 +41,7 @@ from understanding.arguments.qualifiers import (
     left_out_words,
     tokens_of,
 )
-from understanding.grounding import grounded_values
+from understanding.grounding import grounded_values, unkept_clock_time
 from understanding.structure import unserved_about_it
 from understanding.tools.catalogue import SIDE_EFFECT_TOOLS
 
@@ -75,6 +75,12 @@ class Verdict:
 
 
 ALLOW = Verdict("allow")
+
+# One more of the same asked after the first: "and another for 10", "then a second one".
+_ANOTHER = re.compile(
+    r"\b(?:and|then|plus|also)\s+(?:then\s+|also\s+)?(?:another|a\s+second(?:\s+one)?|one\s+more)\b",
+    re.IGNORECASE,
+)
 
 # A request cut off after the word that brings in its value: the argument and the question.
 _CUT_OFF = {
@@ -175,6 +181,13 @@ def check_call(
         reason = unconsumed(tool, args, qualifier)
         if reason is not None:
             return Verdict("cloud", reason)
+    if tool in ("set_timer", "device_control") and not several:
+        dropped = unkept_clock_time(words, [(tool, args)])
+        if dropped is not None:  # "an alarm for 6:15 and another for 6:30": two asked
+            return Verdict("cloud", f"the time {dropped!r} is said and not kept")
+        another = _ANOTHER.search(words)
+        if another is not None and tool == "set_timer":  # "... for 5 minutes and another for 10"
+            return Verdict("cloud", f"a second timer asked ({another.group(0)!r})")
     if tool == "device_control":
         inside = inside | left_out_words(words)  # "..., but leave the porch one on"
     second = second_request(tokens, inside) if one_request else None

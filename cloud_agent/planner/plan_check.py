@@ -37,10 +37,11 @@ from typing import Any
 
 from cloud_agent.planner.clauses import FILLER
 from cloud_agent.planner.each import listed_items, listed_tool, without_head
-from cloud_agent.planner.said_times import listed_durations, unkept_time
+from cloud_agent.planner.said_times import listed_durations
 from understanding import policy
 from understanding.arguments.bare_hours import ambiguous_hour
 from understanding.arguments.qualifiers import find_qualifiers, tokens_of
+from understanding.grounding import unkept_clock_time
 from understanding.tools.devices import STEP_ACTIONS
 
 __all__ = [
@@ -503,7 +504,9 @@ def check_plan(words: str, calls: list[tuple[str, dict[str, Any]]]) -> Verdict:
     for whole in (_whole_query(words, calls), _unserved(words, calls)):
         if not whole.ok:
             return whole
-    dropped = unkept_time(words, calls)
+    dropped = (
+        unkept_clock_time(words, calls) if any(t in policy.ACTION_TOOLS for t, _ in calls) else None
+    )
     if dropped is not None:
         return Verdict(False, "a time said that no call keeps", dropped)
     for tool, arguments in calls:

@@ -185,3 +185,30 @@ def test_a_brolly_is_an_umbrella(shipped_router: Router) -> None:
         "get_weather",
         {"city": "manchester", "day": "tomorrow"},
     )
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        "set an alarm for 6:15 and another for 6:30",
+        "set a timer for 5 minutes and another for 10",
+        "set a timer for 5 minutes and then another one",
+    ],
+)
+def test_a_second_timer_asked_is_never_dropped(shipped_router: Router, words: str) -> None:
+    """The model reads one request; setting the first alone drops the second."""
+    decision = shipped_router.decide(words)
+    assert decision.route != "edge" or len(decision.calls) == 2
+
+
+@pytest.mark.parametrize(
+    ("words", "arguments"),
+    [
+        ("remind me at 6:30 pm to call mum", {"at": "18:30", "label": "call mum"}),
+        ("set an alarm for 7:00", {"at": "07:00"}),
+    ],
+)
+def test_a_time_said_once_and_kept_runs(
+    shipped_router: Router, words: str, arguments: dict[str, object]
+) -> None:
+    assert decide(shipped_router, words) == ("edge", "set_timer", arguments)
