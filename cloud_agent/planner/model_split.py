@@ -50,6 +50,7 @@ __all__ = [
     "Disagreement",
     "ModelRequest",
     "Parse",
+    "clock_alone",
     "cut_points",
     "model_clauses",
     "parse_query",
@@ -503,6 +504,16 @@ def coverage(query: str, calls: Sequence[Any]) -> int:
     return len(named & cities) + dated
 
 
+_CLOCK_ALONE = re.compile(
+    r"(?:(?:and|also|then|plus)\s+)*(?:at\s+)?(?P<time>\d{1,2}(?::\d{2})?\s*(?:am|pm)?)"
+)
+
+
+def clock_alone(text: str) -> bool:
+    """Whether a clause is a clock time and nothing else ("6:15", "and 7 am")."""
+    return _CLOCK_ALONE.fullmatch(text) is not None
+
+
 _TIMER_NAMED = re.compile(
     r"^(?:(?:and|also|then|plus)\s+)*(?:the|my)\s+[a-z ]{1,30}\s(?:timer|alarm|one)$"
 )
@@ -514,6 +525,10 @@ def place_with_router(router: Any, clauses: list[it.Clause]) -> None:
     for before, clause in zip([None, *clauses], clauses, strict=False):
         named = before is not None and before.tool == "cancel_timer"
         named = named and _TIMER_NAMED.match(clause.text) is not None
+        # "set alarms at 6, | 6:15 | and 6:30": each clock time one more alarm
+        kept = before.args or {} if before is not None else {}
+        alarm = before is not None and before.tool == it.TIMER and "label" not in kept
+        alarm = alarm and "at" in kept and clause.tool is None and clock_alone(clause.text)
         if (
             (clause.tool is not None and not named)
             or open_knowledge_cues(clause.text)
@@ -521,6 +536,8 @@ def place_with_router(router: Any, clauses: list[it.Clause]) -> None:
         ):
             continue
         words = f"cancel {clause.text}" if named else clause.text
+        clock = _CLOCK_ALONE.fullmatch(clause.text)
+        words = f"set an alarm for {clock['time']}" if alarm and clock else words
         try:
             decision = router.decide(words)
         except Exception:  # the model is an aid here; a failure leaves the clause unplaced

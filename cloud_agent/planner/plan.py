@@ -342,6 +342,8 @@ def _build_calls(
         if calls is None and (by_model or clause.own_tool is not None or clause.has_entity):
             return clause  # a place, room or device the carried tool cannot serve: named
         calls = with_names([with_qualifiers(c, clause.text) for c in calls or []], clause.text)
+        if model_split.clock_alone(clause.text) and plan.calls and calls:
+            calls = tidy.reminder_again(plan.calls[-1], calls)  # "... pills at 8 am | and 20:00"
         if previous is not None and tidy.said_again(clause, previous, calls, plan.calls):
             calls = []  # "it's too quiet, | i can barely hear the music": one volume up
         plan.calls.extend(calls)

@@ -121,3 +121,17 @@ def listed_together(text: str, calls: list[PlannedCall]) -> list[PlannedCall]:
         if re.search(joined, text.lower()):
             out[k] = PlannedCall(call.tool, {**call.args, "list": named})
     return out
+
+
+def reminder_again(before: PlannedCall, calls: list[PlannedCall]) -> list[PlannedCall]:
+    """An alarm said as a clock time alone right after a reminder ("remind me to take my
+    pills at 8 am | and 20:00") is the same reminder again: it takes the reminder's label."""
+    label = before.args.get("label") if before.tool == it.TIMER and "at" in before.args else None
+    if not label:
+        return calls
+    return [
+        PlannedCall(c.tool, {**c.args, "label": label})
+        if c.tool == it.TIMER and "at" in c.args and not c.args.get("label")
+        else c
+        for c in calls
+    ]

@@ -244,3 +244,19 @@ def test_a_plan_that_drops_a_clock_time_said_fails_the_check(
     from cloud_agent.planner.plan_check import check_plan
 
     assert check_plan(words, calls_).ok is ok
+
+
+@pytest.mark.parametrize("model", [True, False])
+def test_several_alarms_in_one_clause_are_several(planner_router: Any, model: bool) -> None:
+    planned = calls(planner_router, "set alarms at 6, 6:15 and 6:30", model=model)
+    assert planned == [("set_timer", {"at": at}) for at in ("06:00", "06:15", "06:30")]
+
+
+def test_a_clock_time_alone_after_a_reminder_is_the_reminder_again(planner_router: Any) -> None:
+    planned = calls(planner_router, "remind me to take my pills at 8 am and 20:00")
+    assert planned == [
+        ("set_timer", {"at": "08:00", "label": "take my pills"}),
+        ("set_timer", {"at": "20:00", "label": "take my pills"}),
+    ]
+    other = calls(planner_router, "remind me to call mum at 6 pm and set an alarm for 7 am")
+    assert other[1] == ("set_timer", {"at": "07:00"})
