@@ -8,27 +8,23 @@ from __future__ import annotations
 import pytest
 
 from cloud_agent.planner.plan import make_plan
-from cloud_agent.planner.reasoner import load_edge_router
 from understanding.arguments.timer_labels import timer_label
 
 
-@pytest.fixture(scope="module")
-def router() -> object:
-    return load_edge_router()
-
-
-def calls(router: object, words: str, *, model: bool = True) -> list[tuple[str, object]]:
-    plan = make_plan(words, router=router, split_with_model=model)
+def calls(planner_router: object, words: str, *, model: bool = True) -> list[tuple[str, object]]:
+    plan = make_plan(words, router=planner_router, split_with_model=model)
     return [(c.tool, c.args) for c in plan.calls]
 
 
 @pytest.mark.parametrize("model", [True, False])
-def test_a_timer_called_off_is_cancelled_not_set(router: object, model: bool) -> None:
-    assert calls(router, "cancel the pasta timer and whats the time in rome", model=model) == [
+def test_a_timer_called_off_is_cancelled_not_set(planner_router: object, model: bool) -> None:
+    assert calls(
+        planner_router, "cancel the pasta timer and whats the time in rome", model=model
+    ) == [
         ("cancel_timer", {"label": "pasta"}),
         ("world_clock", {"city": "rome"}),
     ]
-    assert calls(router, "cancel the next timer and then set a new one for 8 minutes") == [
+    assert calls(planner_router, "cancel the next timer and then set a new one for 8 minutes") == [
         ("cancel_timer", {"next": True}),
         ("set_timer", {"seconds": 480}),
     ]
@@ -52,8 +48,10 @@ def test_a_timer_is_named_by_the_words_around_it(words: str, label: str | None) 
     assert timer_label(words) == label
 
 
-def test_a_planned_timer_keeps_its_name(router: object) -> None:
-    planned = calls(router, "set a tea timer for 4 minutes, then whats the weather in london")
+def test_a_planned_timer_keeps_its_name(planner_router: object) -> None:
+    planned = calls(
+        planner_router, "set a tea timer for 4 minutes, then whats the weather in london"
+    )
     assert ("set_timer", {"seconds": 240, "label": "tea"}) in planned
 
 
@@ -68,9 +66,9 @@ def test_a_planned_timer_keeps_its_name(router: object) -> None:
 )
 @pytest.mark.parametrize("model", [True, False])
 def test_a_part_no_tool_serves_stops_the_plan_that_acts(
-    router: object, words: str, model: bool
+    planner_router: object, words: str, model: bool
 ) -> None:
-    plan = make_plan(words, router=router, split_with_model=model)
+    plan = make_plan(words, router=planner_router, split_with_model=model)
     assert plan.calls == [] and plan.refusal
 
 
@@ -93,9 +91,9 @@ def test_a_part_no_tool_serves_stops_the_plan_that_acts(
     ],
 )
 def test_a_stated_number_and_its_question_beside_other_requests(
-    router: object, words: str, expected: list[tuple[str, object]]
+    planner_router: object, words: str, expected: list[tuple[str, object]]
 ) -> None:
-    planned = calls(router, words)
+    planned = calls(planner_router, words)
     assert [(tool, None if tool == "calculator" else args) for tool, args in planned] == expected
 
 
@@ -135,13 +133,13 @@ def test_a_share_of_a_sum_never_drops_the_request_beside_it() -> None:
     ],
 )
 def test_an_addition_naming_no_list_goes_on_the_list_just_named(
-    router: object, words: str, expected: list[tuple[str, object]]
+    planner_router: object, words: str, expected: list[tuple[str, object]]
 ) -> None:
-    assert calls(router, words) == expected
+    assert calls(planner_router, words) == expected
 
 
-def test_an_addition_with_no_list_before_it_is_no_list_item(router: object) -> None:
-    planned = calls(router, "set a timer for 5 minutes and add bread")
+def test_an_addition_with_no_list_before_it_is_no_list_item(planner_router: object) -> None:
+    planned = calls(planner_router, "set a timer for 5 minutes and add bread")
     assert all(args.get("list") is None for _tool, args in planned if isinstance(args, dict))
 
 
@@ -162,10 +160,10 @@ def test_a_real_word_is_never_corrected_into_a_tool_word() -> None:
         "buy two tickets for the 8pm showing of dune and set a timer for 2 hours",
     ],
 )
-def test_a_time_of_day_said_is_no_question_of_the_clock(router: object, words: str) -> None:
+def test_a_time_of_day_said_is_no_question_of_the_clock(planner_router: object, words: str) -> None:
     from understanding.settings import Settings
 
-    plan = make_plan(words, router=router, home=Settings(home_city="london"))
+    plan = make_plan(words, router=planner_router, home=Settings(home_city="london"))
     assert plan.calls == [] and plan.refusal
 
 
@@ -176,20 +174,20 @@ def test_a_time_of_day_in_a_city_still_asks_the_clock() -> None:
     assert tool_cue("a haircut for saturday morning") is None
 
 
-def test_timers_listed_in_one_clause_each_take_their_name(router: object) -> None:
+def test_timers_listed_in_one_clause_each_take_their_name(planner_router: object) -> None:
     words = "timers for the pasta 11 minutes and for the garlic bread 8 minutes"
-    assert calls(router, words) == [
+    assert calls(planner_router, words) == [
         ("set_timer", {"seconds": 660, "label": "pasta"}),
         ("set_timer", {"seconds": 480, "label": "garlic bread"}),
     ]
-    assert calls(router, "set timers for 10 and 20 minutes") == [
+    assert calls(planner_router, "set timers for 10 and 20 minutes") == [
         ("set_timer", {"seconds": 600}),
         ("set_timer", {"seconds": 1200}),
     ]
 
 
-def test_a_command_on_it_keeps_the_room_of_the_device_before(router: object) -> None:
-    assert calls(router, "unmute the kitchen speaker and turn it up a bit") == [
+def test_a_command_on_it_keeps_the_room_of_the_device_before(planner_router: object) -> None:
+    assert calls(planner_router, "unmute the kitchen speaker and turn it up a bit") == [
         ("device_control", {"device": "speaker", "action": "unmute", "room": "kitchen"}),
         ("device_control", {"device": "speaker", "action": "volume_up", "room": "kitchen"}),
     ]
@@ -206,11 +204,11 @@ def test_a_command_on_it_keeps_the_room_of_the_device_before(router: object) -> 
     ],
 )
 def test_here_is_the_devices_home_beside_the_places_named(
-    router: object, words: str, cities: list[str]
+    planner_router: object, words: str, cities: list[str]
 ) -> None:
     from understanding.settings import Settings
 
-    plan = make_plan(words, router=router, home=Settings(home_city="london"))
+    plan = make_plan(words, router=planner_router, home=Settings(home_city="london"))
     assert [c.args["city"] for c in plan.calls] == cities
 
 
@@ -223,17 +221,17 @@ def test_here_is_the_devices_home_beside_the_places_named(
     ],
 )
 def test_a_place_the_tagger_marks_that_no_gazetteer_knows_is_never_the_home(
-    router: object, words: str
+    planner_router: object, words: str
 ) -> None:
     from understanding.settings import Settings
 
-    plan = make_plan(words, router=router, home=Settings(home_city="london"))
+    plan = make_plan(words, router=planner_router, home=Settings(home_city="london"))
     assert plan.calls == [] and plan.refusal_kind == "unknown_place"
 
 
-def test_a_slot_that_points_back_names_no_unknown_place(router: object) -> None:
+def test_a_slot_that_points_back_names_no_unknown_place(planner_router: object) -> None:
     words = "Look up the weather in Vienna today and the local time in that city."
-    assert calls(router, words) == [
+    assert calls(planner_router, words) == [
         ("get_weather", {"city": "vienna", "day": "today"}),
         ("world_clock", {"city": "vienna"}),
     ]
@@ -252,16 +250,16 @@ def test_a_slot_that_points_back_names_no_unknown_place(router: object) -> None:
     ],
 )
 def test_a_region_is_never_read_as_the_home_or_the_next_place(
-    router: object, words: str, planned: list[tuple[str, object]]
+    planner_router: object, words: str, planned: list[tuple[str, object]]
 ) -> None:
     from understanding.settings import Settings
 
-    plan = make_plan(words, router=router, home=Settings(home_city="london"))
+    plan = make_plan(words, router=planner_router, home=Settings(home_city="london"))
     assert [(c.tool, c.args) for c in plan.calls] == planned
 
 
-def test_running_the_vacuum_is_its_on_never_the_off_before_it(router: object) -> None:
-    assert calls(router, "lights off in the hallway and run the vacuum for 45 minutes") == [
+def test_running_the_vacuum_is_its_on_never_the_off_before_it(planner_router: object) -> None:
+    assert calls(planner_router, "lights off in the hallway and run the vacuum for 45 minutes") == [
         ("device_control", {"device": "light", "action": "off", "room": "hallway"}),
         ("device_control", {"device": "vacuum", "action": "on", "for": 2700}),
     ]

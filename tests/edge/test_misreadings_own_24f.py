@@ -16,13 +16,8 @@ from understanding.router import Router
 from understanding.settings import Settings
 
 
-@pytest.fixture(scope="module")
-def router() -> Router:
-    return Router.load()
-
-
-def decide(router: Router, words: str) -> tuple[str, str | None, dict[str, object] | None]:
-    decision = router.decide(words, settings=Settings(home_city="london"))
+def decide(shipped_router: Router, words: str) -> tuple[str, str | None, dict[str, object] | None]:
+    decision = shipped_router.decide(words, settings=Settings(home_city="london"))
     return decision.route, decision.tool, decision.arguments
 
 
@@ -58,9 +53,9 @@ def test_an_on_of_a_place_or_a_service_is_no_switch(words: str, switch: bool) ->
     ],
 )
 def test_a_denied_state_a_report_or_someones_room_switches_nothing(
-    router: Router, words: str
+    shipped_router: Router, words: str
 ) -> None:
-    assert decide(router, words)[0] == "cloud"
+    assert decide(shipped_router, words)[0] == "cloud"
 
 
 def test_a_perfect_tense_report_and_a_named_relay_are_no_commands() -> None:
@@ -91,8 +86,8 @@ def test_an_exception_with_no_correction_after_it_is_left_alone() -> None:
     assert read_correction("remind me to buy bread, actually quite a lot") is None
 
 
-def test_a_corrected_room_is_the_room_acted_on(router: Router) -> None:
-    assert decide(router, "turn the light off, not the bedroom, the kitchen") == (
+def test_a_corrected_room_is_the_room_acted_on(shipped_router: Router) -> None:
+    assert decide(shipped_router, "turn the light off, not the bedroom, the kitchen") == (
         "edge",
         "device_control",
         {"device": "light", "action": "off", "room": "kitchen"},
@@ -108,15 +103,17 @@ def test_a_corrected_room_is_the_room_acted_on(router: Router) -> None:
         "turn the lights off at 10 past 11",
     ],
 )
-def test_a_reminder_or_command_at_a_bare_hour_is_asked_back(router: Router, words: str) -> None:
-    route, _tool, _args = decide(router, words)
+def test_a_reminder_or_command_at_a_bare_hour_is_asked_back(
+    shipped_router: Router, words: str
+) -> None:
+    route, _tool, _args = decide(shipped_router, words)
     assert route == "ask"
 
 
-def test_the_answer_to_morning_or_evening_qualifies_the_clock_time(router: Router) -> None:
+def test_the_answer_to_morning_or_evening_qualifies_the_clock_time(shipped_router: Router) -> None:
     completed = fold("remind me at 3 to call mum", "", "afternoon")
     assert completed == "remind me at 3 in the afternoon to call mum"
-    assert decide(router, completed) == (
+    assert decide(shipped_router, completed) == (
         "edge",
         "set_timer",
         {"at": "15:00", "label": "call mum"},
@@ -124,6 +121,6 @@ def test_the_answer_to_morning_or_evening_qualifies_the_clock_time(router: Route
     assert fold("turn the heater on at 8", "", "pm") == "turn the heater on at 8 pm"
 
 
-def test_a_kids_room_keeps_its_name(router: Router) -> None:
-    _route, _tool, args = decide(router, "turn the lights off in the kids' room")
+def test_a_kids_room_keeps_its_name(shipped_router: Router) -> None:
+    _route, _tool, args = decide(shipped_router, "turn the lights off in the kids' room")
     assert args is not None and args["room"] == "kids room"

@@ -15,13 +15,8 @@ from understanding.settings import Settings
 from understanding.structure import conditioned_request, trailing_remark
 
 
-@pytest.fixture(scope="module")
-def router() -> Router:
-    return Router.load()
-
-
-def decide(router: Router, words: str) -> tuple[str, str | None, dict[str, object] | None]:
-    decision = router.decide(words, settings=Settings(home_city="london"))
+def decide(shipped_router: Router, words: str) -> tuple[str, str | None, dict[str, object] | None]:
+    decision = shipped_router.decide(words, settings=Settings(home_city="london"))
     return decision.route, decision.tool, decision.arguments
 
 
@@ -39,8 +34,8 @@ def test_misspelt_qualifier_words_are_read_as_themselves(words: str, fixed: str)
     assert with_qualifier_words(words) == fixed
 
 
-def test_a_misspelt_except_leaves_the_room_out(router: Router) -> None:
-    assert decide(router, "turn every light off exept the kids room") == (
+def test_a_misspelt_except_leaves_the_room_out(shipped_router: Router) -> None:
+    assert decide(shipped_router, "turn every light off exept the kids room") == (
         "edge",
         "device_control",
         {"device": "light", "action": "off", "room": "all", "except": ["kids room"]},
@@ -64,13 +59,13 @@ def test_a_misspelt_except_leaves_the_room_out(router: Router) -> None:
     ],
 )
 def test_a_greeting_beside_a_request_asks_for_nothing(
-    router: Router, words: str, tool: str, args: dict[str, object]
+    shipped_router: Router, words: str, tool: str, args: dict[str, object]
 ) -> None:
-    assert decide(router, words) == ("edge", tool, args)
+    assert decide(shipped_router, words) == ("edge", tool, args)
 
 
-def test_a_greeting_alone_is_still_small_talk(router: Router) -> None:
-    assert decide(router, "hi there")[:2] == ("edge", None)
+def test_a_greeting_alone_is_still_small_talk(shipped_router: Router) -> None:
+    assert decide(shipped_router, "hi there")[:2] == ("edge", None)
 
 
 @pytest.mark.parametrize(
@@ -89,8 +84,10 @@ def test_a_request_on_a_condition_is_told_from_an_embedded_question(
     assert conditioned_request(words) is conditioned
 
 
-def test_a_request_on_a_condition_is_not_answered_as_a_forecast(router: Router) -> None:
-    assert decide(router, "if it rains tomorrow remind me to take the umbrella")[0] == "cloud"
+def test_a_request_on_a_condition_is_not_answered_as_a_forecast(shipped_router: Router) -> None:
+    assert (
+        decide(shipped_router, "if it rains tomorrow remind me to take the umbrella")[0] == "cloud"
+    )
 
 
 @pytest.mark.parametrize(
@@ -112,15 +109,17 @@ def test_a_remark_after_a_request_is_set_aside_only_when_it_asks_and_times_nothi
     assert trailing_remark(words) == split
 
 
-def test_the_request_before_a_remark_is_read_alone(router: Router) -> None:
+def test_the_request_before_a_remark_is_read_alone(shipped_router: Router) -> None:
     words = "what time is it in sydney right now, i want to ring my daughter"
-    assert decide(router, words) == ("edge", "world_clock", {"city": "sydney"})
+    assert decide(shipped_router, words) == ("edge", "world_clock", {"city": "sydney"})
 
 
-def test_before_i_forget_is_no_time_of_the_command(router: Router) -> None:
+def test_before_i_forget_is_no_time_of_the_command(shipped_router: Router) -> None:
     assert find_qualifiers("right, before i forget, close the blinds") == []
     assert [q.word for q in find_qualifiers("close the blinds before bedtime")] == ["before"]
-    assert decide(router, "right, before i forget, close the blinds in the conservatory") == (
+    assert decide(
+        shipped_router, "right, before i forget, close the blinds in the conservatory"
+    ) == (
         "edge",
         "device_control",
         {"device": "blinds", "action": "close", "room": "conservatory"},
@@ -153,18 +152,18 @@ def test_a_clock_time_with_minutes_under_ten_is_read(said: str, clock: str) -> N
     ],
 )
 def test_an_alarm_at_a_whole_hour_written_with_minutes_stays_on_the_device(
-    router: Router, words: str, args: dict[str, object]
+    shipped_router: Router, words: str, args: dict[str, object]
 ) -> None:
-    assert decide(router, words) == ("edge", "set_timer", args)
+    assert decide(shipped_router, words) == ("edge", "set_timer", args)
 
 
-def test_items_said_after_the_list_name_are_each_an_item(router: Router) -> None:
-    decision = router.decide("add to my camping list tent pegs, torch and matches")
+def test_items_said_after_the_list_name_are_each_an_item(shipped_router: Router) -> None:
+    decision = shipped_router.decide("add to my camping list tent pegs, torch and matches")
     assert [c.arguments for c in decision.calls] == [
         {"text": item, "list": "camping"} for item in ("tent pegs", "torch", "matches")
     ]
 
 
-def test_a_request_after_a_listed_item_is_no_item(router: Router) -> None:
-    decision = router.decide("add to my shopping list eggs, then set a timer for 5 minutes")
+def test_a_request_after_a_listed_item_is_no_item(shipped_router: Router) -> None:
+    decision = shipped_router.decide("add to my shopping list eggs, then set a timer for 5 minutes")
     assert decision.route == "cloud"
