@@ -212,3 +212,8 @@ def test_a_time_said_once_and_kept_runs(
     shipped_router: Router, words: str, arguments: dict[str, object]
 ) -> None:
     assert decide(shipped_router, words) == ("edge", "set_timer", arguments)
+
+
+@pytest.mark.parametrize("words", ["at least put milk on the list", "at home add eggs to my list"])
+def test_at_that_can_be_meant_before_a_list_request_stays(words: str) -> None:
+    assert with_heard_words(words) == words

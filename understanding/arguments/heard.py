@@ -39,7 +39,8 @@ _HEARD: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         ),
         # "at milk to the shopping list": "add" heard as "at", opening a request to a list
         (
-            r"^(?:\W*(?:please|pls|can you|could you)\s+)?at(?=\s+(?!\d)[a-z].*\s(?:to|on)\s+"
+            r"^(?:\W*(?:please|pls|can you|could you)\s+)?at(?!\s+(?:least|most|all|once|first|"
+            r"last|home|work|night|noon|the|some|any|this|that)\b)(?=\s+(?!\d)[a-z].*\s(?:to|on)\s+"
             r"(?:the|my|our)\s+(?:[\w-]+\s+){0,2}list\b)",
             "add",
         ),
