@@ -37,12 +37,6 @@ _DEVICE_REF = re.compile(
     rf"\s+{_PRONOUN}\b(?P<rest>.*)$",
     re.IGNORECASE,
 )
-# "there" as the place said before ("what's the time there"), not "is there".
-_PLACE_REF = re.compile(
-    r"(?<!\bis )(?<!\bare )(?<!\bwas )(?<!\bout )\b(?:(?:in|over)\s+)?there\b"
-    r"(?!\s+(?:is|are|was|were|be|will|'s)\b)",
-    re.IGNORECASE,
-)
 _LIST_REF = re.compile(rf"\b(?P<prep>on|in|to|from|off)\s+{_PRONOUN}\b", re.IGNORECASE)
 _ADDITIVE_HEAD = re.compile(r"^(?:and|also|plus|what about|how about|and what about)\s+", re.I)
 _ADDITIVE_TAIL = re.compile(r"\s+(?:too|as well|also)$", re.IGNORECASE)
@@ -184,7 +178,9 @@ def _reference(said: str, context: Context) -> str | AskBack | None:
             return AskBack(f"Which device should I {verb} {rest}?".replace("  ", " "))
         rest = device_ref.group("rest").strip()
         return f"{device_ref.group('verb')} {_device_words(device)} {rest}".strip()
-    place_ref = _PLACE_REF.search(said)
+    from understanding.arguments.builtin_places import THERE  # "there" as the router reads it
+
+    place_ref = THERE.search(said)
     city = context.get("city")
     if place_ref is not None and city is not None:
         return f"{said[: place_ref.start()]}in {city}{said[place_ref.end() :]}"  # "the time there"

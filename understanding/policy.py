@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from understanding.arguments.builtin_notes import ran_out_words
+from understanding.arguments.builtin_places import THERE_UNSAID
 from understanding.arguments.newer_tools import known_list
 from understanding.arguments.qualifiers import (
     Qualifier,
@@ -404,7 +405,7 @@ def ask_back(
     request and what its other arguments keep ("remind me to call dad": the label); "set
     a timer for the right time to boil an egg" names a time the device cannot read, and is
     the cloud's."""
-    if tool in ("get_weather", "world_clock") and "'there' points at no place" in reason:
+    if tool in ("get_weather", "world_clock") and THERE_UNSAID in reason:
         return Verdict("ask", f"{tool} needs its city", "city", "Where do you mean?")
     if tool == "device_status" and "device" in reason and set(tokens_of(words)) <= _BARE:
         return Verdict("ask", "device_status needs its device", "device", "Which device?")

@@ -528,7 +528,8 @@ def place_with_router(router: Any, clauses: list[it.Clause]) -> None:
         # "set alarms at 6, | 6:15 | and 6:30": each clock time one more alarm
         kept = before.args or {} if before is not None else {}
         alarm = before is not None and before.tool == it.TIMER and "label" not in kept
-        alarm = alarm and "at" in kept and clause.tool is None and clock_alone(clause.text)
+        clock = _CLOCK_ALONE.fullmatch(clause.text)
+        alarm = alarm and "at" in kept and clause.tool is None and clock is not None
         if (
             (clause.tool is not None and not named)
             or open_knowledge_cues(clause.text)
@@ -536,7 +537,6 @@ def place_with_router(router: Any, clauses: list[it.Clause]) -> None:
         ):
             continue
         words = f"cancel {clause.text}" if named else clause.text
-        clock = _CLOCK_ALONE.fullmatch(clause.text)
         words = f"set an alarm for {clock['time']}" if alarm and clock else words
         try:
             decision = router.decide(words)

@@ -504,9 +504,7 @@ def check_plan(words: str, calls: list[tuple[str, dict[str, Any]]]) -> Verdict:
     for whole in (_whole_query(words, calls), _unserved(words, calls)):
         if not whole.ok:
             return whole
-    dropped = (
-        unkept_clock_time(words, calls) if any(t in policy.ACTION_TOOLS for t, _ in calls) else None
-    )
+    dropped = unkept_clock_time(words, calls)  # asked only of calls with side effects
     if dropped is not None:
         return Verdict(False, "a time said that no call keeps", dropped)
     for tool, arguments in calls:

@@ -47,18 +47,20 @@ _POINTED_ITEM = re.compile(
 )
 
 
-def _ran_out(words: str) -> re.Match[str] | None:
+def _ran_out(words: str) -> tuple[str, re.Match[str], re.Match[str]] | None:
+    """The words (lower case), what ran out and the words pointing at it, or None."""
     said = " ".join(words.lower().split())
     pointed = _POINTED_ITEM.search(said)
-    return _RAN_OUT.search(said[: pointed.start()]) if pointed else None
+    ran_out = _RAN_OUT.search(said[: pointed.start()]) if pointed else None
+    return (said, ran_out, pointed) if pointed is not None and ran_out is not None else None
 
 
 def _ran_out_item(request: _Request) -> Filled | None:
     """The item a request points at with "it"/"them" after saying it ran out, or None."""
-    ran_out = _ran_out(request.words)
-    if ran_out is None:
+    found = _ran_out(request.words)
+    if found is None:
         return None
-    return _with_list(request, {"text": ran_out.group("item").strip()})
+    return _with_list(request, {"text": found[1].group("item").strip()})
 
 
 def ran_out_words(words: str) -> set[int]:
@@ -66,11 +68,10 @@ def ran_out_words(words: str) -> set[int]:
     out of coffee, put it on" the list): the note's context, no words it leaves out."""
     from understanding.arguments.qualifiers import tokens_of
 
-    said = " ".join(words.lower().split())
-    pointed = _POINTED_ITEM.search(said)
-    ran_out = _RAN_OUT.search(said[: pointed.start()]) if pointed else None
-    if pointed is None or ran_out is None:
+    found = _ran_out(words)
+    if found is None:
         return set()
+    said, ran_out, pointed = found
     # the item's own words stay the note's to keep, whole
     before, item = len(tokens_of(said[: ran_out.start("item")])), tokens_of(ran_out["item"])
     return set(range(len(tokens_of(said[: pointed.end()])))) - set(

@@ -179,22 +179,23 @@ def _city(request: _Request, home: Any, countries: bool = False) -> Filled:
             return Filled({"city": city})
         if _names_a_place(request.words):
             return Filled(None, "the query names a place that is no city the device knows")
-    if _THERE.search(_said(request.words)):
+    if THERE.search(_said(request.words)):
         # "what's the time there" with no place before it: not here, and not a guess
-        return Filled(None, f"'there' points at no place said: {THERE_UNSAID}")
+        return Filled(None, f"{THERE_UNSAID}: the required argument 'city'")
     home_city = getattr(home, "home_city", None)
     if home_city:
         return Filled({"city": home_city})
     return Filled(None, "no 'place_name' slot and no home city (edge-agent config set home_city)")
 
 
-#: The reason's tail for a "there" that points at no place: asked back ("Where?").
-THERE_UNSAID = "the required argument 'city'"
-# "there" as a place ("the time there", "is it raining over there"), not "is there" nor
-# "out there" (outdoors, here).
-_THERE = re.compile(
-    r"\b(?<!is )(?<!are )(?<!was )(?<!were )(?<!out )there\b"  # "out there" is outdoors
-    r"(?!\s+(?:is|are|was|were|be|will|'s|s)\b)"
+#: The reason's start for a "there" that points at no place: asked back ("Where?").
+THERE_UNSAID = "'there' points at no place said"
+#: "there" as a place ("the time there", "is it raining over there"), with its "in" or
+#: "over"; not "is there", nor "out there" (outdoors, here). The follow-ups read it too.
+THERE = re.compile(
+    r"(?<!\bis )(?<!\bare )(?<!\bwas )(?<!\bwere )(?<!\bout )\b(?:(?:in|over)\s+)?there\b"
+    r"(?!\s+(?:is|are|was|were|be|will|'s|s)\b)",
+    re.IGNORECASE,
 )
 
 

@@ -431,19 +431,11 @@ def room_name(span: str) -> str | None:
         return None
     words = [t for t in tokens if t not in ("the", "my", "our", "in", "of", "room's")]
     said = " ".join(w for w in words if w.isalpha() or w == "'")
-    return _misspelt_room(said) or (said if 0 < len(said) <= 40 else None)
+    from understanding.arguments.spelling import misspelt_room
 
-
-def _misspelt_room(said: str) -> str | None:
-    """The one room whose name ``said`` misspells by one edit ("dinning room", "kitchin"),
-    else None: a command for a room the device does not know would act on no room at all.
-    Names under five letters are left alone ("den" is no "deck")."""
-    from understanding.arguments.spelling import one_edit
-
-    if len(said) < 5:
-        return None
-    near = {room for name, room in ROOM_NAMES.items() if len(name) >= 5 and one_edit(said, name)}
-    return near.pop() if len(near) == 1 else None
+    # "dinning room", "kitchin": a command for a room the device does not know would act
+    # on no room at all; "den" is no "deck" (names under five letters are left alone)
+    return misspelt_room(said) or (said if 0 < len(said) <= 40 else None)
 
 
 def device_command(

@@ -171,8 +171,7 @@ def with_room_words(text: str) -> str:
         lower = word.lower()
         if len(lower) < 5 or lower in rooms or lower in _KEEP or is_english(lower):
             return word
-        found = {room for name, room in rooms.items() if one_edit(lower, name)}
-        return found.pop() if len(found) == 1 else word
+        return _one_room(lower, rooms) or word
 
     fixed = _WORD.sub(fix, text)
     return _TWO_WORD_ROOM.sub(lambda m: _two_word_room(m.group(0)), fixed)
@@ -188,5 +187,20 @@ def _two_word_room(said: str) -> str:
     lower = " ".join(said.lower().split())
     if lower in ROOM_NAMES:
         return said
-    found = {room for name, room in ROOM_NAMES.items() if " " in name and one_edit(lower, name)}
-    return found.pop() if len(found) == 1 else said
+    return _one_room(lower, {n: r for n, r in ROOM_NAMES.items() if " " in n}) or said
+
+
+def misspelt_room(said: str) -> str | None:
+    """The one room whose name of five letters or more ``said`` misspells by one edit
+    ("dinning room", "kitchin"), else None."""
+    from understanding.arguments.devices import ROOM_NAMES
+
+    if len(said) < 5:
+        return None
+    return _one_room(said, {n: r for n, r in ROOM_NAMES.items() if len(n) >= 5})
+
+
+def _one_room(said: str, names: dict[str, str]) -> str | None:
+    """The one room (of ``names``: name -> room) that ``said`` is one edit from, else None."""
+    found = {room for name, room in names.items() if one_edit(said, name)}
+    return found.pop() if len(found) == 1 else None
