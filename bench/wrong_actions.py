@@ -43,6 +43,7 @@ FILES = {
     "understanding_own_24f": (ROOT / "examples" / "understanding_own_24f.jsonl", "london"),
     "understanding_own_24g": (ROOT / "examples" / "understanding_own_24g.jsonl", "london"),
     "understanding_own_24h": (ROOT / "examples" / "understanding_own_24h.jsonl", "london"),
+    "understanding_own_24i": (ROOT / "examples" / "understanding_own_24i.jsonl", "london"),
     "heldout": (ROOT / "tests" / "edge" / "data" / "heldout.jsonl", None),
     "heldout2": (ROOT / "tests" / "edge" / "data" / "heldout2.jsonl", None),
     "slurp_train_eval": (ROOT / "understanding" / "data" / "slurp_train_eval.jsonl", "london"),

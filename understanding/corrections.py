@@ -384,3 +384,29 @@ def _joined(tokens: list[str]) -> str:
     text = re.sub(r"\.{2,}|…", "", " ".join(tokens))  # a pause's dots are no words
     text = re.sub(r"\s+([,.;:!?])", r"\1", text)
     return re.sub(r"(,\s*)+,", ",", text).strip(" ,")
+
+
+# Words before which "no" is a determiner ("with no sugar", "there's no milk"), not a fix.
+_NO_AS_DETERMINER = frozenset(
+    {"with", "have", "has", "had", "is", "are", "was", "were", "there", "there's", "theres",
+     "say", "said", "says", "and", "or", "but", "of", "for", "to", "at", "in", "on", "yes",
+     "no", "got", "get", "want", "need"}
+)  # fmt: skip
+
+
+def unplaced_fix(text: str) -> str | None:
+    """The correction marker inside a note's or a label's own words ("bananas no apples",
+    "bread sorry rolls"), or None: no rule knows which of the two is meant, and writing
+    both is writing what was taken back."""
+    low: list[str] = [str(t).lower() for t in _TOKEN.findall(text)]
+    low = [t for t in low if t not in _HESITATION]
+    for i in range(1, len(low) - 1):
+        before, token, after = low[i - 1], low[i], low[i + 1]
+        no_fix = token == "no" and before not in _NO_AS_DETERMINER
+        if no_fix and after not in _NOT_A_CORRECTION["no"] and after.isalpha():
+            return token
+        if token == "sorry" and after not in _NOT_A_CORRECTION["sorry"] and after.isalpha():
+            return token
+        if low[i : i + 2] == ["i", "mean"] and i + 2 < len(low):
+            return "i mean"
+    return None

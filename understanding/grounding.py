@@ -116,6 +116,17 @@ _ACTION_WORDS: dict[str, str] = {
     "brightness_up": r"\bbright\w*|\bup\b|\bincrease|\bdark\w*|\braise|\bboost",
     "brightness_down": r"\bdim\w*|\bdown\b|\bdarker|\bdecrease|\blower|\breduce|\btoo\s+bright",
 }
+# What opens and closes a switch, as many speakers of other languages say on and off.
+_SWITCH_SAID = {"on": "open", "off": "close"}
+
+
+def _opens_the_device(verb: str, said: str, device: str) -> bool:
+    """Whether ``verb`` takes the device itself as its object ("close the bedroom light"),
+    not something on it ("close netflix on the tv" switches nothing off)."""
+    found = re.search(rf"\b{verb}\s+(?:the\s+|my\s+|that\s+)?(\w+(?:\s+\w+){{0,2}})", said)
+    return found is not None and device in named_devices(found.group(1))
+
+
 _SET_WORDS = re.compile(_ACTION_WORDS["set"])
 # A coffee asked for: the coffee machine's brew ("i'd like some coffee", "prepare coffee").
 _DRINK_ASKED = re.compile(
@@ -253,6 +264,11 @@ def _device(args: dict[str, Any], words: str) -> str | None:
         said_so = said_so or (action == "set" and _level_said(tokens, level))
         said_so = said_so or (
             device == "coffee_machine" and action == "on" and _DRINK_ASKED.search(said) is not None
+        )
+        said_so = said_so or (  # "open the tv", "close the light": a switch's on and off
+            device not in ("door_lock", "blinds")
+            and action in _SWITCH_SAID
+            and _opens_the_device(_SWITCH_SAID[str(action)], said, str(device))
         )
         if action is not None and not said_so:
             return f"the words do not say {action}"

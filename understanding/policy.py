@@ -42,6 +42,7 @@ from understanding.arguments.qualifiers import (
     left_out_words,
     tokens_of,
 )
+from understanding.corrections import unplaced_fix
 from understanding.grounding import grounded_values, unkept_clock_time
 from understanding.structure import unserved_about_it
 from understanding.tools.catalogue import SIDE_EFFECT_TOOLS
@@ -167,6 +168,9 @@ def check_call(
     )
     if about is not None:
         return Verdict("cloud", f"{about!r} asks for what no tool of mine does with a note")
+    fix = unplaced_fix(" ".join(str(args.get(k, "")) for k in FREE_TEXT.get(tool, ())))
+    if fix is not None and tool in ("add_note", "set_timer"):
+        return Verdict("cloud", f"the words to keep correct themselves ({fix!r}): which is meant?")
     if tool == "add_note":
         inside = inside | ran_out_words(words)  # "we're out of coffee, | put it on the list"
     left_out = _note_left_out(tool, args, tokens, inside, plan=listed)

@@ -214,6 +214,12 @@ def _unserved(parts: list[str]) -> bool:
     return any(_UNSERVED_START.match(part) for part in parts[1:])
 
 
+def opens_unserved(part: str) -> bool:
+    """Whether one clause opens with a request no device tool does ("email my boss that
+    i'll be 20 min late"): a number in it is that request's, no timer's."""
+    return _UNSERVED_START.match(part.strip()) is not None
+
+
 _POINTS_BACK = re.compile(r"\b(?:it|this|that|them|those)\b", re.IGNORECASE)
 
 

@@ -42,8 +42,16 @@ def unanswered_message(parts: Sequence[str]) -> str:
     return f"I couldn't do {_named(parts)}: none of my tools does that, so I left it out."
 
 
-def declined_message(parts: Sequence[str]) -> str:
-    """Why nothing ran: a part could not be planned and another part acts."""
+def declined_message(parts: Sequence[str], *, no_home: bool = False) -> str:
+    """Why nothing ran: a part could not be planned and another part acts. ``no_home``:
+    the part asks for a reading where the device is, and the device has no home city."""
+    if no_home:
+        return (
+            f"I couldn't do {_named(parts)}: it names no place, and this device has no home "
+            "city set (edge-agent config set home_city CITY). The rest of the request "
+            "changes something, so I did nothing rather than act on half of it. Could you "
+            "say the place, or ask for the rest on its own?"
+        )
     return (
         f"I couldn't do {_named(parts)} with my tools, and I won't guess; the rest of the "
         "request changes something, so I did nothing rather than act on half of it. Could "

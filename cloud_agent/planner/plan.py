@@ -67,6 +67,7 @@ from cloud_agent.planner.discourse import (
 )
 from understanding.arguments.forecast_days import unserved_weather_day
 from understanding.corrections import read_correction
+from understanding.gazetteer import find_cities
 
 _ASKS_WEATHER = re.compile(
     r"\b(?:weather|forecast|rain\w*|snow\w*|sunny|storm\w*|wind\w*|temperature|umbrella|"
@@ -312,7 +313,13 @@ def _partly(
         left, rest, plan.calls = [*left, unfilled], [c for c in rest if c is not unfilled], []
     named = [as_written(c.text, declined.query) for c in left]
     if not partial.reads_only(plan.calls):
-        declined.refusal = partial.declined_message(named)
+        homeless = getattr(home, "home_city", None) is None and all(
+            it.tool_cue(part) in (it.WEATHER, it.CLOCK)
+            and not find_cities(part)
+            and not re.search(r"\bthere\b", part)
+            for part in named
+        )  # "... and what's the weather tomorrow" on a device with no home city
+        declined.refusal = partial.declined_message(named, no_home=homeless)
         return declined
     if not plan.calls:
         return declined

@@ -42,6 +42,7 @@ from understanding import policy
 from understanding.arguments.bare_hours import ambiguous_hour
 from understanding.arguments.qualifiers import find_qualifiers, tokens_of
 from understanding.grounding import unkept_clock_time
+from understanding.structure import opens_unserved
 from understanding.tools.devices import STEP_ACTIONS
 
 __all__ = [
@@ -102,10 +103,15 @@ _NOTE_COMMAND = re.compile(
 )
 
 
+_POINTING_BACK = re.compile(r"^\W*(?:the\s+)?(?:same|it|that|this|them|those|these)\W*$")
+
+
 def _note_text(text: str) -> Verdict:
     """How the planner cut a note: it holds neither the request's own words ("add to my
     notes that ...") nor another request ("... and tell me the tip"). That the note is
     the words, whole, is the policy's (``understanding.policy``)."""
+    if _POINTING_BACK.match(text.lower()):  # "... and put the same on the to do list"
+        return Verdict(False, f"the note {text!r} points back at words it does not keep", text)
     if _NOTE_COMMAND.search(text.lower()):
         return Verdict(False, "the note holds the request's own words", text)
     if _FILL_IN.search(text.lower()):
@@ -239,8 +245,9 @@ def _device_there(arguments: dict[str, Any], words: str, query: str) -> Verdict:
     part = f"{arguments.get('action')} the {device.replace('_', ' ')}"
     if complained(words, device, arguments.get("action")):
         return ALLOW  # "it's really dark in the kitchen": the complaint names the light
-    if not arguments.get("room") and _THERE.search(words) and it.find_room(query):
-        return Verdict(False, "'there' names a room the call leaves out", part)
+    there = _THERE.search(words)
+    if not arguments.get("room") and there is not None and it.find_room(query):
+        return Verdict(False, f"{there.group(0).strip()!r} names a room the call leaves out", part)
     named = named_devices(query, implied=False)
     if device not in named and named and _PRONOUN.search(words):
         return Verdict(False, f"'it' points at the {sorted(named)[0]}, not a {device}", part)
@@ -282,6 +289,7 @@ _PRONOUN = re.compile(
 
 _THERE = re.compile(
     r"(?<!hey )(?<!hi )(?<!hello )\b(?:in\s+)?there\b(?!\s+(?:is|are|was|were|'s)\b)"
+    r"|\b(?:in\s+)?(?:that|the\s+same)\s+room\b"  # "... in the den and the blinds in that room"
 )
 
 
@@ -305,6 +313,9 @@ def plan_words(words: str) -> str:
     for pattern, replacement in _NOT_QUALIFIERS:
         words = pattern.sub(replacement, words)
     return words
+
+
+_TIMER_ASKED = re.compile(r"\b(?:timers?|alarms?|remind\w*|wake|countdown)\b")
 
 
 def check_call(
@@ -334,6 +345,9 @@ def check_call(
         if not asked.ok:
             return asked
     said = request_words(tool, arguments, words)
+    if tool == "set_timer" and _TIMER_ASKED.search(said) is None and opens_unserved(said):
+        # "email my boss that i'll be 20 min late and set a 30 min timer": not two timers
+        return Verdict(False, "a request no tool of mine does", said)
     kept = (*kept, *_list_named_before(tool, arguments, words))
     verdict = policy.check_call(
         tool, arguments, said, 1.0, 0.0, kept, one_request=False, several=several

@@ -345,7 +345,11 @@ def _action(joined: str, tokens: list[str], device: str, value: float | None) ->
         return "off"
     if on:
         return "on"
-    return None
+    # "close the light", "open the tv": what opens and closes has returned above; for a
+    # switch, as many speakers of other languages say it, it is off and on.
+    if _has(joined, ("close", "shut")):
+        return "off"
+    return "on" if _has(joined, ("open",)) else None
 
 
 # The words after which "on the ..." is still the switch: a switching verb, or "on" as the

@@ -106,13 +106,16 @@ def parse_duration(text: str) -> int | None:
 
 
 def _trailing_fraction(tokens: list[str], i: int, unit: int, total: float) -> tuple[int, float]:
-    """Adds "and a half" / "and a quarter" after a unit ("an hour and a half")."""
+    """Adds "and a half" / "and a quarter" / "and three quarters" after a unit ("an hour
+    and a half")."""
     n = len(tokens)
     if i < n and tokens[i] == "and":
-        if i + 1 < n and tokens[i + 1] in ("0.5", "0.25"):
+        if i + 1 < n and tokens[i + 1] in ("0.5", "0.25", "0.75"):
             return i + 2, total + float(tokens[i + 1]) * unit
         if i + 2 < n and tokens[i + 1] in ("a", "an") and tokens[i + 2] in ("half", "quarter"):
             return i + 3, total + (0.5 if tokens[i + 2] == "half" else 0.25) * unit
+        if i + 2 < n and tokens[i + 1] in ("three", "3") and tokens[i + 2] == "quarters":
+            return i + 3, total + 0.75 * unit  # "an hour and three quarters"
     return i, total
 
 

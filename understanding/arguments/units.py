@@ -113,6 +113,19 @@ def _unit_position(tokens: list[str], i: int) -> bool:
     )
 
 
+_FRACTION_OF_ONE = {"half": 0.5, "quarter": 0.25, "third": 1 / 3}
+
+
+def _fraction_of_one(tokens: list[str], article: int) -> NumberSpan | None:
+    """ "half a litre", "a quarter of a mile": the fraction before "a" is the value (one
+    litre read from "a" alone would be twice what was asked)."""
+    k = article - 1 - (article > 0 and tokens[article - 1] == "of")
+    if k < 0 or tokens[k] not in _FRACTION_OF_ONE:
+        return None
+    start = k - (k > 0 and tokens[k - 1] in ("a", "one"))
+    return NumberSpan(start, article + 1, _FRACTION_OF_ONE[tokens[k]])
+
+
 def unit_arguments(text: str) -> dict[str, object] | None:
     """``{"value", "from_unit", "to_unit"}`` for a conversion query, or None.
 
@@ -125,7 +138,7 @@ def unit_arguments(text: str) -> dict[str, object] | None:
     # "how many centimetres in an inch": a/an/one before a unit is the value 1.
     for start, _end, _code in units:
         if start > 0 and tokens[start - 1] in ("a", "an", "one") and not numbers:
-            numbers = [NumberSpan(start - 1, start, 1.0)]
+            numbers = [_fraction_of_one(tokens, start - 1) or NumberSpan(start - 1, start, 1.0)]
     # A bare "degrees" next to the number is a temperature of unknown scale.
     if not numbers:
         return None
