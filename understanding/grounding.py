@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from understanding.arguments.devices import CLEANING_WORDS, DOCKED_WORDS
+from understanding.tools.devices import DEVICE_ACTIONS
 
 __all__ = ["complained", "durations_said", "grounded_values", "named_devices", "unkept_clock_time"]
 
@@ -266,7 +267,7 @@ def _device(args: dict[str, Any], words: str) -> str | None:
             device == "coffee_machine" and action == "on" and _DRINK_ASKED.search(said) is not None
         )
         said_so = said_so or (  # "open the tv", "close the light": a switch's on and off
-            device not in ("door_lock", "blinds")
+            not DEVICE_ACTIONS.get(str(device), frozenset()) & {"open", "close", "lock"}
             and action in _SWITCH_SAID
             and _opens_the_device(_SWITCH_SAID[str(action)], said, str(device))
         )

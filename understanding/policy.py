@@ -168,8 +168,9 @@ def check_call(
     )
     if about is not None:
         return Verdict("cloud", f"{about!r} asks for what no tool of mine does with a note")
-    fix = unplaced_fix(" ".join(str(args.get(k, "")) for k in FREE_TEXT.get(tool, ())))
-    if fix is not None and tool in ("add_note", "set_timer"):
+    kept_words = " ".join(str(args.get(k, "")) for k in FREE_TEXT.get(tool, ()))
+    fix = unplaced_fix(kept_words) if tool in ("add_note", "set_timer") else None
+    if fix is not None:
         return Verdict("cloud", f"the words to keep correct themselves ({fix!r}): which is meant?")
     if tool == "add_note":
         inside = inside | ran_out_words(words)  # "we're out of coffee, | put it on the list"

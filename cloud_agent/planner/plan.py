@@ -65,6 +65,7 @@ from cloud_agent.planner.discourse import (
     merge_fragments,
     reading_places,
 )
+from understanding.arguments.builtin_places import THERE
 from understanding.arguments.forecast_days import unserved_weather_day
 from understanding.corrections import read_correction
 from understanding.gazetteer import find_cities
@@ -316,7 +317,7 @@ def _partly(
         homeless = getattr(home, "home_city", None) is None and all(
             it.tool_cue(part) in (it.WEATHER, it.CLOCK)
             and not find_cities(part)
-            and not re.search(r"\bthere\b", part)
+            and not THERE.search(part)
             for part in named
         )  # "... and what's the weather tomorrow" on a device with no home city
         declined.refusal = partial.declined_message(named, no_home=homeless)

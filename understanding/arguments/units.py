@@ -9,7 +9,7 @@ after "to"/"in"/"into"), so "in" as a preposition never becomes inches.
 
 from __future__ import annotations
 
-from understanding.arguments.numbers import NumberSpan, find_numbers, tokenize
+from understanding.arguments.numbers import FRACTIONS, NumberSpan, find_numbers, tokenize
 from understanding.tools.units import DIMENSION
 
 # Unit phrase (tokenized, space-joined) -> code. Letters-only short forms are in SHORT.
@@ -113,17 +113,14 @@ def _unit_position(tokens: list[str], i: int) -> bool:
     )
 
 
-_FRACTION_OF_ONE = {"half": 0.5, "quarter": 0.25, "third": 1 / 3}
-
-
 def _fraction_of_one(tokens: list[str], article: int) -> NumberSpan | None:
     """ "half a litre", "a quarter of a mile": the fraction before "a" is the value (one
     litre read from "a" alone would be twice what was asked)."""
     k = article - 1 - (article > 0 and tokens[article - 1] == "of")
-    if k < 0 or tokens[k] not in _FRACTION_OF_ONE:
+    if k < 0 or tokens[k] not in FRACTIONS:
         return None
     start = k - (k > 0 and tokens[k - 1] in ("a", "one"))
-    return NumberSpan(start, article + 1, _FRACTION_OF_ONE[tokens[k]])
+    return NumberSpan(start, article + 1, FRACTIONS[tokens[k]])
 
 
 def unit_arguments(text: str) -> dict[str, object] | None:
