@@ -23,7 +23,14 @@ from typing import Any
 from understanding.arguments.devices import CLEANING_WORDS, DOCKED_WORDS
 from understanding.tools.devices import DEVICE_ACTIONS
 
-__all__ = ["complained", "durations_said", "grounded_values", "named_devices", "unkept_clock_time"]
+__all__ = [
+    "complained",
+    "durations_said",
+    "grounded_values",
+    "named_devices",
+    "unkept_clock_time",
+    "unkept_place",
+]
 
 PREV = "{prev}"  # a number an earlier call of a plan gives ("that many minutes")
 
@@ -233,6 +240,55 @@ def complained(words: str, device: Any, action: Any) -> bool:
 
 # "put the fan on in his room": someone's room, which no room of the device's is named
 _SOMEONES_ROOM = re.compile(r"\b(?:his|her|their|your|[a-z]+'s)\s+(?:room|bedroom)\b")
+# "in reception", "in the storeroom": a place a command is said for.
+_IN_PLACE = re.compile(
+    r"\bin\s+(?:the\s+|my\s+|our\s+)?(?P<place>[a-z]+(?:'s|s'|')?(?:\s+room)?)(?![a-z])"
+    r"(?!\s*(?:minutes?|hours?|mins?))"
+)
+# What follows "in" in a command without being a room: a time, a scale, the whole home.
+_NO_PLACE = frozenset(
+    """
+    a an one here there every all each both whole house home flat apartment place celsius
+    fahrenheit degrees degree morning afternoon evening night minute minutes hour hours
+    second seconds bit while moment sec mo half quarter few couple case order time
+    background dark mode then now future advance
+    """.split()  # noqa: SIM905
+)
+
+
+def _is_city(said: str, first: str) -> bool:
+    """Whether the words from ``said``'s start name a city (exactly, by its first word)."""
+    from understanding.gazetteer import find_cities
+
+    cities = find_cities(" ".join(said.split()[:3]))
+    return bool(cities) and cities[0][0] == 0 and cities[0][1].split()[0] == first
+
+
+def unkept_place(words: str, calls: Sequence[tuple[str, dict[str, Any]]]) -> str | None:
+    """A place the words say a device command is for ("the fan in reception") that no
+    device call of ``calls`` keeps (as its room or a room it leaves out): without it,
+    the default room's device would be the one run. None when there is none, or when no
+    call commands a device."""
+    from understanding.arguments.devices import device_name, room_name
+    from understanding.arguments.numbers import find_numbers
+
+    commands = [args for tool, args in calls if tool == "device_control"]
+    devices = [args for tool, args in calls if tool in ("device_control", "device_status")]
+    kept = {room for a in devices for room in (a.get("room"), *(a.get("except") or ()))}
+    if not commands or "all" in kept:
+        return None
+    cities = {str(a.get("city")) for tool, a in calls if tool in ("get_weather", "world_clock")}
+    for match in _IN_PLACE.finditer(words.lower()):
+        place = match.group("place")
+        first = place.split()[0]
+        mine = place == "room" and "my" in match.group(0).split()  # "in my room": theirs
+        if mine or first in _NO_PLACE or find_numbers([first]) or device_name(place):
+            continue
+        if place in cities or _is_city(words.lower()[match.start("place") :], first):
+            continue  # "... and what time is it in seoul": a reading's place
+        if room_name(place) not in kept:
+            return place
+    return None
 
 
 def _device(args: dict[str, Any], words: str) -> str | None:

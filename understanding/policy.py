@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from understanding.arguments.builtin_notes import ran_out_words
-from understanding.arguments.builtin_places import THERE_UNSAID
+from understanding.arguments.builtin_places import NAMESAKES_SAID, THERE_UNSAID
 from understanding.arguments.newer_tools import known_list
 from understanding.arguments.qualifiers import (
     Qualifier,
@@ -43,7 +43,7 @@ from understanding.arguments.qualifiers import (
     tokens_of,
 )
 from understanding.corrections import unplaced_fix
-from understanding.grounding import grounded_values, unkept_clock_time
+from understanding.grounding import grounded_values, unkept_clock_time, unkept_place
 from understanding.structure import unserved_about_it
 from understanding.tools.catalogue import SIDE_EFFECT_TOOLS
 
@@ -187,6 +187,11 @@ def check_call(
         reason = unconsumed(tool, args, qualifier)
         if reason is not None:
             return Verdict("cloud", reason)
+    place = unkept_place(words, [(tool, args)]) if one_request else None
+    if place is not None:  # the plan check asks it of the plan's commands together
+        return Verdict(
+            "cloud", f"the words say the place {place!r}, which the command does not keep"
+        )
     if tool in ("set_timer", "device_control") and not several:
         dropped = unkept_clock_time(words, [(tool, args)])
         if dropped is not None:  # "an alarm for 6:15 and another for 6:30": two asked
@@ -412,6 +417,9 @@ def ask_back(
     the cloud's."""
     if tool in ("get_weather", "world_clock") and THERE_UNSAID in reason:
         return Verdict("ask", f"{tool} needs its city", "city", "Where do you mean?")
+    if tool in ("get_weather", "world_clock") and NAMESAKES_SAID in reason:
+        question = reason.split(": ", 1)[1]  # "Which one do you mean: Springfield, ...?"
+        return Verdict("ask", f"{tool} needs one of the cities of its name", "city", question)
     if tool == "device_status" and "device" in reason and set(tokens_of(words)) <= _BARE:
         return Verdict("ask", "device_status needs its device", "device", "Which device?")
     if tool not in ACTION_TOOLS:

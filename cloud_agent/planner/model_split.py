@@ -546,3 +546,22 @@ def place_with_router(router: Any, clauses: list[it.Clause]) -> None:
         if decision.route == "edge" and decision.tool:
             clause.tool = clause.own_tool = decision.tool
             clause.args = dict(decision.arguments or {})
+
+
+def rooms_from_router(router: Any, clauses: list[it.Clause]) -> None:
+    """A device clause whose room the planner's vocabulary does not know ("the workshop
+    fan", "the plug in the reception") takes the room the edge's model reads in it: a
+    command without it would act on the default room instead."""
+    for clause in clauses:
+        if clause.tool not in (it.DEVICE, it.STATUS) or clause.room or clause.device is None:
+            continue
+        try:
+            decision = router.decide(clause.text)
+        except Exception:  # the model is an aid here; a failure leaves the room unread
+            logging.getLogger(__name__).exception("the router failed on a clause's room")
+            continue
+        said = dict(decision.arguments or {})
+        same = decision.tool in (it.DEVICE, it.STATUS) and said.get("device") == clause.device
+        room = said.get("room")
+        if same and isinstance(room, str) and room and room != "all":
+            clause.room = room

@@ -15,12 +15,21 @@ and what should I wear") is no part of this: the whole request is the language m
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
-from cloud_agent.planner.calls import PlannedCall
+from cloud_agent.planner.calls import Plan, PlannedCall
 from understanding.tools.catalogue import SIDE_EFFECT_TOOLS
 
-__all__ = ["PARTIAL_KEY", "declined_message", "reads_only", "unanswered_message"]
+__all__ = [
+    "PARTIAL_KEY",
+    "declined_message",
+    "reads_only",
+    "relay_declined",
+    "relayed",
+    "relayed_message",
+    "unanswered_message",
+]
 
 PARTIAL_KEY = "unanswered"
 """FINAL_ANSWER metadata: the parts of the request the answer leaves out, by name."""
@@ -30,6 +39,43 @@ def reads_only(calls: Sequence[PlannedCall]) -> bool:
     """Whether the other parts' calls may run without the part left out: none of them
     changes anything."""
     return all(call.tool not in SIDE_EFFECT_TOOLS for call in calls)
+
+
+# A request to pass something on to someone else ("text my sister ...", "tell her ...");
+# "tell me" and "let me know" are asked of the assistant.
+_RELAY = re.compile(
+    r"\b(?:text|txt|message|msg|email|e-mail|whatsapp|send|call|ring|phone|tell|let)\b"
+    r"(?!\s+(?:me|us)\b)"
+)
+_READINGS = frozenset({"get_weather", "world_clock", "unit_convert", "calculator"})
+
+
+def relayed(text: str) -> bool:
+    """Whether a reading is asked for someone else ("text my sister the weather in rome",
+    "call mum and tell her what time it is in sydney"): the reading is the content of a
+    message no tool sends, so answering it alone would do none of what was asked."""
+    from cloud_agent.planner import interpret as it
+    from cloud_agent.planner.clauses import split_clauses
+
+    return any(
+        _RELAY.search(piece) is not None and it.tool_cue(piece) in _READINGS
+        for piece in split_clauses(text)
+    )
+
+
+def relay_declined(plan: Plan) -> Plan:
+    """``plan`` declined, as a reading for someone else (:func:`relayed`): nothing runs."""
+    plan.refusal, plan.refusal_kind, plan.calls = relayed_message(), "needs_llm", []
+    return plan
+
+
+def relayed_message() -> str:
+    """Why a reading asked for someone else is not answered."""
+    return (
+        "I can't pass that on: none of my tools sends a message or makes a call, and the "
+        "reading was asked for someone else, so I did nothing. I can tell you the reading "
+        "itself if you ask for it."
+    )
 
 
 def _named(parts: Sequence[str]) -> str:

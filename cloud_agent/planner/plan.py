@@ -22,6 +22,7 @@ from cloud_agent.planner import (
     contrast,
     each,
     here,
+    listed_items,
     model_split,
     partial,
     places,
@@ -31,6 +32,7 @@ from cloud_agent.planner import (
     shapes,
     stated,
     tidy,
+    word_problems,
 )
 from cloud_agent.planner import interpret as it
 from cloud_agent.planner.arguments import (
@@ -100,7 +102,9 @@ def make_plan(
     if fixed is not None and fixed.text is not None:
         return replan(fixed.text)  # "the weather in sydney, no wait, melbourne"
     said = (
-        contrast.contrasted_plan(query, replan)
+        word_problems.word_problem_plan(query)  # "154 lb in kg, and how much to lose to 65 kg"
+        or listed_items.listed_plan(query, replan)  # "put milk, bread and eggs on the list"
+        or contrast.contrasted_plan(query, replan)
         or each.distributed_plan(query, replan)
         or stated.stated_plan(query, replan)
         or shapes.arithmetic_plan(query)  # "how many km longer is 15 miles than 20 km"
@@ -226,6 +230,8 @@ def _read_clauses(
         if router is not None:
             model_split.place_with_router(router, clauses)
     lend_after_reading(clauses)
+    if router is not None:
+        model_split.rooms_from_router(router, clauses)
     return clauses, unknown, by_model
 
 
@@ -381,6 +387,8 @@ def _finish(plan: Plan, text: str, qualified: qualifiers.Qualified, home: Any) -
         plan.refusal, plan.refusal_kind = plan_check.refusal_message(verdict), PLAN_CHECK
         plan.calls = []
         return plan
+    if partial.reads_only(plan.calls) and plan.calls and partial.relayed(text):
+        return partial.relay_declined(plan)  # "text my sister the weather in rome"
     if partial.reads_only(plan.calls) and plan.calls:
         # "convert 200 g to oz and book a table": the reads answered, the rest named.
         left = plan_check.unserved_parts(text, [(c.tool, c.args) for c in plan.calls])

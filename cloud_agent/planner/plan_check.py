@@ -41,7 +41,7 @@ from cloud_agent.planner.said_times import listed_durations
 from understanding import policy
 from understanding.arguments.bare_hours import ambiguous_hour
 from understanding.arguments.qualifiers import find_qualifiers, tokens_of
-from understanding.grounding import unkept_clock_time
+from understanding.grounding import unkept_clock_time, unkept_place
 from understanding.structure import opens_unserved
 from understanding.tools.devices import STEP_ACTIONS
 
@@ -521,6 +521,9 @@ def check_plan(words: str, calls: list[tuple[str, dict[str, Any]]]) -> Verdict:
     dropped = unkept_clock_time(words, calls)  # asked only of calls with side effects
     if dropped is not None:
         return Verdict(False, "a time said that no call keeps", dropped)
+    place = unkept_place(words, calls)
+    if place is not None:
+        return Verdict(False, "a place said that no device command keeps", place)
     for tool, arguments in calls:
         shaped = _schema(tool, arguments)
         if not shaped.ok:

@@ -168,7 +168,9 @@ def _city(request: _Request, home: Any, countries: bool = False) -> Filled:
             city = picked.pop()
         if (other := _another_city(request.words, span, {named, city})) is not None:
             return Filled(None, f"the query names {other!r} too: which city is a guess")
-        return Filled({"city": city})
+        if city != named or read_places(request.words).text != request.words:
+            return Filled({"city": city})  # its region said ("springfield, missouri")
+        return _one_of_namesakes(city, home, clock=countries)
     if request.reader_may("city"):
         from understanding.settings import _names_a_place
 
@@ -176,7 +178,7 @@ def _city(request: _Request, home: Any, countries: bool = False) -> Filled:
             return Filled(None, "the query asks about a place it does not name")
         city = one_city(request.words)
         if city is not None:
-            return Filled({"city": city})
+            return _one_of_namesakes(city, home, clock=countries)
         if _names_a_place(request.words):
             return Filled(None, "the query names a place that is no city the device knows")
     if THERE.search(_said(request.words)):
@@ -186,6 +188,31 @@ def _city(request: _Request, home: Any, countries: bool = False) -> Filled:
     if home_city:
         return Filled({"city": home_city})
     return Filled(None, "no 'place_name' slot and no home city (edge-agent config set home_city)")
+
+
+#: The reason's start for a bare name several big cities share; its question follows.
+NAMESAKES_SAID = "the name is several cities'"
+
+
+def _one_of_namesakes(city: str, home: Any, *, clock: bool) -> Filled:
+    """``{"city": city}``, unless its bare name is as much another city's (Springfield,
+    Missouri or Massachusetts: ``gazetteer.namesakes``) and the answer would differ (for a
+    clock, another time zone): then the one in the home city's country when just one is,
+    else a question. A key with its region ("paris, texas") picks its city already."""
+    from understanding.gazetteer import namesakes, place, with_region
+
+    rivals = namesakes(city)
+    if clock and len({p.timezone for p in rivals}) < 2:
+        rivals = []  # one clock for all of them
+    if not rivals:
+        return Filled({"city": city})
+    home_place = place(home_city) if (home_city := getattr(home, "home_city", None)) else None
+    local = [p for p in rivals if home_place is not None and p.country == home_place.country]
+    if len(local) == 1:
+        return Filled({"city": local[0].key})
+    named = [with_region(p) for p in rivals[:3]]
+    listed = ", ".join(named[:-1]) + " or " + named[-1]
+    return Filled(None, f"{NAMESAKES_SAID}: Which one do you mean: {listed}?")
 
 
 #: The reason's start for a "there" that points at no place: asked back ("Where?").

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 
-from understanding.arguments.numbers import find_numbers, tokenize
+from understanding.arguments.numbers import NumberSpan, find_numbers, tokenize
 
 UNIT_SECONDS: dict[str, int] = {
     **dict.fromkeys(("s", "sec", "secs", "second", "seconds", "seg", "secnds", "seconds."), 1),
@@ -56,18 +56,7 @@ def parse_duration(text: str) -> int | None:
                 units_seen.append(unit)
                 i = j + 1
                 i, total = _trailing_fraction(tokens, i, unit, total)
-                # "1 h 30" -> the bare number after hours is minutes, after minutes seconds;
-                # but "a 30 minute one" is a pronoun, not one more second.
-                bare = spans.get(i)
-                if (
-                    bare is not None
-                    and tokens[bare.start] not in ("one", "ones")
-                    and _unit_at(tokens, bare.end) is None
-                    and unit in (3600, 60)
-                    and (bare.end >= n or tokens[bare.end] not in ("%", "percent", "degrees"))
-                ):
-                    total += bare.value * (unit // 60)
-                    i = bare.end
+                i, total = _bare_after(tokens, spans, i, unit, total)
                 continue
             i = span.end
             continue
@@ -80,6 +69,7 @@ def parse_duration(text: str) -> int | None:
             found = True
             units_seen.append(unit)
             i, total = _trailing_fraction(tokens, i + 2, unit, total)
+            i, total = _bare_after(tokens, spans, i, unit, total)
             continue
         # "half an hour", "half a minute", "quarter of an hour", "a quarter hour"
         if word in ("half", "quarter"):
@@ -103,6 +93,25 @@ def parse_duration(text: str) -> int | None:
     if any(later >= earlier for earlier, later in itertools.pairwise(units_seen)):
         return None
     return round(total)
+
+
+def _bare_after(
+    tokens: list[str], spans: dict[int, NumberSpan], i: int, unit: int, total: float
+) -> tuple[int, float]:
+    """Adds the bare number after hours (minutes) or minutes (seconds): "1 h 30", and "an
+    hour and 15" where the number ends the request. "A 30 minute one" is a pronoun, not
+    one more second; "10 minutes and 3 more" is no part of the duration."""
+    n = len(tokens)
+    joined = i < n and tokens[i] == "and"
+    bare = spans.get(i + joined)
+    if bare is None or unit not in (3600, 60) or tokens[bare.start] in ("one", "ones"):
+        return i, total
+    after = tokens[bare.end] if bare.end < n else ""
+    if _unit_at(tokens, bare.end) is not None or after in ("%", "percent", "degrees"):
+        return i, total
+    if joined and after not in ("", ",", ".", "?", "!", "please", "pls", "thanks", "thx"):
+        return i, total
+    return bare.end, total + bare.value * (unit // 60)
 
 
 def _trailing_fraction(tokens: list[str], i: int, unit: int, total: float) -> tuple[int, float]:

@@ -47,11 +47,13 @@ from understanding.gazetteer.index import (
     cities,
     city_argument,
     fold,
+    namesakes,
     normalise,
     picked_place,
     place,
     region_names,
     timezone_of,
+    with_region,
 )
 from understanding.gazetteer.qualifiers import (
     NAMESAKE_OVER_LIST,
@@ -85,6 +87,7 @@ __all__ = [
     "fold",
     "is_everyday_name",
     "is_region",
+    "namesakes",
     "normalise",
     "other_place",
     "own_regions",
@@ -100,4 +103,5 @@ __all__ = [
     "strip_qualifiers",
     "suggest_city",
     "timezone_of",
+    "with_region",
 ]

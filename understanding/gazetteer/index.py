@@ -246,6 +246,42 @@ def place(key: str) -> Place | None:
     return picked_place(name.strip(), [region.strip()])
 
 
+RIVAL_SHARE = 0.3
+"""A namesake at least this share of the most populous city's people is a real rival: a
+bare "springfield" (Missouri 170,000, Massachusetts 154,000) could be either, where a
+bare "portland" (Oregon 650,000, Maine 67,000) is Oregon's."""
+
+
+def namesakes(name: str) -> list[Place]:
+    """The cities a bare ``name`` could as well mean: the most populous first, then each
+    namesake in another region with at least :data:`RIVAL_SHARE` of its people, by key
+    ("springfield, massachusetts"); [] when the name is no city's or picks one.
+
+    >>> [p.key for p in namesakes("springfield")][:2]
+    ['springfield', 'springfield, massachusetts']
+    """
+    lines = _index().lines(name)
+    if len(lines) < 2:
+        return []
+    first = _record(lines[0], name)
+    rivals = []
+    for line in lines[1:]:
+        other = _record(line)
+        if other.population < RIVAL_SHARE * first.population:
+            break  # the lines run most populous first
+        if (other.country, other.region) != (first.country, first.region):
+            rivals.append(other)
+    return [first, *rivals] if rivals else []
+
+
+def with_region(city: Place) -> str:
+    """A city with its state, province or country, as a question names it ("Springfield,
+    Missouri", "Cambridge, United Kingdom"): words that pick it when said back."""
+    names = region_names(city.country, city.region) or _countries().get(city.country, ())
+    region = names[0] if names else city.country
+    return f"{city.name.title()}, {region.title()}"
+
+
 def city_argument() -> dict[str, Any]:
     """The JSON Schema of a tool's ``city`` argument (``get_weather``, ``world_clock``): a
     key :func:`place` reads, checked when the tool runs (32,000 names are no enum), filled
