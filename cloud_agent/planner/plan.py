@@ -24,6 +24,7 @@ from cloud_agent.planner import (
     here,
     listed_items,
     model_split,
+    namesakes,
     partial,
     places,
     plan_check,
@@ -370,17 +371,14 @@ def _finish(plan: Plan, text: str, qualified: qualifiers.Qualified, home: Any) -
     fails the check runs nothing: declined naming the part), free text restored as
     written, and how to compare the results."""
     if qualified.picked:
-        plan.calls = [
-            PlannedCall(c.tool, {**c.args, "city": qualified.city(str(c.args["city"]))})
-            if isinstance(c.args.get("city"), str)
-            else c
-            for c in plan.calls
-        ]
+        plan.calls = qualified.keyed(plan.calls)
     plan.calls = with_names(each.for_each_item(text, plan.calls), text, several_only=True)
     plan.calls = tidy.without_repeats(plan.calls)
     plan.unanswered = each.still_left(plan.unanswered, plan.calls)
     if here.read_here(plan, text, getattr(home, "home_city", None)).refusal is not None:
         return plan  # "warmer here or in chicago" with no home city: half a comparison
+    if namesakes.one_city_each(plan, home).refusal is not None:
+        return plan  # "the weather in springfield and ...": which one
     verdict = plan_check.check_plan(text, [(c.tool, c.args) for c in plan.calls])
     if not verdict.ok:
         # Nothing of a plan that fails its check runs: declined naming the part.

@@ -17,6 +17,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+from cloud_agent.planner.calls import PlannedCall
 from cloud_agent.planner.places import UnknownPlace, bare_word, resolve_city
 from understanding.gazetteer import (
     find_cities,
@@ -67,6 +68,15 @@ class Qualified:
         """A call's ``city``: the key of the city a region picked ("paris" of "Paris, Texas"
         is "paris, texas"), else ``name``."""
         return self.picked.get(name, name)
+
+    def keyed(self, calls: list[PlannedCall]) -> list[PlannedCall]:
+        """``calls`` with each ``city`` its key (:meth:`city`)."""
+        return [
+            PlannedCall(c.tool, {**c.args, "city": self.city(str(c.args["city"]))})
+            if isinstance(c.args.get("city"), str)
+            else c
+            for c in calls
+        ]
 
     def place(self, found: UnknownPlace) -> UnknownPlace:
         """``found`` named as written when it is a token."""

@@ -214,3 +214,10 @@ def test_a_reading_for_someone_else_is_declined(planner_router: Any, words: str)
 def test_a_reading_for_me_is_answered(planner_router: Any) -> None:
     plan = make_plan("tell me the weather in oslo", router=planner_router)
     assert [c.tool for c in plan.calls] == ["get_weather"]
+
+
+def test_a_name_several_big_cities_share_is_asked_in_a_plan(planner_router: Any) -> None:
+    plan = make_plan("whats the weather in springfield and lock the door", router=planner_router)
+    assert plan.calls == [] and "Springfield, Massachusetts" in str(plan.refusal)
+    said = make_plan("weather in springfield, illinois and in paris", router=planner_router)
+    assert [c.args["city"] for c in said.calls] == ["springfield, illinois", "paris"]

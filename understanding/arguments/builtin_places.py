@@ -170,7 +170,7 @@ def _city(request: _Request, home: Any, countries: bool = False) -> Filled:
             return Filled(None, f"the query names {other!r} too: which city is a guess")
         if city != named or read_places(request.words).text != request.words:
             return Filled({"city": city})  # its region said ("springfield, missouri")
-        return _one_of_namesakes(city, home, clock=countries)
+        return one_of_namesakes(city, home, clock=countries)
     if request.reader_may("city"):
         from understanding.settings import _names_a_place
 
@@ -178,7 +178,7 @@ def _city(request: _Request, home: Any, countries: bool = False) -> Filled:
             return Filled(None, "the query asks about a place it does not name")
         city = one_city(request.words)
         if city is not None:
-            return _one_of_namesakes(city, home, clock=countries)
+            return one_of_namesakes(city, home, clock=countries)
         if _names_a_place(request.words):
             return Filled(None, "the query names a place that is no city the device knows")
     if THERE.search(_said(request.words)):
@@ -194,11 +194,14 @@ def _city(request: _Request, home: Any, countries: bool = False) -> Filled:
 NAMESAKES_SAID = "the name is several cities'"
 
 
-def _one_of_namesakes(city: str, home: Any, *, clock: bool) -> Filled:
+def one_of_namesakes(
+    city: str, home: Any, *, clock: bool, countries: frozenset[str] = frozenset()
+) -> Filled:
     """``{"city": city}``, unless its bare name is as much another city's (Springfield,
     Missouri or Massachusetts: ``gazetteer.namesakes``) and the answer would differ (for a
-    clock, another time zone): then the one in the home city's country when just one is,
-    else a question. A key with its region ("paris, texas") picks its city already."""
+    clock, another time zone): then the one in ``countries`` (those of the other places
+    the request names) or else the home city's country when just one is, else a question.
+    A key with its region ("paris, texas") picks its city already."""
     from understanding.gazetteer import namesakes, place, with_region
 
     rivals = namesakes(city)
@@ -207,7 +210,8 @@ def _one_of_namesakes(city: str, home: Any, *, clock: bool) -> Filled:
     if not rivals:
         return Filled({"city": city})
     home_place = place(home_city) if (home_city := getattr(home, "home_city", None)) else None
-    local = [p for p in rivals if home_place is not None and p.country == home_place.country]
+    near = countries or frozenset({home_place.country} if home_place is not None else ())
+    local = [p for p in rivals if p.country in near]
     if len(local) == 1:
         return Filled({"city": local[0].key})
     named = [with_region(p) for p in rivals[:3]]

@@ -246,10 +246,11 @@ def place(key: str) -> Place | None:
     return picked_place(name.strip(), [region.strip()])
 
 
-RIVAL_SHARE = 0.3
+RIVAL_SHARE = 0.75
 """A namesake at least this share of the most populous city's people is a real rival: a
 bare "springfield" (Missouri 170,000, Massachusetts 154,000) could be either, where a
-bare "portland" (Oregon 650,000, Maine 67,000) is Oregon's."""
+bare "portland" (Oregon 650,000, Maine 67,000) is Oregon's, and "barcelona" Spain's
+(Venezuela's has half its people: a name famous for one city is no question)."""
 
 
 def namesakes(name: str) -> list[Place]:
