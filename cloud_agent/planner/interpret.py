@@ -32,6 +32,8 @@ SEARCH_NOTES = "search_notes"
 REMOVE_NOTE = "remove_note"
 STATUS = "device_status"
 LIST_TIMERS = "list_timers"
+#: The tools whose answer is a reading (a forecast, a clock, a conversion, a result).
+READINGS = frozenset({WEATHER, CLOCK, CONVERT, CALCULATOR})
 
 # A question about a device's state ("is the plug on?", "did i lock the front door", "what
 # is the thermostat set to"): a read, never a command. An imperative ("turn on the plug",

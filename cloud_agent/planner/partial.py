@@ -47,7 +47,6 @@ _RELAY = re.compile(
     r"\b(?:text|txt|message|msg|email|e-mail|whatsapp|send|call|ring|phone|tell|let)\b"
     r"(?!\s+(?:me|us)\b)"
 )
-_READINGS = frozenset({"get_weather", "world_clock", "unit_convert", "calculator"})
 
 
 def relayed(text: str) -> bool:
@@ -58,7 +57,7 @@ def relayed(text: str) -> bool:
     from cloud_agent.planner.clauses import split_clauses
 
     return any(
-        _RELAY.search(piece) is not None and it.tool_cue(piece) in _READINGS
+        _RELAY.search(piece) is not None and it.tool_cue(piece) in it.READINGS
         for piece in split_clauses(text)
     )
 

@@ -160,7 +160,6 @@ _READ_VERBS = frozenset({"check", "tell", "show", "read", "find", "search", "get
 _ACTING_VERBS = policy.COMMAND_VERBS - _READ_VERBS
 # Verbs of a request for a reading: one no call reads is a part the plan would drop.
 _ASKING_VERBS = frozenset({"convert", "calculate", "compute"})
-_READINGS = frozenset({"get_weather", "world_clock", "unit_convert", "calculator"})
 _LEAD = frozenset({*policy.OPENERS, *policy.GLUE, "and", "then", "also", "plus", "now"})
 
 
@@ -187,7 +186,7 @@ def unserved_parts(words: str, calls: list[tuple[str, dict[str, Any]]]) -> list[
         if not tokens or index in starts:
             continue
         cue = it.tool_cue(piece)
-        if tokens[0] not in _ACTING_VERBS and (tokens[0] in _ASKING_VERBS or cue in _READINGS):
+        if tokens[0] not in _ACTING_VERBS and (tokens[0] in _ASKING_VERBS or cue in it.READINGS):
             # "convert 100 dollars to euros | and add ...": a reading no call reads
             read = cue in {t for t, _ in calls} or any(_read_in(piece, a) for a in reads)
             if not read and not re.search(rf"\b{re.escape(tokens[0])}\b", texts):

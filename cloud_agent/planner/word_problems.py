@@ -39,6 +39,10 @@ from understanding.tools.units import DIMENSION, convert
 __all__ = ["word_problem_calls", "word_problem_plan"]
 
 
+Units = list[tuple[int, int, str]]
+"""Unit mentions as ``find_units`` gives them: (start, end, code)."""
+
+
 @dataclass(frozen=True)
 class Quantity:
     """A number said in the query, with the unit said right after it (None: a count or a sum
@@ -89,15 +93,16 @@ def word_problem_calls(text: str) -> list[PlannedCall] | None:
     ):
         return None
     tokens = tokenize(text)
-    quantities = _quantities(tokens)
-    found = _conversion(tokens, quantities)
+    units = find_units(tokens)  # read once: every step below asks where units are said
+    quantities = _quantities(tokens, units)
+    found = _conversion(tokens, units, quantities)
     if found is None:
         return None
     source, target, at = found
     others = [q for q in quantities if q.start != source.start]
     if len(others) != 1:
         return None
-    calculation = _operation(tokens, others[0], target, at)
+    calculation = _operation(tokens, units, others[0], target, at)
     if calculation is None:
         return None
     value = int(source.value) if source.value.is_integer() else source.value
@@ -107,10 +112,10 @@ def word_problem_calls(text: str) -> list[PlannedCall] | None:
     ]
 
 
-def _quantities(tokens: list[str]) -> list[Quantity]:
+def _quantities(tokens: list[str], said: Units) -> list[Quantity]:
     """Every number said, with its unit ("6.1 in," is inches where the clause ends), a
     fraction said before a unit ("half liter" is 0.5 l) and "a" unit (one)."""
-    units = {start: (end, code) for start, end, code in find_units(tokens)}
+    units = {start: (end, code) for start, end, code in said}
     found = []
     for number in find_numbers(tokens):
         unit, end = None, number.end
@@ -138,11 +143,13 @@ def _ends(tokens: list[str], i: int) -> bool:
     return i >= len(tokens) or tokens[i] in (",", ";", ".", "?", "and", "then")
 
 
-def _conversion(tokens: list[str], quantities: list[Quantity]) -> tuple[Quantity, str, int] | None:
+def _conversion(
+    tokens: list[str], units: Units, quantities: list[Quantity]
+) -> tuple[Quantity, str, int] | None:
     """The quantity converted, the unit it is asked in, and where that unit is said: the
     first unit said alone in a target's place ("in kg") after a quantity of its kind."""
     attached = {i for q in quantities for i in range(q.start, q.end)}
-    for start, _end, code in _units_asked(tokens):
+    for start, _end, code in _units_asked(tokens, units):
         if start in attached or start == 0 or tokens[start - 1] not in _TARGET_BEFORE:
             continue
         # The quantity said before the unit asked ("154 lb, what's that in kg"), else the
@@ -161,10 +168,10 @@ def _conversion(tokens: list[str], quantities: list[Quantity]) -> tuple[Quantity
     return None
 
 
-def _units_asked(tokens: list[str]) -> list[tuple[int, int, str]]:
+def _units_asked(tokens: list[str], units: Units) -> Units:
     """The units said, and a one-letter unit in a target's place that the unit reader
     leaves to its context ("convert 400 f to c and ..." : Celsius)."""
-    found = find_units(tokens)
+    found = list(units)
     starts = {start for start, _end, _code in found}
     for i, token in enumerate(tokens[1:], start=1):
         if (
@@ -185,7 +192,9 @@ def _kind(unit: str | None) -> str | None:
     return DIMENSION.get(unit) if unit else None
 
 
-def _operation(tokens: list[str], other: Quantity, target: str, at: int) -> str | None:
+def _operation(
+    tokens: list[str], units: Units, other: Quantity, target: str, at: int
+) -> str | None:
     """The calculation on the converted result (``{prev}``) with the other quantity."""
     after = " ".join(tokens[at + 1 :])
     n = _number(other.value)
@@ -204,13 +213,13 @@ def _operation(tokens: list[str], other: Quantity, target: str, at: int) -> str 
         return None  # a second quantity to convert, not a number to calculate with
     if _kind(target) == "speed":
         return _with_speed(other, target, after)
-    if _is_rate_per(tokens, other, target):
+    if _is_rate_per(tokens, units, other, target):
         return f"{PREV} * {n}"  # "shipping is 4.50 per lb", "9 minutes a mile"
     if other.unit is not None:
         return None
-    if _compared_in_target(tokens, other, target):
+    if _compared_in_target(tokens, units, other, target):
         return f"abs({PREV} - {n})"  # "how many cm over 170 is that"
-    if _priced_per(tokens, target, at) and _PRICE_ASKED.search(after):
+    if _priced_per(tokens, units, target, at) and _PRICE_ASKED.search(after):
         return f"{n} / {PREV}"  # "24 dollars ... the price per kilo"
     counted = _count_operation(after)
     return f"{PREV} {counted} {n}" if counted else None
@@ -228,29 +237,29 @@ def _with_speed(other: Quantity, target: str, after: str) -> str | None:
     return None
 
 
-def _is_rate_per(tokens: list[str], other: Quantity, target: str) -> bool:
+def _is_rate_per(tokens: list[str], units: Units, other: Quantity, target: str) -> bool:
     """Whether the other number is said per one of the converted unit ("4.50 per lb")."""
     i = other.end + (other.end < len(tokens) and tokens[other.end] in _MONEY)
     if i + 1 >= len(tokens) or tokens[i] not in _RATE_WORDS:
         return False
-    return any(start == i + 1 and code == target for start, _end, code in find_units(tokens))
+    return any(start == i + 1 and code == target for start, _end, code in units)
 
 
-def _compared_in_target(tokens: list[str], other: Quantity, target: str) -> bool:
+def _compared_in_target(tokens: list[str], units: Units, other: Quantity, target: str) -> bool:
     """Whether a bare number is compared with the result in the unit asked ("how many cm
     over 170", "how many kg under 80"): the number is in that unit."""
     before = tokens[max(0, other.start - 4) : other.start]
     if not before or before[-1] not in ("over", "above", "under", "below", "than"):
         return False
-    asked = {code for start, _end, code in find_units(tokens) if start < other.start}
+    asked = {code for start, _end, code in units if start < other.start}
     return "many" in before and target in asked
 
 
-def _priced_per(tokens: list[str], target: str, at: int) -> bool:
+def _priced_per(tokens: list[str], units: Units, target: str, at: int) -> bool:
     """Whether the words ask a price per one of the converted unit ("the price per kilo")."""
     return any(
         code == target and start > at and tokens[start - 1] in ("per", "a", "each")
-        for start, _end, code in find_units(tokens)
+        for start, _end, code in units
     )
 
 

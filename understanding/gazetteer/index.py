@@ -222,8 +222,15 @@ def _record(line: str, key: str = "") -> Place:
 def _key_of(found: Place) -> str:
     """How a ``city`` argument writes a city that is not its name's most populous: with
     its US state, Canadian province or Australian state, else its country, in full."""
+    region = _region_of(found)
+    return f"{found.name}, {region}" if region else found.name
+
+
+def _region_of(found: Place) -> str | None:
+    """A city's US state, Canadian province or Australian state, else its country, in
+    full; None where the gazetteer names neither."""
     names = region_names(found.country, found.region) or _countries().get(found.country, ())
-    return f"{found.name}, {names[0]}" if names else found.name
+    return names[0] if names else None
 
 
 @lru_cache(maxsize=1024)
@@ -278,9 +285,7 @@ def namesakes(name: str) -> list[Place]:
 def with_region(city: Place) -> str:
     """A city with its state, province or country, as a question names it ("Springfield,
     Missouri", "Cambridge, United Kingdom"): words that pick it when said back."""
-    names = region_names(city.country, city.region) or _countries().get(city.country, ())
-    region = names[0] if names else city.country
-    return f"{city.name.title()}, {region.title()}"
+    return f"{city.name.title()}, {(_region_of(city) or city.country).title()}"
 
 
 def city_argument() -> dict[str, Any]:
