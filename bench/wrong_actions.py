@@ -45,6 +45,7 @@ FILES = {
     "understanding_own_24h": (ROOT / "examples" / "understanding_own_24h.jsonl", "london"),
     "understanding_own_24i": (ROOT / "examples" / "understanding_own_24i.jsonl", "london"),
     "understanding_own_24j": (ROOT / "examples" / "understanding_own_24j.jsonl", "london"),
+    "understanding_own_24k": (ROOT / "examples" / "understanding_own_24k.jsonl", "london"),
     "heldout": (ROOT / "tests" / "edge" / "data" / "heldout.jsonl", None),
     "heldout2": (ROOT / "tests" / "edge" / "data" / "heldout2.jsonl", None),
     "slurp_train_eval": (ROOT / "understanding" / "data" / "slurp_train_eval.jsonl", "london"),

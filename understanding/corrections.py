@@ -51,7 +51,9 @@ _STRONG = tuple(
         "wait wait", "hang on", "hold on",
     )
 )  # fmt: skip
-_WEAK = tuple(m.split() for m in ("actually", "sorry", "no", "wait", "i mean"))
+_WEAK = tuple(
+    m.split() for m in ("actually", "sorry", "no", "wait", "i mean", "make it", "make that")
+)
 _HESITATION = frozenset({"um", "uh", "er", "erm", "oh", "ah", "hmm", ","})
 _LEADS = (["make", "that"], ["make", "it"], ["i", "mean"], ["i", "meant"], ["not"], ["no"])
 _TRAILING = frozenset({"i", "mean", "instead", "please", "then", "sorry", ",", "."})
@@ -71,6 +73,7 @@ _DAYS = frozenset({*DAYS, "tonight", "weekend"})
 _PARTICLES = frozenset({"on", "off", "up", "down", "out"})
 _PRONOUNS = frozenset({"it", "them", "that", "those", "one", "ones"})
 _DETERMINERS = frozenset({"the", "my", "our", "a", "an", "this", "that"})
+_OPERATORS = frozenset({"times", "plus", "minus", "by", "x", "over", "divided", "multiplied"})
 _UNIT_WORDS = frozenset({"am", "pm", "o'clock", "percent", "%", "degrees", "°"})
 _TOKEN = re.compile(r"[\w'°%.:-]+|[^\w\s]")
 
@@ -118,6 +121,8 @@ def _marker(low: list[str]) -> tuple[int, int, bool] | None:
                     continue
                 if marker == ["no"] and not _opens_a_fix(low[i - 1], after):
                     continue
+                if marker[0] == "make" and not (after and _is_number(after[0])):
+                    continue  # "... and make it brighter": a request, not a new number
                 start = i
                 while start > 0 and low[start - 1] in _HESITATION:
                     start -= 1
@@ -219,6 +224,8 @@ def _number(before: Tokens, said_before: Tokens, fix: Tokens, said_fix: Tokens) 
         # "what's 5 times 6, sorry, 7 times 6": the correction is the whole sum
         clause = max((i + 1 for i, w in enumerate(said_before) if w in _JOINERS), default=0)
         said = [i for i in starts if i >= clause]
+        if len(said) == 1 and said_before[-1] in _OPERATORS:
+            return [*before[: said[0]], *fix]  # "what is 12 times, no wait, 13 times 7"
         if len(said) < 2:
             return None
         return [*before[: said[0]], *fix, *before[_number_run(said_before, said[-1]) :]]
@@ -272,8 +279,11 @@ def _place(before: Tokens, said_before: Tokens, fix: Tokens, said_fix: Tokens) -
     from understanding.gazetteer.fuzzy import find_cities, resolve_city
 
     content = [w for w in said_fix if w not in _DETERMINERS]
-    if not content or len(content) > 3 or resolve_city(" ".join(content)) is None:
+    lead = next((w for w in (3, 2, 1) if resolve_city(" ".join(content[:w])) is not None), 0)
+    if not content or not lead or (lead < len(content) and not _said_after_a_place(content[lead:])):
         return None
+    rest = fix[len(fix) - (len(content) - lead) :] if lead < len(content) else []
+    fix = fix[: len(fix) - len(rest)]
     cities = find_cities(" ".join(before))
     if not cities:
         return None
@@ -281,8 +291,15 @@ def _place(before: Tokens, said_before: Tokens, fix: Tokens, said_fix: Tokens) -
     for width in (3, 2, 1):
         if resolve_city(" ".join(said_before[at : at + width])) == city:
             kept = [w for w in fix if w.lower() not in _DETERMINERS]  # the city as said
-            return [*before[:at], *kept, *before[at + width :]]
+            return [*before[:at], *kept, *rest, *before[at + width :]]
     return None
+
+
+def _said_after_a_place(words: Tokens) -> bool:
+    """Whether the words after a corrected city are its day or time ("munich on friday",
+    "rome tomorrow"): they go with it."""
+    said = [w for w in words if w not in ("on", "this", "next", "for")]
+    return 0 < len(said) <= 2 and all(w in _DAYS or w in ("today", "tomorrow") for w in said)
 
 
 def _room_or_device(

@@ -286,8 +286,10 @@ def unkept_place(words: str, calls: Sequence[tuple[str, dict[str, Any]]]) -> str
             continue
         if place in cities or _is_city(words.lower()[match.start("place") :], first):
             continue  # "... and what time is it in seoul": a reading's place
-        if room_name(place) not in kept:
-            return place
+        following = words.lower()[match.start("place") :].split()
+        spans = (" ".join(following[:width]) for width in (1, 2, 3))
+        if not kept.intersection(room_name(span) for span in spans):
+            return place  # "in the master bedroom": kept as the bedroom
     return None
 
 

@@ -62,6 +62,7 @@ from understanding.policy import ACTION_TOOLS, Verdict, ask_back, check_call
 from understanding.settings import Settings, complete_arguments
 from understanding.structure import (
     compound_reason,
+    joined_fragments,
     needs_reasoning,
     request_reason,
     trailing_remark,
@@ -113,8 +114,7 @@ class Router:
         """Run ``spec`` on the device for the intent of the same name.
 
         Raises:
-            understanding.tools.user.UserToolError: the name is taken (a built-in tool or one
-                added before) or the spec cannot run on the device.
+            understanding.tools.user.UserToolError: the name is taken, or it cannot run here.
         """
         from understanding.tools.user import UserToolError, check_tool
 
@@ -382,7 +382,7 @@ class Router:
         def cloud(reason: str) -> RouteDecision:
             return RouteDecision("cloud", None, None, confidence, reason, intent, scores)
 
-        parts = without_courtesy(parts, SMALLTALK)  # "good evening, | would you set the heat to 21"
+        parts = joined_fragments(without_courtesy(parts, SMALLTALK))  # "hello, | ..."; "at | 6:45"
         if one_request and len(parts) > 1:
             return cloud(f"{len(parts)} requests in one query: the cloud plans them")
         calls: list[ToolCall] = []

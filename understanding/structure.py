@@ -19,6 +19,7 @@ pointing back at the first does not make it part of the first, so both paths sen
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from understanding.arguments.numbers import normalise_numbers
 from understanding.arguments.spelling import correct
@@ -422,3 +423,38 @@ def request_reason(text: str, intent: str) -> str | None:
     if unserved_request(text, intent):
         return "compound: a part asks for what no device tool does"
     return None
+
+
+# A preposition a request ends with when the model cut its argument off as a request of
+# its own ("start the coffee machine at | 6:45"); a word that opens a request's noun
+# when the model cut the request after it ("the | tv in the living room, is it on").
+_DANGLING = frozenset({"at", "for", "until", "till", "by", "in", "from", "to"})
+_OPENERS = frozenset({"the", "my", "our", "a", "an", "and", "so", "is", "are"})
+
+
+def joined_fragments(parts: list[Any]) -> list[Any]:
+    """A joint model's requests with the fragments it cut from one request joined back:
+    a part whose every word is a slot, after a part that ends with a preposition, is
+    that part's argument ("at 6:45": the time of the command, not an alarm); a part of
+    one word that opens the next, with no slot, is the next one's. Other parts as read."""
+    from dataclasses import replace
+
+    out: list[Any] = []
+    for part in parts:
+        words = str(part.text).split()
+        before = out[-1] if out else None
+        slotted = sum(int(s.end) - int(s.start) for s in part.slots)
+        if (
+            before is not None
+            and words
+            and slotted == len(words)
+            and str(before.text).split()[-1:] in ([w] for w in _DANGLING)
+        ):
+            text = f"{before.text} {part.text}"
+            out[-1] = replace(before, text=text, slots=(*before.slots, *part.slots))
+            continue
+        if before is not None and not before.slots and str(before.text).lower() in _OPENERS:
+            out[-1] = replace(part, text=f"{before.text} {part.text}")
+            continue
+        out.append(part)
+    return out

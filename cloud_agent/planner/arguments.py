@@ -314,8 +314,9 @@ _OPS: tuple[tuple[str, str], ...] = (
 )
 
 
-def expression(clause: it.Clause, previous: it.Clause | None) -> str:
-    """The calculator expression; ``{prev}`` when the clause works on an earlier result."""
+def expression(clause: it.Clause, previous: it.Clause | None) -> str | None:
+    """The calculator expression; ``{prev}`` when the clause works on an earlier result.
+    None when an operand is a word no number stands for ("my rent times 12")."""
     body = clause.text
     uses_prev = previous is not None and clause.refers_back
     if uses_prev:
@@ -342,9 +343,17 @@ def expression(clause: it.Clause, previous: it.Clause | None) -> str:
         expr = re.sub(words, f" {symbol} ", expr)
     expr = re.sub(r"[^0-9.+\-*/^%()sqrtof ]", " ", expr)
     tokens = re.findall(r"sqrt|of|\d+(?:\.\d+)?|[-+*/^%()]", expr)
+    if tokens and tokens[0] in ("+", "*", "/", "^") and _WORD_OPERAND.search(body):
+        return None  # "my salary divided by 12": the salary is no number said
     while tokens and tokens[0] in ("of", "+", "*", "/", "^", "%"):
         tokens.pop(0)
-    return " ".join(tokens) or "0"
+    return " ".join(tokens) or None
+
+
+_WORD_OPERAND = re.compile(
+    r"\b(?:my|our|the|his|her|their|your)\s+[a-z]+\s+(?:divided\s+by|over|multiplied\s+by|"
+    r"times|x|plus|minus)\s+\d"
+)
 
 
 NOTE_PREFIX = re.compile(

@@ -15,6 +15,8 @@ import re
 from understanding.arguments.heard import as_meant
 from understanding.arguments.numbers import normalise_numbers
 from understanding.arguments.spelling import is_english
+from understanding.arguments.units import AMBIGUOUS as AMBIGUOUS_UNITS
+from understanding.arguments.units import NAMES as UNIT_NAMES
 from understanding.gazetteer import find_cities
 
 _CASUAL: tuple[tuple[str, str], ...] = (
@@ -89,7 +91,8 @@ def normalise(query: str) -> str:
     text = re.sub(r"\.(?=\s|$)", " ; ", text)
     text = _numbers(" ".join(text.split()))
     text = _PRONOUN_TIMER.sub(r"\1 timer", text)
-    return " ".join(_fix_typo(word) for word in _another_timer(text).split())
+    text = _ANOTHER_NOTE.sub(r"\1 make a note \2", _another_timer(text))
+    return " ".join(_fix_typo(word) for word in text.split())
 
 
 _CLOCK = re.compile(r"\bat\s+(\d{1,2}(?::\d{2})?)(?P<part>\s*(?:am|pm|a\.m\.|p\.m\.))?")
@@ -131,6 +134,14 @@ def _another_timer(text: str) -> str:
         return f"{before}{'a timer' if joined else 'timer'}"
 
     return text[: said.end()] + _ONE_FOR.sub(timer, text[said.end() :])
+
+
+# "make a note that the wifi is x and another that checkout is at 11": a second note (read
+# as the first note's words, it would store both as one).
+_ANOTHER_NOTE = re.compile(
+    r"(?<=\S)(\s+(?:and|,|then|also)(?:\s+(?:then|also))?)\s+another(?:\s+(?:one|note))?\s+"
+    r"(that|saying|to\s+say|reading|about|:)(?=\s)"
+)
 
 
 # "a 30 minute one": the pronoun names the timer (the edge's duration reader would add it
@@ -330,6 +341,19 @@ _DURATION_AND = re.compile(
 
 # "3 plus 4", "12 + 5", "the sum of 3 and 4": arithmetic, not two requests.
 _ARITHMETIC_JOIN = re.compile(r"(?<=\d)\s*(?:\+|\bplus\b)\s*(?=-?\.?\d)")
+# "a mile and a half", "3 pounds and a quarter": the fraction is the quantity's, not a
+# clause of its own (cut there, "0.5 in km" converts the half).
+_UNIT_AND = re.compile(
+    r"\b((?:\d+(?:\.\d+)?|an?|one)\s+(?:"
+    + "|".join(
+        re.escape(name)
+        for name in sorted(UNIT_NAMES, key=len, reverse=True)
+        if name not in AMBIGUOUS_UNITS and name.replace(" ", "").isalpha()
+    )
+    + r"))\s+and\s+(?=(?:an?\s+(?:half|quarter|third)|0?\.(?:5|25|75))\b)"
+)
+
+
 _PAIR_OF_NUMBERS = re.compile(
     r"\b((?:sum|product|difference|average|mean)\s+of\s+-?[\d.]+)\s+and\s+(?=-?[\d.])"
 )
@@ -389,6 +413,7 @@ _NOTE_ENDS = re.compile(
     r"(?=(?:what|what's|whats|if\s+i|did|have\s+i|has\s+the|will\s+(?:it|i|the)|was\s+(?:it|i|the)|"
     r"how|tell|set|turn|switch|check|convert|search|find|lock|unlock|open|close|start|is|are|"
     r"can|could|give|look|add|put|remind|wake|dim|mute|another|a\s+(?:second\s+)?note|"
+    r"make\s+a\s+note|"
     r"calc|calculate|compute|work\s+out|multiply|divide|"
     r"the\s+(?:weather|forecast|time|temperature|local\s+time))\b)"
     r"|,\s*(?:then|also)\b|,\s*(?=(?:add|make|take|save)\s+(?:a\s+|another\s+)?note\b)"
@@ -438,6 +463,7 @@ def _protect_exceptions(text: str) -> str:
 def split_clauses(text: str) -> list[str]:
     """Cut normalised text at conjunctions and commas; empty pieces are dropped."""
     protected = _DURATION_AND.sub(lambda m: f"{m.group(1) or m.group(2)} \x00 ", text)
+    protected = _UNIT_AND.sub(lambda m: f"{m.group(1)} \x00 ", protected)
     protected = _protect_exceptions(protected)
     protected = _PAIR_OF_NUMBERS.sub(lambda m: f"{m.group(1)} \x00 ", protected)
     protected = _OP_ON_QUANTITY.sub(_op_on_quantity, protected)

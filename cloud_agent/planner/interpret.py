@@ -44,6 +44,8 @@ _STATUS_QUESTION = re.compile(
     r"|(?:what|how)\s+is\s+(?:the|my|our)\b|what\s+(?:state|setting|temperature|level)\b"
     r"|(?:check|see|tell\s+me|find\s+out|let\s+me\s+know)\s+(?:whether|if)\b"
     r"|(?:can|could)\s+you\s+(?:check|see|tell\s+me)\s+(?:whether|if)\b"
+    r"|(?:(?:can|could)\s+you\s+)?(?:check|tell\s+me|give\s+me|show\s+me|get)\s+(?:the\s+)?"
+    r"(?:current\s+)?(?:status|state|setting)\s+of\b"
     r")"
 )
 
@@ -315,7 +317,18 @@ def _room_pattern() -> re.Pattern[str]:
 
     names = [n for n in ROOM_NAMES if n not in _NOT_ROOMS_ALONE and "-" not in n]
     names = sorted({*names, *_ROOMS}, key=len, reverse=True)
-    return re.compile(r"\b(?:" + "|".join(re.escape(n) for n in names) + r")\b")
+    # Any "<word> room" is a room as said ("the server room", "the print room"), the
+    # device's own reading (``room_name``); "the room", "every room" name none.
+    named = r"|(?<!\S)(?!(?:" + "|".join(_NOT_A_ROOM_NAME) + r")\s)[a-z]+\s+room(?!['\w])"
+    return re.compile(r"\b(?:" + "|".join(re.escape(n) for n in names) + r")\b" + named)
+
+
+_NOT_A_ROOM_NAME = (
+    "the", "a", "an", "my", "our", "your", "this", "that", "which", "what", "every",
+    "each", "any", "all", "other", "same", "one", "no", "some", "whole", "entire", "more",
+    "of", "in", "to", "and", "or", "for", "from", "his", "her", "their", "its", "per",
+    "empty", "new", "next", "big", "small", "little", "own", "whose", "her",
+)  # fmt: skip
 
 
 def _rooms_said(text: str) -> list[str]:
@@ -378,6 +391,8 @@ def is_status_question(text: str) -> bool:
     if not starts or min(starts) < opening.end():
         return False
     between = text[opening.end() : min(starts)].split()
+    if between[:1] in (["status"], ["state"], ["current"]) and "of" in between[:3]:
+        between = between[between.index("of") + 1 :]  # "what is the status of the vacuum"
     # One of the home's devices is "the plug", "my lights", "the kitchen lights".
     near = text[opening.start() :].split()[:8]
     owned = {"the", "my", "our"}.intersection(near) or find_room(text) is not None

@@ -47,6 +47,16 @@ _MOVED = re.compile(
     + _LIST.format(name="list")
     + r"(?P<rest>.*)$"
 )
+# Items dictated under the list's name: "shopping list: oat milk, sourdough and apples".
+_DICTATED = re.compile(
+    _LEAD + r"(?:(?:my|the|our)\s+)?(?P<list>[a-z][a-z ]{0,30}?)\s+list\s*:\s*(?P<items>[^:;?]+)$"
+)
+_ASKS = re.compile(
+    r"^(?:what|what's|whats|which|who|how|is|are|do|does|did|can|could|anything|read|show|"
+    r"tell|clear|empty|delete|remove|wipe|reset)\b"
+)
+_NOT_A_NAME = frozenset({"these", "those", "this", "that", "on", "my", "the", "in", "it", "onto"})
+_FILLERS = frozenset({"uh", "um", "er", "erm", "hmm", "umm", "uhh", "oh", "like", "so"})
 # Joiners between items; "a pound and a half" is one item ("and a half" is no joiner).
 _JOINER = re.compile(
     r"\s*,\s*(?:and\s+)?|\s+and\s+(?!a\s+(?:half|quarter)\b|0\.(?:5|25|75)\b)|\s*&\s*"
@@ -117,6 +127,15 @@ def _listed(text: str) -> tuple[list[PlannedCall], str] | None:
         removed = [PlannedCall(it.REMOVE_NOTE, {"text": i, "list": source}) for i in items]
         added = [PlannedCall(it.ADD_NOTE, {"text": i, "list": target}) for i in items]
         return [*removed, *added], moved.group("rest")
+    dictated = _DICTATED.match(text)
+    named = dictated.group("list").split() if dictated is not None else []
+    plain = len(named) <= 3 and not set(named) & {*COMMAND_VERBS, *_NOT_A_NAME}
+    if dictated is not None and plain and not _ASKS.match(dictated.group("items")):
+        items = _items(dictated.group("items"), at_least=1)
+        name = list_name(dictated.group("list"))
+        if not items:
+            return None
+        return [PlannedCall(it.ADD_NOTE, {"text": i, "list": name}) for i in items], ""
     for pattern, tool in ((_ADDED, it.ADD_NOTE), (_REMOVED, it.REMOVE_NOTE)):
         match = pattern.match(text)
         if match is None:
@@ -132,7 +151,8 @@ def _listed(text: str) -> tuple[list[PlannedCall], str] | None:
 def _items(said: str, *, at_least: int) -> list[str] | None:
     """The items of a list as said; None when fewer than ``at_least``, or when one of them
     reads as a request of its own ("milk and set a timer")."""
-    items = [i.strip(" '\"") for i in _JOINER.split(said) if i.strip(" '\"")]
+    pieces = (" ".join(w for w in i.split() if w not in _FILLERS) for i in _JOINER.split(said))
+    items = [i.strip(" '\"") for i in pieces if i.strip(" '\"")]
     quantity = (None, it.ADD_NOTE, it.CALCULATOR, it.CONVERT)  # "a pound and a half of mince"
     if len(items) < at_least or any(it.tool_cue(i) not in quantity for i in items):
         return None

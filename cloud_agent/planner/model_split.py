@@ -484,7 +484,19 @@ def _whole_free_text(request: ModelRequest, args: dict[str, Any]) -> dict[str, A
     a note soak ohdydzxtqd" tagged "soak"; ``arguments.whole_note``)."""
     from cloud_agent.planner.arguments import whole_note
 
-    return whole_note(args, request.text) if request.tool == it.ADD_NOTE else args
+    if request.tool == it.ADD_NOTE:
+        return whole_note(args, request.text)
+    if request.tool == it.SEARCH_NOTES and isinstance(args.get("query"), str):
+        # "search my notes for the garage code and also for the alarm code": the tagger
+        # marks the first thing looked for; the words name both (``each`` splits them).
+        said = (own_arguments(it.SEARCH_NOTES, request.text) or {}).get("query")
+        tagged = re.sub(r"^(?:the|my|our|a|an)\s+", "", args["query"].lower())
+        if isinstance(said, str) and _SECOND_SEARCH.search(said) and tagged in said:
+            return {**args, "query": said}
+    return args
+
+
+_SECOND_SEARCH = re.compile(r"\s+and\s+(?:also\s+)?(?:for|about)\s+\S")
 
 
 def coverage(query: str, calls: Sequence[Any]) -> int:

@@ -21,6 +21,7 @@ from typing import Any
 from cloud_agent.planner import (
     contrast,
     each,
+    headings,
     here,
     listed_items,
     model_split,
@@ -103,7 +104,8 @@ def make_plan(
     if fixed is not None and fixed.text is not None:
         return replan(fixed.text)  # "the weather in sydney, no wait, melbourne"
     said = (
-        word_problems.word_problem_plan(query)  # "154 lb in kg, and how much to lose to 65 kg"
+        headings.framed_plan(query, replan)  # "goodnight routine: tv off, lock the door"
+        or word_problems.word_problem_plan(query)  # "154 lb in kg, and how much to lose to 65 kg"
         or listed_items.listed_plan(query, replan)  # "put milk, bread and eggs on the list"
         or contrast.contrasted_plan(query, replan)
         or each.distributed_plan(query, replan)
@@ -562,7 +564,8 @@ def _calls(
     if tool == it.CONVERT:
         return convert_call(clause, text, extractor, previous) or None
     if tool == it.CALCULATOR:
-        return [PlannedCall(it.CALCULATOR, {"expression": expression(clause, previous)})]
+        said = expression(clause, previous)
+        return [PlannedCall(it.CALCULATOR, {"expression": said})] if said else None
     if (
         tool == it.ADD_NOTE
         and previous is not None

@@ -149,6 +149,8 @@ def _request_pieces(tool: str, arguments: dict[str, Any], words: str) -> tuple[i
             said = " , ".join(pieces[start : start + width])
             if cue and not it.asks_for_note(said):
                 continue
+            if "at" in arguments and unkept_clock_time(said, [(tool, arguments)]):
+                continue  # "the heater on at 6:15 | and an alarm for 6:30": not this one's
             if policy.grounding(tool, arguments, said, listed=True) is None:
                 return start, start + width, pieces[start : start + width]
     return 0, 0, []
@@ -160,6 +162,7 @@ _READ_VERBS = frozenset({"check", "tell", "show", "read", "find", "search", "get
 _ACTING_VERBS = policy.COMMAND_VERBS - _READ_VERBS
 # Verbs of a request for a reading: one no call reads is a part the plan would drop.
 _ASKING_VERBS = frozenset({"convert", "calculate", "compute"})
+_ALARM = re.compile(r"\b(?:alarms?|wake\s+(?:me|us)(?:\s+up)?)\b")
 _LEAD = frozenset({*policy.OPENERS, *policy.GLUE, "and", "then", "also", "plus", "now"})
 
 
@@ -196,8 +199,8 @@ def unserved_parts(words: str, calls: list[tuple[str, dict[str, Any]]]) -> list[
             continue
         if {it.tool_cue(piece), it.find_device(piece)} & planned:
             continue  # "set a timer for each of these: | 5 | and 25 minutes"
-        if it.timed_reminder(piece) and it.TIMER in planned:
-            continue  # "remind me to call mum at 6pm": the alarm the router read
+        if (it.timed_reminder(piece) or _ALARM.search(piece)) and it.TIMER in planned:
+            continue  # "remind me to call mum at 6pm", "set an alarm for 6:30": set_timer
         if any(_read_in(piece, a) for a in reads):
             continue  # "turn 20 c into fahrenheit": the conversion's own words
         if re.search(rf"\b{re.escape(tokens[0])}\b", texts):

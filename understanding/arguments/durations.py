@@ -111,6 +111,8 @@ def _bare_after(
         return i, total
     if joined and after not in ("", ",", ".", "?", "!", "please", "pls", "thanks", "thx"):
         return i, total
+    if bare.value == 1 and after not in ("", ",", ".", "?", "!"):
+        return i, total  # "an hour one for the dishwasher": "one" written as digits
     return bare.end, total + bare.value * (unit // 60)
 
 

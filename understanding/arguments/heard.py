@@ -70,8 +70,34 @@ def with_heard_words(text: str) -> str:
     return text
 
 
+# Hesitations and fillers said between the words of a request ("start the vacuum, um, at
+# like 10:15", "put, like, call the plumber on my list", "an alarm for 6:30 please, dear"):
+# they ask for nothing, and their commas read as a second request.
+_HESITATION = re.compile(r"(?:,\s*)?(?<![\w'])(?:u+m+|u+h+m*|e+r+m*|hm+|h+mm+)(?![\w'])\s*,?", re.I)
+_FILLER_LIKE = re.compile(
+    r"(?:,\s*|^\s*|(?<=\bso)\s*)like\s*,|\b(at|about|for|in|to)\s+like(?=\s+\d)", re.I
+)
+_VOCATIVE = re.compile(
+    r",\s*(?:dear|darling|love|sweetie|honey|mate|buddy|pal)\s*(?=[.!?]*$)", re.I
+)
+
+
+def without_hesitations(text: str) -> str:
+    """``text`` without the hesitations, fillers and terms of address said around a request.
+
+    >>> without_hesitations("start the vacuum, um, at like 10:15")
+    'start the vacuum at 10:15'
+    """
+    said = _HESITATION.sub(" ", text)
+    said = _FILLER_LIKE.sub(lambda m: f" {m.group(1) or ''} ", said)
+    said = _VOCATIVE.sub("", said)
+    said = re.sub(r"\s+,", ",", " ".join(said.split()))
+    said = re.sub(r"^[,\s]+|(?<=,),+", "", said)
+    return re.sub(r"\s*\.{2,}\s*$", "", said).strip() or text
+
+
 def as_meant(text: str) -> str:
     """The words as meant (the module docstring), whitespace collapsed: what the device's
     router and the cloud's planner both read."""
-    said = " ".join(text.split())
+    said = without_hesitations(" ".join(text.split()))
     return without_favour(with_room_words(with_qualifier_words(with_heard_words(said))))

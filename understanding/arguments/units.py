@@ -9,7 +9,13 @@ after "to"/"in"/"into"), so "in" as a preposition never becomes inches.
 
 from __future__ import annotations
 
-from understanding.arguments.numbers import FRACTIONS, NumberSpan, find_numbers, tokenize
+from understanding.arguments.numbers import (
+    FRACTIONS,
+    NumberSpan,
+    find_numbers,
+    format_number,
+    tokenize,
+)
 from understanding.tools.units import DIMENSION
 
 # Unit phrase (tokenized, space-joined) -> code. Letters-only short forms are in SHORT.
@@ -85,6 +91,44 @@ def find_units(tokens: list[str]) -> list[tuple[int, int, str]]:
     return found
 
 
+def fold_unit_fractions(tokens: list[str]) -> list[str]:
+    """ "a mile and a half" -> "1.5 mile", "3 pounds and a quarter" -> "3.25 pounds": a
+    fraction said after a unit belongs to the number before it. Read alone it is a second
+    number, and the conversion would be of the half (or of the wrong unit)."""
+    out = list(tokens)
+    for start, end, _code in reversed(find_units(tokens)):
+        fraction, width = _fraction_after(tokens, end)
+        if fraction is None or start == 0:
+            continue
+        before = tokens[start - 1]
+        whole = 1.0 if before in ("a", "an", "one") else _plain_number(before)
+        if whole is None:
+            continue
+        out[start - 1] = format_number(whole + fraction)
+        del out[end : end + width]
+    return out
+
+
+def _fraction_after(tokens: list[str], end: int) -> tuple[float | None, int]:
+    """The fraction "and a half" / "and 0.5" at ``end``, and how many tokens it takes."""
+    if end >= len(tokens) or tokens[end] != "and":
+        return None, 0
+    nxt = tokens[end + 1] if end + 1 < len(tokens) else ""
+    after = tokens[end + 2] if end + 2 < len(tokens) else ""
+    if nxt in ("a", "an", "one") and after in FRACTIONS:
+        return FRACTIONS[after], 3
+    if nxt in FRACTIONS:
+        return FRACTIONS[nxt], 2
+    if nxt in ("0.5", ".5", "0.25", ".25", "0.75", ".75"):
+        return float(nxt), 2
+    return None, 0
+
+
+def _plain_number(token: str) -> float | None:
+    spans = find_numbers([token])
+    return spans[0].value if len(spans) == 1 and spans[0].end == 1 else None
+
+
 def _is_number(token: str) -> bool:
     return bool(find_numbers([token]))
 
@@ -129,7 +173,7 @@ def unit_arguments(text: str) -> dict[str, object] | None:
     >>> unit_arguments("convert three and a half kilos to pounds")
     {'value': 3.5, 'from_unit': 'kg', 'to_unit': 'lb'}
     """
-    tokens = tokenize(text)
+    tokens = fold_unit_fractions(tokenize(text))
     units = find_units(tokens)
     numbers = find_numbers(tokens)
     # "how many centimetres in an inch": a/an/one before a unit is the value 1.
