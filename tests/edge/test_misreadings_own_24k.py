@@ -74,3 +74,18 @@ def test_a_hesitation_does_not_make_two_requests(shipped_router: Router) -> None
         "device_control",
         {"device": "light", "action": "off", "room": "bedroom"},
     )
+
+
+@pytest.mark.parametrize(
+    ("words", "device"),
+    [
+        ("would you mind checking whether the heater in the office is still on", "heater"),
+        ("could you let me know if the plug in the study is on", "plug"),
+    ],
+)
+def test_polite_and_reordered_questions_are_reads(
+    shipped_router: Router, words: str, device: str
+) -> None:
+    route, tool, args = decide(shipped_router, words)
+    assert (route, tool) == ("edge", "device_status")
+    assert args is not None and args["device"] == device

@@ -298,7 +298,10 @@ def _asked(tokens: list[str]) -> bool:
         return True
     return bool(
         re.match(
-            r"(?:can you |could you |please )?(?:check|tell me|see) (?:if|whether)",
+            r"(?:(?:can|could|would|will) you (?:please |just )?|please |would you mind )?"
+            r"(?:check|checking|tell me|telling me|see|seeing|find out|let me know) (?:if|whether)"
+            # "it is on or off?": the question in a statement's order, its answers offered
+            r"|(?:it|they) (?:is|are) (?:on|off|open|closed|shut|locked|unlocked|running) or\b",
             " ".join(tokens),
         )
     ) or " ".join(tokens[:2]) in ("status of", "i wonder")
