@@ -443,13 +443,9 @@ def joined_fragments(parts: list[Any]) -> list[Any]:
     for part in parts:
         words = str(part.text).split()
         before = out[-1] if out else None
+        ends = str(before.text).split()[-1] if before is not None and before.text else ""
         slotted = sum(int(s.end) - int(s.start) for s in part.slots)
-        if (
-            before is not None
-            and words
-            and slotted == len(words)
-            and str(before.text).split()[-1:] in ([w] for w in _DANGLING)
-        ):
+        if before is not None and words and slotted == len(words) and ends in _DANGLING:
             text = f"{before.text} {part.text}"
             out[-1] = replace(before, text=text, slots=(*before.slots, *part.slots))
             continue

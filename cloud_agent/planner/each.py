@@ -202,12 +202,12 @@ def _claimed_by_both(
 
 
 # "search my notes for the wifi password and for the alarm code": a search for each.
-_TWO_SEARCHES = re.compile(r"^(?P<one>.+?)\s+and\s+(?:also\s+)?(?:for|about)\s+(?P<two>.+)$")
+TWO_SEARCHES = re.compile(r"^(?P<one>.+?)\s+and\s+(?:also\s+)?(?:for|about)\s+(?P<two>.+)$")
 
 
 def _searches(call: PlannedCall) -> list[PlannedCall]:
     query = call.args.get("query") if call.tool == it.SEARCH_NOTES else None
-    found = _TWO_SEARCHES.match(query) if isinstance(query, str) else None
+    found = TWO_SEARCHES.match(query) if isinstance(query, str) else None
     if found is None:
         return [call]
     two = re.sub(r"^(?:the|my)\s+", "", found.group("two"))

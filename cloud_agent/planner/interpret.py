@@ -327,7 +327,7 @@ _NOT_A_ROOM_NAME = (
     "the", "a", "an", "my", "our", "your", "this", "that", "which", "what", "every",
     "each", "any", "all", "other", "same", "one", "no", "some", "whole", "entire", "more",
     "of", "in", "to", "and", "or", "for", "from", "his", "her", "their", "its", "per",
-    "empty", "new", "next", "big", "small", "little", "own", "whose", "her",
+    "empty", "new", "next", "big", "small", "little", "own", "whose",
 )  # fmt: skip
 
 

@@ -22,6 +22,7 @@ from cloud_agent.planner import interpret as it
 from cloud_agent.planner.calls import Plan, PlannedCall
 from cloud_agent.planner.clauses import normalise
 from cloud_agent.planner.tidy import written
+from understanding.arguments.heard import without_hesitations
 from understanding.arguments.numbers import tokenize
 from understanding.arguments.units import find_units
 from understanding.policy import COMMAND_VERBS
@@ -56,7 +57,9 @@ _ASKS = re.compile(
     r"tell|clear|empty|delete|remove|wipe|reset)\b"
 )
 _NOT_A_NAME = frozenset({"these", "those", "this", "that", "on", "my", "the", "in", "it", "onto"})
-_FILLERS = frozenset({"uh", "um", "er", "erm", "hmm", "umm", "uhh", "oh", "like", "so"})
+# Said between items and no part of one ("milk, oh, and eggs"); hesitations ("um", "uh")
+# are set aside before, as everywhere (``heard.without_hesitations``).
+_FILLERS = frozenset({"oh", "like", "so"})
 # Joiners between items; "a pound and a half" is one item ("and a half" is no joiner).
 _JOINER = re.compile(
     r"\s*,\s*(?:and\s+)?|\s+and\s+(?!a\s+(?:half|quarter)\b|0\.(?:5|25|75)\b)|\s*&\s*"
@@ -114,7 +117,8 @@ def listed_calls(text: str) -> list[PlannedCall] | None:
 def _as_said(query: str) -> str:
     """The query lower-cased, its numbers as said ("a pound and a half" is an item's
     words, which the planner's normalised reading would make "0.5")."""
-    return " ".join(query.lower().replace("’", "'").split()).rstrip(".!?")
+    said = without_hesitations(" ".join(query.lower().replace("’", "'").split()))
+    return said.rstrip(".!?")
 
 
 def _listed(text: str) -> tuple[list[PlannedCall], str] | None:

@@ -483,6 +483,7 @@ def _whole_free_text(request: ModelRequest, args: dict[str, Any]) -> dict[str, A
     """A note's text as the person said it, entire: the tagger may mark part of it ("add
     a note soak ohdydzxtqd" tagged "soak"; ``arguments.whole_note``)."""
     from cloud_agent.planner.arguments import whole_note
+    from cloud_agent.planner.each import TWO_SEARCHES
 
     if request.tool == it.ADD_NOTE:
         return whole_note(args, request.text)
@@ -491,12 +492,9 @@ def _whole_free_text(request: ModelRequest, args: dict[str, Any]) -> dict[str, A
         # marks the first thing looked for; the words name both (``each`` splits them).
         said = (own_arguments(it.SEARCH_NOTES, request.text) or {}).get("query")
         tagged = re.sub(r"^(?:the|my|our|a|an)\s+", "", args["query"].lower())
-        if isinstance(said, str) and _SECOND_SEARCH.search(said) and tagged in said:
+        if isinstance(said, str) and TWO_SEARCHES.match(said) and tagged in said:
             return {**args, "query": said}
     return args
-
-
-_SECOND_SEARCH = re.compile(r"\s+and\s+(?:also\s+)?(?:for|about)\s+\S")
 
 
 def coverage(query: str, calls: Sequence[Any]) -> int:
